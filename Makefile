@@ -1,0 +1,56 @@
+# evalsite: `make demo` and `make test` are the two commands of the README.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# The first Python >= 3.12 that runs: $$PYTHON if given, then python3.13/3.12 on
+# PATH, then pyenv's versions, then python3.
+PYTHON_CANDIDATES := $(PYTHON) python3.13 python3.12 \
+	$(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3) \
+	$(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3) \
+	$(wildcard /root/.pyenv/versions/3.13*/bin/python3) \
+	$(wildcard /root/.pyenv/versions/3.12*/bin/python3) \
+	python3
+FIND_PYTHON = for c in $(PYTHON_CANDIDATES); do \
+	  if PYENV_VERSION= "$$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+	    echo "$$c"; exit 0; fi; done; exit 1
+
+.PHONY: help venv demo test lint bench serve worker beat clean
+
+help:
+	@echo "make demo   - install, migrate, load demo data, run web + Celery worker + beat"
+	@echo "make test   - install dev deps, ruff, import-linter, mypy, pytest"
+	@echo "make bench  - run the benchmarks in bench/"
+
+$(STAMP): pyproject.toml
+	@py=$$($(FIND_PYTHON)) || { \
+	  echo "error: evalsite needs Python >= 3.12 (Django 6); none found." >&2; \
+	  echo "       Install one, or run: make PYTHON=/path/to/python3.12 ..." >&2; exit 1; }; \
+	echo "using $$py ($$(PYENV_VERSION= $$py --version))"; \
+	[ -x $(PY) ] && $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' || { rm -rf $(VENV); PYENV_VERSION= $$py -m venv $(VENV); }
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	@mkdir -p var
+	DJANGO_DEBUG=true $(PY) manage.py demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+
+test: lint
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) var artifacts staticfiles

@@ -1,0 +1,41 @@
+"""Canonical JSON and digests: the one encoding for anything hashed or compared.
+
+Same input gives byte-identical output: keys sorted, no insignificant spaces,
+UTF-8 kept as is, floats rounded to a fixed number of places.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+FLOAT_PLACES = 9
+
+
+def _round_floats(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, FLOAT_PLACES)
+    if isinstance(value, dict):
+        return {k: _round_floats(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_round_floats(v) for v in value]
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise ``value`` canonically (sorted keys, compact, floats rounded)."""
+    return json.dumps(
+        _round_floats(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+def sha256_hex(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest(value: Any) -> str:
+    """sha256 of the canonical JSON of ``value``."""
+    return sha256_hex(canonical_json(value))
