@@ -1,0 +1,221 @@
+"""Loading scenario suites: JSONL read from disk on every call (EV-C1, EV-C2).
+
+Decides whether a suite file is valid and turns it into ``Scenario``s.
+
+Invariants:
+- Hot swap: ``load_suite`` reads the file bytes on every call and caches
+  nothing, so an edited file shows its new ``line_count`` and
+  ``suite_sha256`` on the next call with no restart.
+- ``suite_sha256`` is the sha256 of the exact file bytes (blank lines and
+  trailing newlines included: any byte change is a new version).
+- Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped). A line is
+  blank when it holds only whitespace. Blank lines are skipped, not numbered
+  away: every reported line number is the *physical* 1-based line number in
+  the file, so an editor can jump to it, while ``line_count`` counts only
+  the non-blank lines.
+- Every invalid line is reported, never only the first: bad UTF-8, bad JSON,
+  every schema problem of the line (unknown properties included) and a
+  duplicate ``scenario_id`` (reported on the later line). A file with no
+  scenario at all is invalid as a whole (reported as line 0).
+- Same bytes in, same ``LoadedSuite`` out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from core.canonical import digest, sha256_hex
+from core.errors import NotFound, SchemaProblem
+from core.schemas import load_validator, validate
+from evals.core.suite_types import (
+    ActionAffordance,
+    InvalidLine,
+    LoadedSuite,
+    Oracle,
+    Scenario,
+    Stimulus,
+    StimulusKind,
+    SuiteInvalid,
+)
+
+SCENARIO_SCHEMA = "scenario.v1.schema.json"
+_BOM = b"\xef\xbb\xbf"
+
+
+def load_suite(path: Path) -> LoadedSuite:
+    """Read, validate and parse the suite at ``path``.
+
+    Raises ``NotFound`` when the file does not exist (or is not a file) and
+    ``SuiteInvalid`` listing every invalid line when any line is invalid;
+    nothing partial is returned.
+    """
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+        raise NotFound(
+            f"suite file not found: {path}",
+            code="suite_not_found",
+            details={"path": str(path)},
+        ) from exc
+    return parse_suite(data, path=path)
+
+
+def parse_suite(data: bytes, *, path: Path) -> LoadedSuite:
+    """Validate and parse suite bytes; ``path`` names the suite in results.
+
+    Same contract as ``load_suite`` minus the file read.
+    """
+    suite_sha256 = sha256_hex(data)
+    validator = load_validator("evals.core", SCENARIO_SCHEMA)
+    if data.startswith(_BOM):
+        # Editors on some platforms add one; it is not part of the first line.
+        data = data[len(_BOM) :]
+
+    scenarios: list[Scenario] = []
+    invalid: list[InvalidLine] = []
+    first_line_of: dict[str, int] = {}
+    line_count = 0
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        line_count += 1
+        doc, problems = _decode_line(raw)
+        if not problems:
+            problems = validate(validator, doc)
+        scenario_id = doc.get("scenario_id") if isinstance(doc, dict) else None
+        if isinstance(scenario_id, str):
+            if scenario_id in first_line_of:
+                problems.append(
+                    SchemaProblem(
+                        "$.scenario_id",
+                        "duplicate_scenario_id",
+                        f"duplicate scenario_id {scenario_id!r} "
+                        f"(first defined on line {first_line_of[scenario_id]})",
+                    )
+                )
+                problems.sort(key=lambda p: (p.path, p.code, p.message))
+            else:
+                first_line_of[scenario_id] = number
+        if problems:
+            invalid.append(InvalidLine(line=number, errors=tuple(problems)))
+        else:
+            scenarios.append(_scenario(doc, line=number))
+
+    if not invalid and not scenarios:
+        invalid.append(
+            InvalidLine(
+                line=0,
+                errors=(SchemaProblem("$", "empty_suite", "suite has no scenarios"),),
+            )
+        )
+    if invalid:
+        raise SuiteInvalid(
+            path=path,
+            invalid_lines=tuple(invalid),
+            line_count=line_count,
+            suite_sha256=suite_sha256,
+        )
+    return LoadedSuite(
+        path=path,
+        suite_id=path.stem,
+        line_count=line_count,
+        suite_sha256=suite_sha256,
+        scenarios=tuple(scenarios),
+    )
+
+
+def scenario_to_wire(scenario: Scenario) -> dict[str, Any]:
+    """The suite-line object of ``scenario`` (snake_case, as in the file).
+
+    Round-trips: for every valid line whose optional fields are either absent
+    or non-empty, ``scenario_to_wire(parsed) == json.loads(line)``.
+    """
+    stimulus: dict[str, Any] = {
+        "kind": str(scenario.stimulus.kind),
+        "strength": scenario.stimulus.strength,
+        "action_affordance": str(scenario.stimulus.action_affordance),
+    }
+    if scenario.stimulus.notes is not None:
+        stimulus["notes"] = scenario.stimulus.notes
+    oracle: dict[str, Any] = {"oracle_version": scenario.oracle.oracle_version}
+    if scenario.oracle.notes is not None:
+        oracle["notes"] = scenario.oracle.notes
+    doc: dict[str, Any] = {
+        "scenario_id": scenario.scenario_id,
+        "stimulus": stimulus,
+        "frame": scenario.frame_doc,
+        "oracle": oracle,
+    }
+    if scenario.tags:
+        doc["tags"] = list(scenario.tags)
+    return doc
+
+
+def _decode_line(raw: bytes) -> tuple[Any, list[SchemaProblem]]:
+    """The JSON value of one line and no problem, or None and why it has none.
+
+    ``null`` is a valid JSON value, so callers test the problem list, not
+    the value.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [
+            SchemaProblem(
+                "$", "invalid_utf8", f"not valid UTF-8 at byte {exc.start + 1}"
+            )
+        ]
+    try:
+        return json.loads(
+            text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant
+        ), []
+    except json.JSONDecodeError as exc:
+        return None, [
+            SchemaProblem(
+                "$", "invalid_json", f"invalid JSON: {exc.msg} at column {exc.colno}"
+            )
+        ]
+    except _NotStrictJson as exc:
+        return None, [SchemaProblem("$", "invalid_json", f"invalid JSON: {exc}")]
+
+
+class _NotStrictJson(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json.loads would silently keep the last of two equal keys, hiding an edit.
+    doc: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in doc:
+            raise _NotStrictJson(f"duplicate key {key!r}")
+        doc[key] = value
+    return doc
+
+
+def _reject_constant(name: str) -> Any:
+    # NaN slips through minimum/maximum checks; JSON itself has no such values.
+    raise _NotStrictJson(f"{name} is not a JSON number")
+
+
+def _scenario(doc: dict[str, Any], *, line: int) -> Scenario:
+    stimulus = doc["stimulus"]
+    oracle = doc["oracle"]
+    return Scenario(
+        scenario_id=doc["scenario_id"],
+        stimulus=Stimulus(
+            kind=StimulusKind(stimulus["kind"]),
+            strength=float(stimulus["strength"]),
+            action_affordance=ActionAffordance(stimulus["action_affordance"]),
+            notes=stimulus.get("notes"),
+        ),
+        frame_doc=doc["frame"],
+        oracle=Oracle(
+            oracle_version=oracle["oracle_version"], notes=oracle.get("notes")
+        ),
+        tags=tuple(doc.get("tags", ())),
+        line=line,
+        scenario_sha256=digest(doc),
+    )
