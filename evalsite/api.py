@@ -1,0 +1,113 @@
+"""One place that turns errors into API error bodies.
+
+Every error answer has the shape ``{"error": {"code", "message", "fields"}}``
+where ``fields`` maps a field path to a list of reasons (empty when the error
+is not about a field). Views never catch domain errors themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
+
+CORE_STATUS = {
+    SchemaInvalid: status.HTTP_400_BAD_REQUEST,
+    NotFound: status.HTTP_404_NOT_FOUND,
+    Conflict: status.HTTP_409_CONFLICT,
+}
+
+
+def error_body(
+    code: str, message: str, fields: dict[str, list[str]] | None = None, **extra: Any
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message, "fields": fields or {}}
+    body.update(extra)
+    return {"error": body}
+
+
+def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested error detail -> {"a.b[0].c": ["reason", ...]}."""
+    out: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key == "non_field_errors":
+                path = prefix or "non_field_errors"
+            for k, v in _flatten(value, path).items():
+                out.setdefault(k, []).extend(v)
+    elif isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            out[prefix or "non_field_errors"] = [str(item) for item in detail]
+        else:
+            for index, item in enumerate(detail):
+                for k, v in _flatten(item, f"{prefix}[{index}]").items():
+                    out.setdefault(k, []).extend(v)
+    else:
+        out[prefix or "non_field_errors"] = [str(detail)]
+    return out
+
+
+def _core_error_response(exc: CoreError) -> Response:
+    http_status = next(
+        (code for cls, code in CORE_STATUS.items() if isinstance(exc, cls)),
+        status.HTTP_400_BAD_REQUEST,
+    )
+    fields: dict[str, list[str]] = {}
+    if isinstance(exc, SchemaInvalid):
+        for problem in exc.problems:
+            fields.setdefault(problem.path, []).append(problem.message)
+    extra = {k: v for k, v in exc.details.items() if k != "problems"}
+    return Response(error_body(exc.code, exc.message, fields, **extra), http_status)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, CoreError):
+        return _core_error_response(exc)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            error_body("too_large", "Request body exceeds the size limit."),
+            status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        )
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = error_body("invalid", "Invalid input.", _flatten(exc.detail))
+    elif isinstance(exc, exceptions.APIException):
+        detail = exc.detail
+        message = (
+            str(detail) if not isinstance(detail, (dict, list)) else exc.default_detail
+        )
+        response.data = error_body(
+            exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code,
+            str(message),
+        )
+    return response
+
+
+def api_not_found(request: Any, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("not_found", "No such API endpoint."), status=404)
+
+
+def api_server_error(request: Any) -> JsonResponse:
+    return JsonResponse(
+        error_body("server_error", "Internal server error; it has been logged."),
+        status=500,
+    )

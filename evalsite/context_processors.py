@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+NAVIGATION = (
+    ("Stream", "stream:index"),
+    ("Evals", "evals:index"),
+    ("Benchmarks", "evals:benchmark-list"),
+    ("Baselines", "evals:baseline-list"),
+    ("Gridworld", "gridworld:index"),
+    ("PR keepalive", "prkeepalive:index"),
+)
+
+
+def navigation(request: HttpRequest) -> dict[str, Any]:
+    return {"navigation": NAVIGATION}

@@ -1,0 +1,20 @@
+"""Test settings: the real settings plus what tests need."""
+
+import os
+
+os.environ.setdefault("DJANGO_DEBUG", "true")
+
+from evalsite.settings import *  # noqa: E402, F403
+from evalsite.settings import VAR_DIR  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+SECURE_SSL_REDIRECT = False
+TEST_ARTIFACTS_DIR = VAR_DIR / "test-artifacts"
+
+# A file, not :memory:, so worker processes started by integration tests see
+# the same test database.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-evalsite.sqlite3")}  # noqa: F405

@@ -1,0 +1,126 @@
+"""Shared fixtures: three actors, an agent with its key, API clients.
+
+Services: tests marked ``postgres`` need DATABASE_URL=postgres://..., tests
+marked ``redis`` need CELERY_BROKER_URL=redis://.... Without the service they
+skip with the reason; with REQUIRE_SERVICES=1 (CI) a missing service fails.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") in ("1", "true")
+
+
+def _service_missing(marker: str) -> str | None:
+    if marker == "postgres":
+        engine = settings.DATABASES["default"]["ENGINE"]
+        if "postgresql" not in engine:
+            return "needs PostgreSQL: set DATABASE_URL=postgres://..."
+    if marker == "redis" and not settings.CELERY_BROKER_URL.startswith("redis://"):
+        return "needs Redis: set CELERY_BROKER_URL=redis://..."
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in ("postgres", "redis"):
+        if item.get_closest_marker(marker) is None:
+            continue
+        reason = _service_missing(marker)
+        if reason:
+            if REQUIRE_SERVICES:
+                pytest.fail(f"REQUIRE_SERVICES=1 but {reason}", pytrace=False)
+            pytest.skip(reason)
+
+
+@pytest.fixture
+def owner(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="alice", password="pw-alice")
+
+
+@pytest.fixture
+def member(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="bob", password="pw-bob")
+
+
+@pytest.fixture
+def stranger(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(
+        username="charlie", password="pw-charlie"
+    )
+
+
+@pytest.fixture
+def staff(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(
+        username="staff", password="pw-staff", is_staff=True, is_superuser=True
+    )
+
+
+@pytest.fixture
+def created_agent(owner: Any, member: Any) -> Any:
+    from stream.services import agent_create
+
+    created = agent_create(name="alpha", owner=owner)
+    created.agent.members.add(member)
+    return created
+
+
+@pytest.fixture
+def agent(created_agent: Any) -> Any:
+    return created_agent.agent
+
+
+@pytest.fixture
+def api_key(created_agent: Any) -> str:
+    return created_agent.api_key
+
+
+@pytest.fixture
+def agent_client(api_key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key}")
+    return client
+
+
+@pytest.fixture
+def anon_client() -> APIClient:
+    return APIClient()
+
+
+def _logged_in(client: Any, user: Any) -> Any:
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def owner_client(client: Any, owner: Any) -> Any:
+    return _logged_in(client, owner)
+
+
+@pytest.fixture
+def member_client(client: Any, member: Any) -> Any:
+    return _logged_in(client, member)
+
+
+@pytest.fixture
+def stranger_client(client: Any, stranger: Any) -> Any:
+    return _logged_in(client, stranger)
+
+
+@pytest.fixture
+def log_lines(caplog: pytest.LogCaptureFixture) -> Any:
+    """``log_lines()`` -> every captured message, exactly as emitted."""
+    caplog.set_level("DEBUG")
+
+    def lines(prefix: str = "") -> list[str]:
+        return [
+            r.getMessage() for r in caplog.records if r.getMessage().startswith(prefix)
+        ]
+
+    return lines

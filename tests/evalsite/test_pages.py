@@ -1,0 +1,94 @@
+"""Login, the overview, navigation, static assets and health."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+pytestmark = pytest.mark.django_db
+
+NAV_PAGES = [
+    "/stream/",
+    "/evals/",
+    "/benchmarks/",
+    "/baselines/",
+    "/gridworld/",
+    "/prkeepalive/",
+]
+
+
+def test_login_page_renders(client: Any) -> None:
+    response = client.get("/accounts/login/")
+    assert response.status_code == 200
+    assert b"Log in to evalsite" in response.content
+
+
+@pytest.mark.parametrize("path", ["/", *NAV_PAGES])
+def test_pages_need_login(client: Any, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+@pytest.mark.parametrize("path", ["/", *NAV_PAGES])
+def test_every_nav_page_renders_with_the_nav_bar(owner_client: Any, path: str) -> None:
+    response = owner_client.get(path)
+    assert response.status_code == 200
+    html = response.content.decode()
+    for label in (
+        "Stream",
+        "Evals",
+        "Benchmarks",
+        "Baselines",
+        "Gridworld",
+        "PR keepalive",
+    ):
+        assert f">{label}</a>" in html
+    assert 'aria-current="page"' in html or path == "/"
+
+
+def test_login_with_password_reaches_overview(client: Any, owner: Any) -> None:
+    response = client.post(
+        "/accounts/login/", {"username": "alice", "password": "pw-alice"}, follow=True
+    )
+    assert response.status_code == 200
+    assert b"<h1>Overview</h1>" in response.content
+
+
+def test_csp_header_forbids_inline_scripts(owner_client: Any) -> None:
+    response = owner_client.get("/")
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+
+
+def test_plotly_is_vendored_not_from_a_cdn() -> None:
+    vendored = sorted(
+        Path(settings.BASE_DIR, "static", "vendor").glob("plotly-*.min.js")
+    )
+    assert vendored, "plotly.js must be vendored under static/vendor/"
+    assert vendored[0].stat().st_size > 1_000_000
+
+
+def test_healthz_reports_database_and_broker(client: Any) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True
+    assert body["broker"] in ("embedded", "external")
+    assert body["workerLastSeenS"] is None
+
+
+def test_heartbeat_task_records_worker(client: Any) -> None:
+    from evalsite.tasks import record_heartbeat
+
+    record_heartbeat.delay("beat")
+    record_heartbeat.delay("beat")
+    from evalsite.models import WorkerHeartbeat
+
+    row = WorkerHeartbeat.objects.get(source="beat")
+    assert row.beats == 2
+    assert client.get("/healthz").json()["workerLastSeenS"] is not None

@@ -1,0 +1,75 @@
+"""Agents: keys shown once, stored hashed, authenticating the REST API."""
+
+from __future__ import annotations
+
+import hashlib
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from stream.models import Agent
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_agent_prints_key_once_and_stores_only_its_hash(owner: Any) -> None:
+    owner.is_superuser = True
+    owner.save()
+    out = StringIO()
+    call_command("create_agent", "scout", stdout=out)
+    key = out.getvalue().split("api key (shown once, store it now): ")[1].strip()
+    agent = Agent.objects.get(name="scout")
+    assert agent.owner == owner
+    assert key.startswith(f"es_{agent.key_prefix}_")
+    assert agent.key_hash == hashlib.sha256(key.encode()).hexdigest()
+    assert key not in str(Agent.objects.filter(name="scout").values().first())
+
+
+def test_create_agent_refuses_duplicate_name(agent: Any, owner: Any) -> None:
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("create_agent", "alpha", "--owner", "alice", stdout=StringIO())
+
+
+def test_create_agent_needs_an_owner() -> None:
+    with pytest.raises(CommandError, match="no owner"):
+        call_command("create_agent", "lonely", stdout=StringIO())
+
+
+def test_create_agent_refuses_non_slug_name(owner: Any) -> None:
+    with pytest.raises(CommandError, match="must be a slug"):
+        call_command("create_agent", "bad name!", "--owner", "alice", stdout=StringIO())
+    assert not Agent.objects.exists()
+
+
+def test_api_key_authenticates(agent_client: Any) -> None:
+    response = agent_client.get("/api/whoami")
+    assert response.status_code == 200
+    assert response.json() == {"user": "alice", "agent": "alpha"}
+
+
+def test_x_api_key_header_authenticates(api_key: str, anon_client: Any) -> None:
+    anon_client.credentials(HTTP_X_API_KEY=api_key)
+    assert anon_client.get("/api/whoami").status_code == 200
+
+
+def test_revoked_agent_key_is_refused(agent: Any, agent_client: Any) -> None:
+    Agent.objects.filter(pk=agent.pk).update(is_active=False)
+    assert agent_client.get("/api/whoami").status_code == 401
+
+
+def test_unauthenticated_api_call_is_refused(anon_client: Any) -> None:
+    response = anon_client.get("/api/whoami")
+    assert response.status_code in (401, 403)
+    assert "error" in response.json()
+
+
+def test_owner_and_member_see_the_agent_stranger_does_not(
+    agent: Any, owner_client: Any, member: Any, stranger: Any, client: Any
+) -> None:
+    assert b">alpha</td>" in owner_client.get("/stream/").content
+    client.force_login(member)
+    assert b">alpha</td>" in client.get("/stream/").content
+    client.force_login(stranger)
+    assert b">alpha</td>" not in client.get("/stream/").content
