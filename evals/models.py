@@ -1,0 +1,256 @@
+"""The unified benchmark model: benchmarks, their runs and per-case results,
+shadow recall records, baseline snapshots and invalid uploads kept for review.
+
+A scenario suite (JSONL on disk), an uploaded benchmark pack (seed 002
+manifest) and a gridworld configuration are all ``Benchmark`` rows; every
+execution of one is a ``Run``. Wire documents of seed 002 are stored as they
+came (camelCase JSON) beside the columns the pages and the gate query.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class Benchmark(models.Model):
+    class Kind(models.TextChoices):
+        SUITE = "suite", "scenario suite"
+        PACK = "pack", "benchmark pack"
+        GRIDWORLD = "gridworld", "gridworld configuration"
+
+    class BenchmarkType(models.TextChoices):
+        STANDARD = "standard"
+        MEMORY_RED_TEAM = "memory-red-team"
+
+    benchmark_id = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    title = models.CharField(max_length=500)
+    benchmark_type = models.CharField(
+        max_length=32, choices=BenchmarkType.choices, default=BenchmarkType.STANDARD
+    )
+    attack_class = models.CharField(max_length=200, blank=True)
+    target_surface = models.CharField(max_length=200, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    # The seed 002 manifest as uploaded (packs), or the suite's description.
+    manifest = models.JSONField(default=dict, blank=True)
+    manifest_digest = models.CharField(max_length=64, blank=True)
+    # Extra files of an uploaded pack: {relative path: base64 text}.
+    pack_files = models.JSONField(default=dict, blank=True)
+    case_count = models.PositiveIntegerField(default=0)
+    # Suites are read from disk on every run (hot swap); this is where.
+    suite_path = models.CharField(max_length=1000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["benchmark_id"]
+
+    def __str__(self) -> str:
+        return self.benchmark_id
+
+    def get_absolute_url(self) -> str:
+        return reverse("evals:benchmark-detail", args=[self.benchmark_id])
+
+
+class SuiteVersion(models.Model):
+    """One version of a suite file, as seen by a run (EV-C1 history)."""
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="suite_versions"
+    )
+    suite_sha256 = models.CharField(max_length=64)
+    line_count = models.PositiveIntegerField()
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-first_seen_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "suite_sha256"], name="uniq_suite_version"
+            )
+        ]
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        COMPLETED = "completed"
+        FAILED = "failed"
+        PARTIAL = "partial"
+
+    class Source(models.TextChoices):
+        HARNESS = "harness", "eval harness"
+        API = "api", "posted over REST"
+        IMPORT = "import", "imported from an eval store"
+
+    run_id = models.CharField(max_length=200, unique=True)
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    started_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+    total_cases = models.PositiveIntegerField(default=0)
+    passed_cases = models.PositiveIntegerField(default=0)
+    failed_cases = models.PositiveIntegerField(default=0)
+    metrics = models.JSONField(default=dict, blank=True)
+    notes = models.TextField(blank=True)
+    git_ref = models.CharField(max_length=200, blank=True)
+    # The run summary as seed 002 writes it (camelCase), kept for export.
+    summary = models.JSONField(default=dict, blank=True)
+    # Harness runs only: how the run was made, and its verdict.
+    config = models.JSONField(default=dict, blank=True)
+    suite_sha256 = models.CharField(max_length=64, blank=True)
+    verdict_passed = models.BooleanField(null=True, blank=True)
+    failed_properties = models.JSONField(default=list, blank=True)
+    artifacts_dir = models.CharField(max_length=1000, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="eval_runs",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [
+            models.Index(fields=["benchmark", "status", "-completed_at"]),
+            models.Index(fields=["-started_at"]),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(passed_cases__lte=models.F("total_cases")),
+                name="run_passed_le_total",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.run_id
+
+    def get_absolute_url(self) -> str:
+        return reverse("evals:run-detail", args=[self.run_id])
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed_cases / self.total_cases if self.total_cases else 0.0
+
+
+class CaseResult(models.Model):
+    """One case (scenario) of a run: pass/fail and the artifact it came from."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="case_results")
+    case_id = models.CharField(max_length=200)
+    passed = models.BooleanField()
+    error = models.TextField(blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    # Filter columns of the comparison pages (suite scenarios fill them).
+    stimulus_kind = models.CharField(max_length=64, blank=True)
+    affordance = models.CharField(max_length=32, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    # The scenario artifact (EV-C4) or the posted case result.
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["run", "case_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "case_id"], name="uniq_case_per_run")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.case_id}"
+
+
+class ShadowRecord(models.Model):
+    """A shadow recall record of seed 002 (no raw prompt or memory text)."""
+
+    trace_id = models.CharField(max_length=200, unique=True)
+    recorded_at = models.DateTimeField()
+    day = models.DateField(db_index=True)
+    document = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-recorded_at"]
+
+    def __str__(self) -> str:
+        return self.trace_id
+
+
+class BaselineSnapshot(models.Model):
+    snapshot_id = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField()
+    source_root_dir = models.CharField(max_length=1000, blank=True)
+    notes = models.TextField(blank=True)
+    document = models.JSONField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="baseline_snapshots",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.snapshot_id
+
+    def get_absolute_url(self) -> str:
+        return reverse("evals:baseline-detail", args=[self.snapshot_id])
+
+
+class InvalidUpload(models.Model):
+    """An upload that failed validation, kept with its errors for staff review."""
+
+    class Kind(models.TextChoices):
+        MANIFEST = "manifest"
+        RUN = "run"
+        SHADOW = "shadow"
+        BASELINE = "baseline"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    filename = models.CharField(max_length=500, blank=True)
+    # The document as received (JSON text), or the archive's manifest text.
+    raw = models.TextField()
+    pack_files = models.JSONField(default=dict, blank=True)
+    errors = models.JSONField(default=list)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="invalid_uploads",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reviewed_uploads",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.filename or self.pk} ({self.status})"

@@ -1,11 +1,5 @@
-from django.urls import path
-
-from evals import views
+from evals import urls_benchmarks, urls_harness
 
 app_name = "evals"
 
-urlpatterns = [
-    path("evals/", views.index, name="index"),
-    path("benchmarks/", views.benchmark_list, name="benchmark-list"),
-    path("baselines/", views.baseline_list, name="baseline-list"),
-]
+urlpatterns = [*urls_harness.urlpatterns, *urls_benchmarks.urlpatterns]

@@ -1,15 +1,10 @@
-"""HTML pages of evals, benchmarks and baselines."""
+"""HTML pages of benchmark packs and baseline snapshots."""
 
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-
-
-@login_required
-def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "evals/index.html")
 
 
 @login_required
