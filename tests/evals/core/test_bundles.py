@@ -1,0 +1,440 @@
+"""Result bundles (EV-C4): run ids, layout, artifact contents, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evals.core import bundles
+from evals.core.bundles import (
+    RUN_ID_PATTERN,
+    BundlePaths,
+    ModelConfig,
+    bundle_paths,
+    new_run_id,
+    scenario_artifact,
+    summary_artifact,
+    write_bundle,
+    write_json_atomic,
+)
+from evals.core.suite_types import EvalVerdict, ScenarioVerdict
+
+RUN_ID = "20260203140509-0a1b2c"
+MODEL = ModelConfig(
+    model_id="scripted:idle-v1.script.jsonl",
+    adapter="scripted",
+    sampler="low-variance",
+    seed=7,
+    sampler_params={"temperature": 0.3, "top_p": 0.9, "max_tokens": 512},
+)
+
+
+# ---------------------------------------------------------------- run ids
+
+
+def test_ev_c4_run_id_is_utc_timestamp_and_six_hex() -> None:
+    now = datetime(2026, 2, 3, 14, 5, 9, 999_999, tzinfo=UTC)
+
+    run_id = new_run_id(now, random.Random(42))
+
+    suffix = f"{random.Random(42).getrandbits(24):06x}"
+    assert run_id == f"20260203140509-{suffix}"
+    assert RUN_ID_PATTERN.match(run_id)
+
+
+def test_run_id_converts_other_zones_to_utc() -> None:
+    plus_two = timezone(timedelta(hours=2))
+    now = datetime(2026, 2, 3, 0, 30, 0, tzinfo=plus_two)
+
+    assert new_run_id(now, random.Random(1)).startswith("20260202223000-")
+
+
+def test_run_id_is_deterministic_for_same_seed_and_differs_across_draws() -> None:
+    now = datetime(2026, 2, 3, tzinfo=UTC)
+    rng = random.Random(5)
+
+    first, second = new_run_id(now, rng), new_run_id(now, rng)
+
+    assert first == new_run_id(now, random.Random(5))
+    assert first != second
+
+
+def test_run_id_refuses_naive_time() -> None:
+    with pytest.raises(ValueError, match="timezone-aware"):
+        new_run_id(datetime(2026, 2, 3), random.Random(1))  # noqa: DTZ001
+
+
+def test_run_id_suffix_is_zero_padded() -> None:
+    class Zero(random.Random):
+        def getrandbits(self, k: int, /) -> int:
+            return 0x00000F
+
+    assert new_run_id(datetime(2026, 1, 1, tzinfo=UTC), Zero()) == (
+        "20260101000000-00000f"
+    )
+
+
+# ---------------------------------------------------------------- layout
+
+
+def test_ev_c4_bundle_layout_is_exact(tmp_path: Path) -> None:
+    paths = bundle_paths(tmp_path, "idle-v1", "balanced", RUN_ID)
+
+    run_dir = tmp_path / "evals" / "idle-v1" / "balanced" / RUN_ID
+    assert paths == BundlePaths(
+        run_dir=run_dir,
+        summary=run_dir / "summary.json",
+        scenarios_dir=run_dir / "scenarios",
+    )
+    assert paths.scenario("idle-v1:stable-meadow-day") == (
+        run_dir / "scenarios" / "idle-v1:stable-meadow-day.json"
+    )
+
+
+@pytest.mark.parametrize(
+    ("suite_id", "profile", "run_id"),
+    [
+        ("..", "balanced", RUN_ID),
+        ("a/b", "balanced", RUN_ID),
+        ("", "balanced", RUN_ID),
+        ("idle", ".hidden", RUN_ID),
+        ("idle", "rich\\x", RUN_ID),
+        ("idle", "rich", "2026-02-03"),
+        ("idle", "rich", "20260203140509-0A1B2C"),
+    ],
+)
+def test_unsafe_bundle_components_are_refused(
+    tmp_path: Path, suite_id: str, profile: str, run_id: str
+) -> None:
+    with pytest.raises(ValueError, match="suite_id|profile|run_id"):
+        bundle_paths(tmp_path, suite_id, profile, run_id)
+
+
+def test_unsafe_scenario_id_is_refused(tmp_path: Path) -> None:
+    paths = bundle_paths(tmp_path, "idle", "rich", RUN_ID)
+
+    with pytest.raises(ValueError, match="scenario_id"):
+        paths.scenario("../../escape")
+
+
+# ---------------------------------------------------------------- documents
+
+
+def scenario_doc(**overrides: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "run_id": RUN_ID,
+        "suite_id": "idle-v1",
+        "scenario_id": "idle-v1:hunger-half",
+        "scenario_version": "v1",
+        "scenario_sha256": "ab" * 32,
+        "stimulus_kind": "hunger_drop",
+        "action_affordance": "allowed",
+        "profile": "balanced",
+        "mode": "thought_only",
+        "frame_text": "[Bot State]\nHealth: 18/20\nHunger: 9/20",
+        "frame_facts": 2,
+        "frame_memories": 0,
+        "frame_deltas": 0,
+        "model": MODEL,
+        "raw_output": "Cook the beef. [GOAL: smelt raw_beef 3]",
+        "thought_text": "Cook the beef.",
+        "extracted_goal": {
+            "action": "smelt",
+            "target": "raw_beef",
+            "targetId": None,
+            "amount": 3,
+            "raw": "[GOAL: smelt raw_beef 3]",
+        },
+        "goal_fail_reason": None,
+        "grounding_passed": True,
+        "grounding_reason": "grounded",
+        "hallucination_category": None,
+        "convert_eligible": True,
+        "convert_eligible_reason": "eligible",
+        "started_at": "2026-02-03T14:05:09.000Z",
+        "completed_at": "2026-02-03T14:05:09.533Z",
+        "latency_ms": 533.0,
+        "passed": True,
+    }
+    values.update(overrides)
+    return scenario_artifact(**values)
+
+
+def test_ev_c4_scenario_artifact_holds_every_required_field() -> None:
+    assert scenario_doc() == {
+        "schemaVersion": 1,
+        "runId": RUN_ID,
+        "suiteId": "idle-v1",
+        "profile": "balanced",
+        "mode": "thought_only",
+        "scenario": {
+            "id": "idle-v1:hunger-half",
+            "version": "v1",
+            "sha256": "ab" * 32,
+            "stimulusKind": "hunger_drop",
+            "actionAffordance": "allowed",
+        },
+        "frame": {
+            "text": "[Bot State]\nHealth: 18/20\nHunger: 9/20",
+            "facts": 2,
+            "memories": 0,
+            "deltas": 0,
+        },
+        "model": {
+            "id": "scripted:idle-v1.script.jsonl",
+            "adapter": "scripted",
+            "sampler": "low-variance",
+            "samplerParams": {"temperature": 0.3, "top_p": 0.9, "max_tokens": 512},
+            "seed": 7,
+        },
+        "rawOutput": "Cook the beef. [GOAL: smelt raw_beef 3]",
+        "thought": "Cook the beef.",
+        "extractedGoal": {
+            "action": "smelt",
+            "target": "raw_beef",
+            "targetId": None,
+            "amount": 3,
+            "raw": "[GOAL: smelt raw_beef 3]",
+        },
+        "goalFailReason": None,
+        "grounding": {"pass": True, "reason": "grounded", "category": None},
+        "convertEligible": True,
+        "convertEligibleReason": "eligible",
+        "tasksCreated": None,
+        "startedAt": "2026-02-03T14:05:09.000Z",
+        "completedAt": "2026-02-03T14:05:09.533Z",
+        "latencyMs": 533.0,
+        "error": None,
+        "pass": True,
+        "failReasons": [],
+    }
+
+
+def test_pa_d3_no_goal_artifact_is_not_eligible() -> None:
+    doc = scenario_doc(
+        extracted_goal=None,
+        goal_fail_reason="no_tag",
+        grounding_passed=None,
+        grounding_reason=None,
+        convert_eligible=False,
+        convert_eligible_reason="no_goal",
+        mode="end_to_end",
+        tasks_created=0,
+        fail_reasons=["b", "a"],
+        passed=False,
+    )
+
+    assert (
+        doc["extractedGoal"],
+        doc["convertEligible"],
+        doc["convertEligibleReason"],
+        doc["tasksCreated"],
+        doc["failReasons"],
+    ) == (None, False, "no_goal", 0, ["a", "b"])
+
+
+def test_scenario_artifact_refuses_unknown_mode() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        scenario_doc(mode="both")
+
+
+VERDICT = EvalVerdict(
+    passed=False,
+    failed_properties=("no_compulsion",),
+    per_scenario=(
+        ScenarioVerdict("idle-v1:a", passed=True, fail_reasons=()),
+        ScenarioVerdict("idle-v1:b", passed=False, fail_reasons=("compulsion",)),
+    ),
+)
+
+
+def summary_doc(**overrides: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "run_id": RUN_ID,
+        "suite_id": "idle-v1",
+        "suite_sha256": "cd" * 32,
+        "suite_line_count": 2,
+        "profile": "balanced",
+        "mode": "thought_only",
+        "model": MODEL,
+        "status": "completed",
+        "started_at": "2026-02-03T14:05:09.000Z",
+        "completed_at": "2026-02-03T14:05:11.250Z",
+        "metrics": {"action_rate": 0.5, "compulsion_count": 1},
+        "verdict": VERDICT,
+        "suite_path": "evals/suites/idle-v1.jsonl",
+    }
+    values.update(overrides)
+    return summary_artifact(**values)
+
+
+def test_ev_c4_summary_artifact_rolls_up_the_run() -> None:
+    assert summary_doc() == {
+        "schemaVersion": 1,
+        "run": {
+            "runId": RUN_ID,
+            "suiteId": "idle-v1",
+            "suitePath": "evals/suites/idle-v1.jsonl",
+            "suiteSha256": "cd" * 32,
+            "suiteLineCount": 2,
+            "profile": "balanced",
+            "mode": "thought_only",
+            "model": {
+                "id": "scripted:idle-v1.script.jsonl",
+                "adapter": "scripted",
+                "sampler": "low-variance",
+                "samplerParams": {"temperature": 0.3, "top_p": 0.9, "max_tokens": 512},
+                "seed": 7,
+            },
+            "status": "completed",
+            "startedAt": "2026-02-03T14:05:09.000Z",
+            "completedAt": "2026-02-03T14:05:11.250Z",
+            "durationMs": 2250.0,
+        },
+        "totalCases": 2,
+        "passedCases": 1,
+        "failedCases": 1,
+        "metrics": {"action_rate": 0.5, "compulsion_count": 1},
+        "verdict": {"pass": False, "failedProperties": ["no_compulsion"]},
+        "scenarios": [
+            {
+                "scenarioId": "idle-v1:a",
+                "pass": True,
+                "failReasons": [],
+                "artifact": "scenarios/idle-v1:a.json",
+            },
+            {
+                "scenarioId": "idle-v1:b",
+                "pass": False,
+                "failReasons": ["compulsion"],
+                "artifact": "scenarios/idle-v1:b.json",
+            },
+        ],
+    }
+
+
+def test_summary_duration_is_null_while_running() -> None:
+    doc = summary_doc(status="running", completed_at=None)
+
+    assert (doc["run"]["completedAt"], doc["run"]["durationMs"]) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        ({"status": "done"}, "status"),
+        ({"mode": "e2e"}, "mode"),
+        ({"completed_at": "yesterday"}, "isoformat|Invalid"),
+        ({"completed_at": "2026-02-03T14:05:11"}, "zoned and naive"),
+    ],
+)
+def test_summary_refuses_bad_values(overrides: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        summary_doc(**overrides)
+
+
+# ---------------------------------------------------------------- writing
+
+
+def test_ev_c4_write_bundle_writes_summary_and_one_file_per_scenario(
+    tmp_path: Path,
+) -> None:
+    scenarios = {
+        "idle-v1:a": scenario_doc(scenario_id="idle-v1:a"),
+        "idle-v1:b": scenario_doc(scenario_id="idle-v1:b", passed=False),
+    }
+    summary = summary_doc()
+
+    paths = write_bundle(
+        tmp_path,
+        suite_id="idle-v1",
+        profile="balanced",
+        run_id=RUN_ID,
+        summary=summary,
+        scenarios=scenarios,
+    )
+
+    run_dir = tmp_path / "evals" / "idle-v1" / "balanced" / RUN_ID
+    assert sorted(p.relative_to(run_dir).as_posix() for p in run_dir.rglob("*")) == [
+        "scenarios",
+        "scenarios/idle-v1:a.json",
+        "scenarios/idle-v1:b.json",
+        "summary.json",
+    ]
+    assert paths.run_dir == run_dir
+    assert json.loads((run_dir / "summary.json").read_text("utf-8")) == summary
+    for entry in summary["scenarios"]:
+        artifact = json.loads((run_dir / entry["artifact"]).read_text("utf-8"))
+        assert artifact == scenarios[entry["scenarioId"]]
+
+
+def test_written_json_is_sorted_indented_utf8_with_newline(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+
+    write_json_atomic(path, {"b": "é", "a": [1]})
+
+    assert path.read_bytes() == '{\n  "a": [\n    1\n  ],\n  "b": "é"\n}\n'.encode()
+
+
+def test_summary_is_written_after_every_scenario(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[str] = []
+    real_replace = os.replace
+
+    def recording_replace(src: str, dst: str | Path) -> None:
+        written.append(Path(dst).name)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(bundles.os, "replace", recording_replace)
+
+    write_bundle(
+        tmp_path,
+        suite_id="idle-v1",
+        profile="rich",
+        run_id=RUN_ID,
+        summary={"schemaVersion": 1},
+        scenarios={"z": {"x": 1}, "a": {"x": 2}},
+    )
+
+    assert written == ["z.json", "a.json", "summary.json"]
+
+
+def test_failed_write_keeps_the_old_file_and_leaves_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "summary.json"
+    write_json_atomic(path, {"version": 1})
+
+    def failing_replace(src: str, dst: str | Path) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(bundles.os, "replace", failing_replace)
+
+    with pytest.raises(OSError, match="disk full"):
+        write_json_atomic(path, {"version": 2})
+
+    assert json.loads(path.read_text("utf-8")) == {"version": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+
+
+def test_rewriting_a_bundle_replaces_files(tmp_path: Path) -> None:
+    kwargs: dict[str, Any] = {"suite_id": "s", "profile": "minimal", "run_id": RUN_ID}
+    write_bundle(tmp_path, summary={"n": 1}, scenarios={"a": {"n": 1}}, **kwargs)
+
+    paths = write_bundle(
+        tmp_path, summary={"n": 2}, scenarios={"a": {"n": 2}}, **kwargs
+    )
+
+    assert json.loads(paths.summary.read_text("utf-8")) == {"n": 2}
+    assert json.loads(paths.scenario("a").read_text("utf-8")) == {"n": 2}
+    assert sorted(p.name for p in paths.run_dir.iterdir()) == [
+        "scenarios",
+        "summary.json",
+    ]
