@@ -323,12 +323,64 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
+# ---------------------------------------------------------------------------
+# Cognitive stream and keep-alive loop (handed to services, never read by core)
+# ---------------------------------------------------------------------------
+
+STREAM_QUEUE_HARD_CAP = env_int("STREAM_QUEUE_HARD_CAP", 500, minimum=1)
+STREAM_PROCESSED_MAX_AGE_S = env_int("STREAM_PROCESSED_MAX_AGE_S", 86400, minimum=1)
+STREAM_ACTIONABLE_MAX_AGE_S = env_int("STREAM_ACTIONABLE_MAX_AGE_S", 1800, minimum=1)
+STREAM_OTHER_MAX_AGE_S = env_int("STREAM_OTHER_MAX_AGE_S", 600, minimum=1)
+STREAM_SALIENCY_WINDOW_MS = env_int("STREAM_SALIENCY_WINDOW_MS", 30000, minimum=0)
+STREAM_DEDUP_WINDOW = env_int("STREAM_DEDUP_WINDOW", 20, minimum=0)
+STREAM_PRUNE_EVERY = env_int("STREAM_PRUNE_EVERY", 25, minimum=1)
+STREAM_MAX_ACK_IDS = env_int("STREAM_MAX_ACK_IDS", 10000, minimum=1)
+STREAM_MAX_BATCH = env_int("STREAM_MAX_BATCH", 500, minimum=1)
+# Dev only: honour convertEligible in POST /thoughts (system check stream.E001
+# refuses it with DEBUG off).
+ALLOW_DEV_THOUGHT_INJECTION = env_bool("ALLOW_DEV_THOUGHT_INJECTION", False)
+
+KEEPALIVE_ENABLED = env_bool("KEEPALIVE_ENABLED", True)
+KEEPALIVE_TICK_S = env_int("KEEPALIVE_TICK_S", 10, minimum=1)
+KEEPALIVE_MIN_INTERVAL_MS = env_int("KEEPALIVE_MIN_INTERVAL_MS", 120000, minimum=0)
+KEEPALIVE_HUNGER_DROP = env_int("KEEPALIVE_HUNGER_DROP", 2, minimum=0)
+KEEPALIVE_HEALTH_DROP = env_int("KEEPALIVE_HEALTH_DROP", 4, minimum=0)
+KEEPALIVE_MAX_REFRESH_PER_MIN = env_int("KEEPALIVE_MAX_REFRESH_PER_MIN", 2, minimum=0)
+KEEPALIVE_PERCEPTION_MAX_AGE_MS = env_int(
+    "KEEPALIVE_PERCEPTION_MAX_AGE_MS", 60000, minimum=0
+)
+KEEPALIVE_PROFILE = env_str("KEEPALIVE_PROFILE", "balanced")
+KEEPALIVE_MEMORY_SLICE = env_int("KEEPALIVE_MEMORY_SLICE", 8, minimum=0)
+KEEPALIVE_MODEL = env_str("KEEPALIVE_MODEL", "baseline")
+KEEPALIVE_SAMPLER = env_str("KEEPALIVE_SAMPLER", "low-variance")
+KEEPALIVE_SCRIPT = env_str("KEEPALIVE_SCRIPT")
+AGENCY_LOG_INTERVAL_S = env_int("AGENCY_LOG_INTERVAL_S", 60, minimum=1)
+
+# OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp server).
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+OPENAI_MODEL = env_str("OPENAI_MODEL", "")
+OPENAI_API_KEY = env_secret("OPENAI_API_KEY")
+OPENAI_TIMEOUT_S = env_int("OPENAI_TIMEOUT_S", 30, minimum=1)
+OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2, minimum=0)
+
 # The beat schedule, in one place.
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {
         "task": "evalsite.record_heartbeat",
         "schedule": timedelta(seconds=env_int("HEARTBEAT_INTERVAL_S", 30, minimum=1)),
         "args": ("beat",),
+    },
+    "keepalive": {
+        "task": "stream.keepalive_tick_all",
+        "schedule": timedelta(seconds=KEEPALIVE_TICK_S),
+    },
+    "stream-prune": {
+        "task": "stream.prune_all",
+        "schedule": timedelta(seconds=30),
+    },
+    "agency-counters-log": {
+        "task": "stream.log_agency_counters",
+        "schedule": timedelta(seconds=AGENCY_LOG_INTERVAL_S),
     },
 }
 

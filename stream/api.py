@@ -1,12 +1,374 @@
-"""REST API of the cognitive stream (DRF serializers + views, thin)."""
+"""REST API of the cognitive stream: serializers and views, thin.
+
+Paths are exactly seed 000's (``/api/cognitive-stream/...``). Every endpoint
+except ``whoami`` acts for the agent whose API key authenticated the call.
+"""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from stream.models import Agent, StreamEvent, Thought
+from stream.services.counters import counters_get, counters_reset, counters_to_wire
+from stream.services.keepalive import events_take, keepalive_poke
+from stream.services.thoughts import (
+    ThoughtInput,
+    percept_record,
+    thoughts_ack,
+    thoughts_actionable,
+    thoughts_publish,
+    thoughts_recent,
+)
+
+
+class IsAgent(BasePermission):
+    message = "This endpoint needs an agent API key (Authorization: Bearer <key>)."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.auth, Agent)
+
+
+def thought_to_wire(thought: Thought) -> dict[str, Any]:
+    return {
+        "id": thought.pk,
+        "agent": thought.agent.name,
+        "type": thought.type,
+        "content": thought.content,
+        "processed": thought.processed,
+        "processedAt": thought.processed_at.isoformat()
+        if thought.processed_at
+        else None,
+        "processedBy": thought.processed_by or None,
+        "convertEligible": thought.convert_eligible,
+        "eligibilityReason": thought.eligibility_reason,
+        "novelty": thought.novelty,
+        "source": thought.source,
+        "metadata": thought.metadata,
+        "createdAt": thought.created_at.isoformat(),
+    }
+
+
+def event_to_wire(event: StreamEvent) -> dict[str, Any]:
+    return {
+        "id": event.pk,
+        "type": event.type,
+        "metadata": event.metadata,
+        "createdAt": event.created_at.isoformat(),
+    }
+
+
+def _limit(request: Request, *, default: int, maximum: int) -> int:
+    raw = request.query_params.get("limit")
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError({"limit": ["limit must be an integer."]}) from None
+    if not 1 <= value <= maximum:
+        raise ValidationError({"limit": [f"limit must be between 1 and {maximum}."]})
+    return value
+
+
+class ThoughtOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    agent = serializers.CharField()
+    type = serializers.CharField()
+    content = serializers.CharField()
+    processed = serializers.BooleanField()
+    processedAt = serializers.DateTimeField(allow_null=True)
+    processedBy = serializers.CharField(allow_null=True)
+    convertEligible = serializers.BooleanField(allow_null=True)
+    eligibilityReason = serializers.CharField()
+    novelty = serializers.ChoiceField(choices=["high", "medium", "low"])
+    source = serializers.CharField()
+    metadata = serializers.DictField()
+    createdAt = serializers.DateTimeField()
+
+
+FeedSerializer = inline_serializer(
+    "ThoughtFeed",
+    {
+        "count": serializers.IntegerField(),
+        "thoughts": ThoughtOutputSerializer(many=True),
+    },
+)
+LIMIT_PARAM = OpenApiParameter("limit", int, description="1..200 (recent), 1..100")
+
+
+class PerceptInputSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(
+        choices=["environmental_awareness"], default="environmental_awareness"
+    )
+    facts = serializers.JSONField(
+        help_text='{"bot": {...}, "world": {...}} as in the frame schema'
+    )
+    metadata = serializers.DictField(required=False)
+
+
+class PerceptView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        request=PerceptInputSerializer,
+        responses={
+            201: inline_serializer(
+                "PerceptRecorded",
+                {
+                    "snapshotId": serializers.IntegerField(),
+                    "suppressed": serializers.BooleanField(),
+                    "contentHash": serializers.CharField(),
+                    "thought": ThoughtOutputSerializer(allow_null=True),
+                },
+            )
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = PerceptInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = percept_record(agent=request.auth, document=serializer.validated_data)
+        return Response(
+            {
+                "snapshotId": result.snapshot.pk,
+                "suppressed": result.suppressed,
+                "contentHash": result.content_hash,
+                "thought": thought_to_wire(result.thought) if result.thought else None,
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+INJECTABLE_NEVER = ("goalKey", "extractedGoal", "novelty", "processed", "grounding")
+
+
+class ThoughtInputSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=20000, trim_whitespace=False)
+    type = serializers.RegexField(r"^[a-z][a-z0-9_\-]{0,63}$", default="reflection")
+    convertEligible = serializers.BooleanField(required=False, allow_null=True)
+    metadata = serializers.DictField(required=False)
+
+
+class ThoughtBatchInputSerializer(serializers.Serializer):
+    thoughts = ThoughtInputSerializer(many=True, allow_empty=False)
+
+    def validate_thoughts(self, value: list[Any]) -> list[Any]:
+        if len(value) > settings.STREAM_MAX_BATCH:
+            raise ValidationError(
+                f"at most {settings.STREAM_MAX_BATCH} thoughts per batch"
+            )
+        return value
+
+
+def _thought_input(data: dict[str, Any]) -> ThoughtInput:
+    return ThoughtInput(
+        content=data["content"],
+        type=data["type"],
+        source="agent",
+        convert_eligible_claim=data.get("convertEligible"),
+        client_metadata=data.get("metadata") or {},
+    )
+
+
+class ThoughtPublishView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        request=ThoughtInputSerializer,
+        responses={201: ThoughtOutputSerializer},
+        description=(
+            'Publish raw model output (or a batch as {"thoughts": [...]}); the '
+            "pipeline decides convertEligible. processed always starts false."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        data = request.data
+        if isinstance(data, dict) and "thoughts" in data:
+            batch = ThoughtBatchInputSerializer(data=data)
+            batch.is_valid(raise_exception=True)
+            items = [_thought_input(d) for d in batch.validated_data["thoughts"]]
+            thoughts = thoughts_publish(agent=request.auth, items=items)
+            return Response(
+                {
+                    "count": len(thoughts),
+                    "thoughts": [thought_to_wire(t) for t in thoughts],
+                },
+                status=status.HTTP_201_CREATED,
+            )
+        serializer = ThoughtInputSerializer(data=data)
+        serializer.is_valid(raise_exception=True)
+        (thought,) = thoughts_publish(
+            agent=request.auth, items=[_thought_input(serializer.validated_data)]
+        )
+        body = thought_to_wire(thought)
+        ignored = (
+            sorted(k for k in data if k in INJECTABLE_NEVER)
+            if isinstance(data, dict)
+            else []
+        )
+        if ignored:
+            body["ignoredFields"] = ignored
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class RecentView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(parameters=[LIMIT_PARAM], responses=FeedSerializer)
+    def get(self, request: Request) -> Response:
+        limit = _limit(request, default=20, maximum=200)
+        thoughts = thoughts_recent(agent=request.auth, limit=limit)
+        return Response(
+            {"count": len(thoughts), "thoughts": [thought_to_wire(t) for t in thoughts]}
+        )
+
+
+class ActionableView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        parameters=[LIMIT_PARAM],
+        responses=FeedSerializer,
+        description="Only unprocessed thoughts with convertEligible === true (SC-B1).",
+    )
+    def get(self, request: Request) -> Response:
+        limit = _limit(request, default=10, maximum=100)
+        thoughts = thoughts_actionable(agent=request.auth, limit=limit)
+        return Response(
+            {"count": len(thoughts), "thoughts": [thought_to_wire(t) for t in thoughts]}
+        )
+
+
+class AckInputSerializer(serializers.Serializer):
+    thoughtIds = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), allow_empty=False
+    )
+    processedBy = serializers.CharField(required=False, max_length=200, default="")
+
+    def validate_thoughtIds(self, value: list[int]) -> list[int]:
+        if len(value) > settings.STREAM_MAX_ACK_IDS:
+            raise ValidationError(f"at most {settings.STREAM_MAX_ACK_IDS} ids per ack")
+        return value
+
+
+class AckView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        request=AckInputSerializer,
+        responses=inline_serializer(
+            "AckResult",
+            {
+                "requested": serializers.IntegerField(),
+                "acked": serializers.IntegerField(),
+                "newlyAcked": serializers.IntegerField(),
+                "alreadyProcessed": serializers.ListField(
+                    child=serializers.IntegerField()
+                ),
+                "unknown": serializers.ListField(child=serializers.IntegerField()),
+            },
+        ),
+        description="The only path to processed=true (I-4); idempotent.",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = AckInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = thoughts_ack(
+            agent=request.auth,
+            thought_ids=serializer.validated_data["thoughtIds"],
+            processed_by=serializer.validated_data["processedBy"] or request.auth.name,
+        )
+        return Response(
+            {
+                "requested": result.requested,
+                "acked": result.acked,
+                "newlyAcked": result.newly_acked,
+                "alreadyProcessed": list(result.already_processed),
+                "unknown": list(result.unknown),
+            }
+        )
+
+
+class PokeView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        request=None,
+        responses={
+            202: inline_serializer("Poked", {"poked": serializers.BooleanField()})
+        },
+        description="An explicit eval poke: the next keep-alive tick bypasses cooldown.",
+    )
+    def post(self, request: Request) -> Response:
+        keepalive_poke(agent=request.auth)
+        return Response({"poked": True}, status=status.HTTP_202_ACCEPTED)
+
+
+CountersSerializer = inline_serializer(
+    "AgencyCounters",
+    {
+        **{
+            name: serializers.IntegerField()
+            for name in (
+                "llmCalls",
+                "goalTags",
+                "driveTicks",
+                "signatureSuppressions",
+                "contentSuppressions",
+                "intentExtractions",
+                "lowNoveltyRecorded",
+                "lowNoveltyBroadcast",
+                "startedAtMs",
+                "uptimeMin",
+            )
+        },
+        "startedAt": serializers.DateTimeField(),
+    },
+)
+
+
+class CountersView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(responses=CountersSerializer)
+    def get(self, request: Request) -> Response:
+        counters = counters_get(agent=request.auth)
+        return Response(counters_to_wire(counters, now=timezone.now()))
+
+
+class CountersResetView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(request=None, responses=CountersSerializer)
+    def post(self, request: Request) -> Response:
+        counters = counters_reset(agent=request.auth)
+        return Response(counters_to_wire(counters, now=timezone.now()))
+
+
+class EventsView(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        responses=inline_serializer(
+            "StreamEvents",
+            {"count": serializers.IntegerField(), "events": serializers.ListField()},
+        ),
+        description="Pending events for the agent (perception refresh requests).",
+    )
+    def get(self, request: Request) -> Response:
+        events = events_take(agent=request.auth)
+        return Response(
+            {"count": len(events), "events": [event_to_wire(e) for e in events]}
+        )
 
 
 class WhoAmIView(APIView):

@@ -13,7 +13,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from stream.services import agent_authenticate
+from stream.services.agents import agent_authenticate
 
 
 class AgentKeyAuthentication(authentication.BaseAuthentication):

@@ -31,3 +31,153 @@ class Agent(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class WorldSnapshot(models.Model):
+    """An environmental_awareness event: what the agent perceived, as facts.
+
+    ``facts`` is the frame wire document ``{"facts": {"bot", "world"}}`` that
+    ``stream.core.frames.facts_from_wire`` reads.
+    """
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="snapshots")
+    facts = models.JSONField()
+    content_hash = models.CharField(max_length=64)
+    source = models.CharField(max_length=32, default="agent")
+    received_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-received_at", "-pk"]
+        indexes = [models.Index(fields=["agent", "-received_at"])]
+
+    def __str__(self) -> str:
+        return f"snapshot {self.pk} of {self.agent_id}"
+
+
+class Thought(models.Model):
+    """A cognitive stream entry (seed 000 definitions).
+
+    Invariants held by constraints, not only by code: an empty goalKey is never
+    stored, and ``convert_eligible`` implies a goal that passed grounding (KA-A8).
+    """
+
+    class Novelty(models.TextChoices):
+        HIGH = "high"
+        MEDIUM = "medium"
+        LOW = "low"
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="thoughts")
+    type = models.CharField(max_length=64)
+    content = models.TextField()
+    content_hash = models.CharField(max_length=16)
+    processed = models.BooleanField(default=False)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    processed_by = models.CharField(max_length=200, blank=True)
+    # None means "missing", which the actionable feed excludes like False.
+    convert_eligible = models.BooleanField(null=True, default=False)
+    eligibility_reason = models.CharField(max_length=200)
+    grounding_passed = models.BooleanField(null=True)
+    # NULL, never '', is "no goal key" (seed 004 §1.3; a constraint holds it).
+    goal_key = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
+    novelty = models.CharField(
+        max_length=8, choices=Novelty.choices, default=Novelty.HIGH
+    )
+    broadcast = models.BooleanField(default=True)
+    source = models.CharField(max_length=32)
+    eval_run_id = models.CharField(max_length=200, blank=True)
+    metadata = models.JSONField(default=dict)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(
+                fields=["agent", "processed", "convert_eligible", "-created_at"],
+                name="thought_actionable_idx",
+            ),
+            models.Index(
+                fields=["agent", "broadcast", "-created_at"], name="thought_recent_idx"
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(goal_key=""), name="thought_goal_key_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(convert_eligible=True)
+                | (models.Q(grounding_passed=True) & models.Q(goal_key__isnull=False)),
+                name="thought_eligible_requires_grounded_goal",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(processed=False)
+                | models.Q(processed_at__isnull=False),
+                name="thought_processed_has_time",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"thought {self.pk} ({self.type})"
+
+
+class StreamEvent(models.Model):
+    """An event for the agent's perception pipeline (e.g. a refresh request).
+
+    The keep-alive loop asks for fresh perception only through here (KA-A6);
+    the agent polls ``GET /api/cognitive-stream/events`` and answers with a
+    percept.
+    """
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField(max_length=64)
+    metadata = models.JSONField(default=dict)
+    created_at = models.DateTimeField(db_index=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["agent", "delivered_at", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.type} for {self.agent_id}"
+
+
+class AgencyCounters(models.Model):
+    """Seed 004 §5 counters of one agent: monotonic, reset only explicitly."""
+
+    agent = models.OneToOneField(
+        Agent, on_delete=models.CASCADE, related_name="counters"
+    )
+    llm_calls = models.PositiveBigIntegerField(default=0)
+    goal_tags = models.PositiveBigIntegerField(default=0)
+    drive_ticks = models.PositiveBigIntegerField(default=0)
+    signature_suppressions = models.PositiveBigIntegerField(default=0)
+    content_suppressions = models.PositiveBigIntegerField(default=0)
+    intent_extractions = models.PositiveBigIntegerField(default=0)
+    low_novelty_recorded = models.PositiveBigIntegerField(default=0)
+    low_novelty_broadcast = models.PositiveBigIntegerField(default=0)
+    started_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"counters of {self.agent_id}"
+
+
+class KeepAliveState(models.Model):
+    """Where one agent's keep-alive loop stands (cooldown, last frame, pokes)."""
+
+    agent = models.OneToOneField(
+        Agent, on_delete=models.CASCADE, related_name="keepalive_state"
+    )
+    last_introspection_at = models.DateTimeField(null=True, blank=True)
+    # The snapshot the last frame was built from: deltas are taken against it.
+    last_frame_snapshot = models.ForeignKey(
+        WorldSnapshot,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="keepalivestate_frames",
+    )
+    refresh_times_ms = models.JSONField(default=list)
+    poke_pending = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"keep-alive state of {self.agent_id}"

@@ -3,13 +3,52 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
-from stream.services import agent_list_visible
+from stream.models import Agent
+from stream.services.agents import agent_list_visible
+from stream.services.counters import counters_get, counters_to_wire
+from stream.services.thoughts import actionable_queryset, thoughts_recent
+
+RECENT_ON_PAGE = 50
 
 
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
     agents = agent_list_visible(user=request.user)
     return render(request, "stream/index.html", {"agents": agents})
+
+
+def _visible_agent(request: HttpRequest, name: str) -> Agent:
+    agent = agent_list_visible(user=request.user).filter(name=name).first()
+    if agent is None:
+        raise Http404("no such agent")
+    return agent
+
+
+def _stream_context(agent: Agent) -> dict[str, object]:
+    actionable = list(actionable_queryset(agent).order_by("-created_at", "-pk")[:20])
+    return {
+        "agent": agent,
+        "recent": thoughts_recent(agent=agent, limit=RECENT_ON_PAGE),
+        "actionable": actionable,
+        "counters": counters_to_wire(counters_get(agent=agent), now=timezone.now()),
+        "queue_size": agent.thoughts.filter(processed=False).count(),
+    }
+
+
+@login_required
+def agent_stream(request: HttpRequest, name: str) -> HttpResponse:
+    agent = _visible_agent(request, name)
+    return render(request, "stream/agent_stream.html", _stream_context(agent))
+
+
+@login_required
+def agent_stream_live(request: HttpRequest, name: str) -> HttpResponse:
+    """The live part of the page alone, polled by agent_stream.js."""
+    agent = _visible_agent(request, name)
+    return render(
+        request, "stream/agent_stream.html#live-stream", _stream_context(agent)
+    )

@@ -64,7 +64,7 @@ def staff(django_user_model: Any) -> Any:
 
 @pytest.fixture
 def created_agent(owner: Any, member: Any) -> Any:
-    from stream.services import agent_create
+    from stream.services.agents import agent_create
 
     created = agent_create(name="alpha", owner=owner)
     created.agent.members.add(member)

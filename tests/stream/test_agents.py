@@ -68,8 +68,8 @@ def test_unauthenticated_api_call_is_refused(anon_client: Any) -> None:
 def test_owner_and_member_see_the_agent_stranger_does_not(
     agent: Any, owner_client: Any, member: Any, stranger: Any, client: Any
 ) -> None:
-    assert b">alpha</td>" in owner_client.get("/stream/").content
+    assert b">alpha</a></td>" in owner_client.get("/stream/").content
     client.force_login(member)
-    assert b">alpha</td>" in client.get("/stream/").content
+    assert b">alpha</a></td>" in client.get("/stream/").content
     client.force_login(stranger)
-    assert b">alpha</td>" not in client.get("/stream/").content
+    assert b">alpha</a></td>" not in client.get("/stream/").content

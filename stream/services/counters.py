@@ -1,0 +1,101 @@
+"""Agency counters (seed 004 §5): monotonic per agent, reset only explicitly."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.db.models import F
+from django.utils import timezone
+
+from stream.models import AgencyCounters, Agent
+
+logger = logging.getLogger(__name__)
+
+COUNTER_FIELDS = (
+    "llm_calls",
+    "goal_tags",
+    "drive_ticks",
+    "signature_suppressions",
+    "content_suppressions",
+    "intent_extractions",
+    "low_novelty_recorded",
+    "low_novelty_broadcast",
+)
+WIRE_NAMES = {
+    "llm_calls": "llmCalls",
+    "goal_tags": "goalTags",
+    "drive_ticks": "driveTicks",
+    "signature_suppressions": "signatureSuppressions",
+    "content_suppressions": "contentSuppressions",
+    "intent_extractions": "intentExtractions",
+    "low_novelty_recorded": "lowNoveltyRecorded",
+    "low_novelty_broadcast": "lowNoveltyBroadcast",
+}
+
+
+def counters_get(*, agent: Agent) -> AgencyCounters:
+    counters, _ = AgencyCounters.objects.get_or_create(
+        agent=agent, defaults={"started_at": timezone.now()}
+    )
+    return counters
+
+
+def counters_increment(*, agent: Agent, **amounts: int) -> None:
+    """Add to counters atomically (an UPDATE with F(), safe under concurrency)."""
+    updates = {name: F(name) + n for name, n in amounts.items() if n}
+    if not updates:
+        return
+    unknown = set(amounts) - set(COUNTER_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown counters: {sorted(unknown)}")
+    if not AgencyCounters.objects.filter(agent=agent).update(**updates):
+        counters_get(agent=agent)
+        AgencyCounters.objects.filter(agent=agent).update(**updates)
+
+
+def counters_reset(*, agent: Agent, now: datetime | None = None) -> AgencyCounters:
+    """The only way counters go down (resetAgencyCounters)."""
+    counters = counters_get(agent=agent)
+    AgencyCounters.objects.filter(pk=counters.pk).update(
+        **{name: 0 for name in COUNTER_FIELDS}, started_at=now or timezone.now()
+    )
+    counters.refresh_from_db()
+    logger.info("[Agency] counters_reset agent=%s", agent.name)
+    return counters
+
+
+def counters_to_wire(counters: AgencyCounters, *, now: datetime) -> dict[str, object]:
+    body: dict[str, object] = {
+        WIRE_NAMES[name]: getattr(counters, name) for name in COUNTER_FIELDS
+    }
+    body["startedAt"] = counters.started_at.isoformat()
+    body["startedAtMs"] = int(counters.started_at.timestamp() * 1000)
+    body["uptimeMin"] = int((now - counters.started_at).total_seconds() // 60)
+    return body
+
+
+def counters_log_line(counters: AgencyCounters, *, now: datetime) -> None:
+    uptime = int((now - counters.started_at).total_seconds() // 60)
+    logger.info(
+        "[Agency %sm] llm=%s goals=%s drives=%s sigDedup=%s contentDedup=%s intents=%s",
+        uptime,
+        counters.llm_calls,
+        counters.goal_tags,
+        counters.drive_ticks,
+        counters.signature_suppressions,
+        counters.content_suppressions,
+        counters.intent_extractions,
+        extra={"agent": counters.agent.name, "uptime_min": uptime},
+    )
+
+
+def counters_log_all(*, now: datetime | None = None) -> int:
+    """Log every active agent's counters line; returns how many were logged."""
+    now = now or timezone.now()
+    rows = AgencyCounters.objects.select_related("agent").filter(agent__is_active=True)
+    count = 0
+    for counters in rows:
+        counters_log_line(counters, now=now)
+        count += 1
+    return count

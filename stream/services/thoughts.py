@@ -1,0 +1,496 @@
+"""Use cases of the cognitive stream: percepts, thoughts, feeds, acks, retention.
+
+Contract lines (seed 000 SC-*, KA-A7, KA-A8) are logged here verbatim. Every
+thought starts ``processed=false`` (SC-B3); only ``thoughts_ack`` sets it
+(I-4). ``convertEligible`` comes from the pipeline's decision, never from the
+caller, except through the dev-only injection flag (seed 004 §6.1).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from core.canonical import sha256_hex
+from stream.core.dedup import content_hash, decide_novelty
+from stream.core.frames import facts_from_wire, render_frame
+from stream.core.pipeline import evaluate_output
+from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
+from stream.core.sanitizer import sanitize
+from stream.core.types import (
+    EligibilityDecision,
+    GroundingResult,
+    PromptProfile,
+    SanitizeResult,
+    SituationFacts,
+)
+from stream.core.wire import goal_to_wire, grounding_to_wire
+from stream.models import Agent, Thought, WorldSnapshot
+from stream.services.counters import counters_increment
+
+logger = logging.getLogger(__name__)
+
+AWARENESS_TYPE = "environmental_awareness"
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+# --- percepts ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PerceptResult:
+    snapshot: WorldSnapshot
+    thought: Thought | None
+    suppressed: bool
+    content_hash: str
+
+
+def awareness_text(facts: SituationFacts) -> str:
+    """A factual one-paragraph summary of a percept (no suggestions, I-1)."""
+    frame = render_frame(facts, profile=PromptProfile.MINIMAL)
+    lines = [
+        line.strip()
+        for line in frame.text.splitlines()
+        if line.strip() and not line.startswith("[")
+    ]
+    return "; ".join(lines)
+
+
+def percept_record(
+    *, agent: Agent, document: dict[str, Any], now: datetime | None = None
+) -> PerceptResult:
+    """Store an environmental_awareness event and its awareness thought.
+
+    ``document`` is ``{"facts": {"bot", "world"}, "metadata"?: {"source"}}``;
+    invalid facts raise ``SchemaInvalid`` before anything is written. A
+    content-identical awareness within the saliency window is coalesced: the
+    snapshot's time moves on, no new thought is published (KA-A7).
+    """
+    now = now or timezone.now()
+    facts_doc = {"facts": document.get("facts")}
+    facts = facts_from_wire(facts_doc)
+    metadata = document.get("metadata") or {}
+    source = str(metadata.get("source") or "agent")[:32]
+    text = awareness_text(facts)
+    digest = content_hash(text)
+    window_start = now - timedelta(milliseconds=settings.STREAM_SALIENCY_WINDOW_MS)
+    with transaction.atomic():
+        latest = (
+            WorldSnapshot.objects.filter(agent=agent)
+            .order_by("-received_at", "-pk")
+            .first()
+        )
+        if latest is not None and latest.content_hash == digest:
+            WorldSnapshot.objects.filter(pk=latest.pk).update(received_at=now)
+            snapshot = latest
+        else:
+            snapshot = WorldSnapshot.objects.create(
+                agent=agent,
+                facts=facts_doc,
+                content_hash=digest,
+                source=source,
+                received_at=now,
+            )
+        duplicate = Thought.objects.filter(
+            agent=agent,
+            type=AWARENESS_TYPE,
+            content_hash=digest,
+            created_at__gte=window_start,
+        ).exists()
+        if duplicate:
+            counters_increment(agent=agent, signature_suppressions=1)
+            logger.info(
+                "[Saliency] awareness_suppressed reason=dedup window_ms=%s "
+                "content_hash=%s",
+                settings.STREAM_SALIENCY_WINDOW_MS,
+                digest,
+                extra={"agent": agent.name},
+            )
+            return PerceptResult(snapshot, None, True, digest)
+        thought = Thought.objects.create(
+            agent=agent,
+            type=AWARENESS_TYPE,
+            content=text,
+            content_hash=digest,
+            convert_eligible=False,
+            eligibility_reason="percept",
+            grounding_passed=None,
+            novelty=Thought.Novelty.HIGH,
+            source=source,
+            metadata={"source": source, "snapshotId": snapshot.pk},
+            created_at=now,
+        )
+    logger.info(
+        "[Cognition] thought_published processed=false", extra={"id": thought.pk}
+    )
+    _maybe_prune(agent=agent, thought=thought, now=now)
+    return PerceptResult(snapshot, thought, False, digest)
+
+
+def _latest_snapshot(agent: Agent) -> WorldSnapshot | None:
+    return (
+        WorldSnapshot.objects.filter(agent=agent)
+        .order_by("-received_at", "-pk")
+        .first()
+    )
+
+
+def latest_facts(*, agent: Agent) -> tuple[WorldSnapshot | None, SituationFacts | None]:
+    snapshot = (
+        WorldSnapshot.objects.filter(agent=agent)
+        .order_by("-received_at", "-pk")
+        .first()
+    )
+    if snapshot is None:
+        return None, None
+    return snapshot, facts_from_wire(snapshot.facts)
+
+
+# --- thoughts ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    sanitized: SanitizeResult
+    grounding: GroundingResult
+    eligibility: EligibilityDecision
+
+
+def evaluate(text: str, *, facts: SituationFacts | None) -> Evaluation:
+    """The pipeline's decision for raw model output against the latest frame."""
+    if facts is not None:
+        sanitized, grounding, eligibility = evaluate_output(text, facts=facts)
+        return Evaluation(sanitized, grounding, eligibility)
+    sanitized = sanitize(text)
+    grounding = GroundingResult(
+        passed=False, reason="no_frame", category=None, missing=()
+    )
+    reason = "grounding_fail:no_frame" if sanitized.goal is not None else "no_goal"
+    return Evaluation(sanitized, grounding, EligibilityDecision(False, reason))
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtInput:
+    content: str
+    type: str = "reflection"
+    source: str = "agent"
+    convert_eligible_claim: bool | None = None
+    client_metadata: dict[str, Any] = field(default_factory=dict)
+    eval_run_id: str = ""
+    novelty: str = "high"
+
+
+def _metadata(
+    evaluation: Evaluation, item: ThoughtInput, *, fallback: bool
+) -> dict[str, Any]:
+    s = evaluation.sanitized
+    meta: dict[str, Any] = {
+        "source": item.source,
+        "extractedGoal": goal_to_wire(s.goal) if s.goal is not None else None,
+        "goalKey": s.goal_key or None,
+        "goalFailReason": s.goal_fail_reason.value if s.goal_fail_reason else None,
+        "goalTagCount": s.goal_tag_count,
+        "grounding": grounding_to_wire(evaluation.grounding),
+        "intent": s.intent,
+        "intentParse": s.intent_parse.value if s.intent_parse else None,
+        "sanitizerFlags": list(s.flags),
+        "rawContentSha256": sha256_hex(item.content),
+    }
+    if fallback:
+        meta["fallback"] = True
+    if item.eval_run_id:
+        meta["evalRunId"] = item.eval_run_id
+    if item.client_metadata:
+        # Namespaced: nothing a client sends can shadow a decision key.
+        meta["client"] = item.client_metadata
+    return meta
+
+
+def _recent_hashes(agent: Agent) -> set[str]:
+    if settings.STREAM_DEDUP_WINDOW == 0:
+        return set()
+    rows = (
+        Thought.objects.filter(agent=agent)
+        .exclude(type=AWARENESS_TYPE)
+        .order_by("-created_at", "-pk")
+        .values_list("content_hash", flat=True)[: settings.STREAM_DEDUP_WINDOW]
+    )
+    return set(rows)
+
+
+def _build(
+    agent: Agent,
+    item: ThoughtInput,
+    facts: SituationFacts | None,
+    recent: set[str],
+    low_seen: int,
+    now: datetime,
+) -> tuple[Thought, dict[str, int], bool]:
+    """An unsaved Thought, the counter increments it causes, and whether a
+    convertEligible=true claim had to be refused (KA-A8)."""
+    evaluation = evaluate(item.content, facts=facts)
+    s = evaluation.sanitized
+    digest = content_hash(s.text)
+    duplicate = digest in recent
+    novelty = decide_novelty(
+        is_duplicate=duplicate,
+        has_goal=s.goal is not None,
+        low_novelty_seen=low_seen,
+        base_novelty=item.novelty,
+    )
+    eligible = evaluation.eligibility.convert_eligible
+    reason = evaluation.eligibility.reason
+    if duplicate and eligible:
+        eligible, reason = False, "low_novelty"
+    refused = False
+    if (
+        item.convert_eligible_claim is not None
+        and settings.ALLOW_DEV_THOUGHT_INJECTION
+        and settings.DEBUG
+    ):
+        if item.convert_eligible_claim and not (
+            s.goal is not None and evaluation.grounding.passed and s.goal_key
+        ):
+            refused = True
+            eligible, reason = False, "refused:requires_extractedGoal+grounding_pass"
+        else:
+            eligible = item.convert_eligible_claim
+            reason = f"dev_injected:{str(eligible).lower()}"
+    thought = Thought(
+        agent=agent,
+        type=item.type,
+        content=s.text,
+        content_hash=digest,
+        convert_eligible=eligible,
+        eligibility_reason=reason,
+        grounding_passed=evaluation.grounding.passed if s.goal is not None else None,
+        goal_key=s.goal_key or None,
+        novelty=novelty.novelty,
+        broadcast=novelty.broadcast,
+        source=item.source,
+        eval_run_id=item.eval_run_id,
+        metadata=_metadata(evaluation, item, fallback=novelty.fallback),
+        created_at=now,
+    )
+    increments = {
+        "llm_calls": 1,
+        "goal_tags": int(s.goal is not None),
+        "intent_extractions": int(bool(s.intent) and s.intent != "none"),
+        "content_suppressions": int(duplicate),
+        "low_novelty_recorded": int(duplicate),
+        "low_novelty_broadcast": int(duplicate and novelty.broadcast),
+    }
+    return thought, increments, refused
+
+
+def thoughts_publish(
+    *,
+    agent: Agent,
+    items: Sequence[ThoughtInput],
+    now: datetime | None = None,
+    facts: SituationFacts | None = None,
+    use_latest_facts: bool = True,
+) -> list[Thought]:
+    """Run the pipeline on each item and store the thoughts, all or nothing.
+
+    Grounding uses ``facts`` when given, else the agent's latest snapshot.
+    Logs ``[Cognition] thought_published processed=false`` per thought and the
+    KA-A8 refusal line for a refused eligibility claim.
+    """
+    now = now or timezone.now()
+    if facts is None and use_latest_facts:
+        _, facts = latest_facts(agent=agent)
+    recent = _recent_hashes(agent)
+    from stream.services.counters import counters_get
+
+    low_seen = counters_get(agent=agent).low_novelty_recorded
+    built: list[tuple[Thought, bool]] = []
+    totals: dict[str, int] = {}
+    for item in items:
+        thought, increments, refused = _build(agent, item, facts, recent, low_seen, now)
+        recent.add(thought.content_hash)
+        low_seen += increments["low_novelty_recorded"]
+        for key, value in increments.items():
+            totals[key] = totals.get(key, 0) + value
+        built.append((thought, refused))
+    with transaction.atomic():
+        if len(built) == 1:
+            built[0][0].save()
+        else:
+            Thought.objects.bulk_create([t for t, _ in built])
+        counters_increment(agent=agent, **totals)
+    for thought, refused in built:
+        if refused:
+            logger.warning(
+                "[Cognition] convertEligible=true requires "
+                "extractedGoal+grounding_pass id=%s",
+                thought.pk,
+                extra={"agent": agent.name},
+            )
+        logger.info(
+            "[Cognition] thought_published processed=false",
+            extra={"id": thought.pk, "agent": agent.name},
+        )
+    if built:
+        _maybe_prune(agent=agent, thought=built[-1][0], now=now)
+    return [t for t, _ in built]
+
+
+# --- feeds ------------------------------------------------------------------
+
+
+def thoughts_recent(*, agent: Agent, limit: int) -> list[Thought]:
+    return list(
+        Thought.objects.filter(agent=agent, broadcast=True).order_by(
+            "-created_at", "-pk"
+        )[:limit]
+    )
+
+
+def actionable_queryset(agent: Agent) -> QuerySet[Thought]:
+    """Opt-in only: unprocessed AND convertEligible is exactly true (SC-B1)."""
+    return Thought.objects.filter(agent=agent, processed=False, convert_eligible=True)
+
+
+def thoughts_actionable(*, agent: Agent, limit: int) -> list[Thought]:
+    """The actionable feed, newest first, with its two contract log lines."""
+    thoughts = list(actionable_queryset(agent).order_by("-created_at", "-pk")[:limit])
+    queue_size = Thought.objects.filter(agent=agent, processed=False).count()
+    actionable_total = actionable_queryset(agent).count()
+    returned = len(thoughts)
+    logger.info(
+        "[CognitiveStream] /actionable: returned=%s queue_size=%s filtered_out=%s",
+        returned,
+        queue_size,
+        queue_size - actionable_total,
+        extra={"agent": agent.name},
+    )
+    logger.info(
+        "[CognitiveStream] /actionable: returned=%s opt_in_only=true",
+        returned,
+        extra={"agent": agent.name},
+    )
+    return thoughts
+
+
+# --- ack --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AckResult:
+    requested: int
+    acked: int  # processed after the call: newly now or already before
+    newly_acked: int
+    already_processed: tuple[int, ...]
+    unknown: tuple[int, ...]
+
+
+def thoughts_ack(
+    *,
+    agent: Agent,
+    thought_ids: Iterable[int],
+    processed_by: str = "",
+    now: datetime | None = None,
+) -> AckResult:
+    """Mark the agent's thoughts processed; the only path to processed=true.
+
+    Idempotent and safe with concurrent planners: the conditional UPDATE
+    (``processed=false`` in the WHERE) sets each row once, whoever wins.
+    Unknown or foreign ids are reported, never an error for the others.
+    """
+    now = now or timezone.now()
+    ids = list(dict.fromkeys(int(i) for i in thought_ids))
+    by = processed_by[:200]
+    with transaction.atomic():
+        before = dict(
+            Thought.objects.filter(agent=agent, pk__in=ids).values_list(
+                "pk", "processed"
+            )
+        )
+        newly = Thought.objects.filter(agent=agent, pk__in=ids, processed=False).update(
+            processed=True, processed_at=now, processed_by=by
+        )
+    unknown = tuple(i for i in ids if i not in before)
+    already = tuple(sorted(pk for pk, processed in before.items() if processed))
+    acked = len(before)
+    logger.info(
+        "[CognitiveStream] Acked %s/%s thoughts",
+        acked,
+        len(ids),
+        extra={"agent": agent.name, "newly_acked": newly, "unknown": len(unknown)},
+    )
+    return AckResult(len(ids), acked, newly, already, unknown)
+
+
+# --- retention --------------------------------------------------------------
+
+
+def retention_policy() -> RetentionPolicy:
+    return RetentionPolicy(
+        hard_cap=settings.STREAM_QUEUE_HARD_CAP,
+        processed_max_age_ms=settings.STREAM_PROCESSED_MAX_AGE_S * 1000,
+        actionable_max_age_ms=settings.STREAM_ACTIONABLE_MAX_AGE_S * 1000,
+        other_max_age_ms=settings.STREAM_OTHER_MAX_AGE_S * 1000,
+    )
+
+
+def stream_prune(*, agent: Agent, now: datetime | None = None) -> int:
+    """Apply the retention policy to one agent's queue (SC-B4); returns dropped."""
+    now = now or timezone.now()
+    rows = Thought.objects.filter(agent=agent).values_list(
+        "pk", "created_at", "processed", "convert_eligible"
+    )
+    items = [
+        QueueItem(
+            pk=pk, created_ms=_ms(created), processed=processed, actionable=bool(ce)
+        )
+        for pk, created, processed, ce in rows
+    ]
+    drop = plan_prune(items, now_ms=_ms(now), policy=retention_policy())
+    dropped = 0
+    for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
+        dropped += Thought.objects.filter(pk__in=drop[start : start + 900]).delete()[0]
+    # Snapshots only feed frames: keep the newest few.
+    keep = list(
+        WorldSnapshot.objects.filter(agent=agent)
+        .order_by("-received_at", "-pk")
+        .values_list("pk", flat=True)[:50]
+    )
+    WorldSnapshot.objects.filter(agent=agent).exclude(pk__in=keep).exclude(
+        keepalivestate_frames__isnull=False
+    ).delete()
+    logger.info(
+        "[CognitiveStream] prune before=%s after=%s dropped=%s",
+        len(items),
+        len(items) - dropped,
+        dropped,
+        extra={"agent": agent.name},
+    )
+    return dropped
+
+
+def _maybe_prune(*, agent: Agent, thought: Thought, now: datetime) -> None:
+    # A COUNT per insert would tax ingest; every Nth insert is enough to hold
+    # the cap within N of its value between the periodic prunes.
+    if thought.pk % settings.STREAM_PRUNE_EVERY != 0:
+        return
+    if Thought.objects.filter(agent=agent).count() > settings.STREAM_QUEUE_HARD_CAP:
+        stream_prune(agent=agent, now=now)
+
+
+def stream_prune_all(*, now: datetime | None = None) -> int:
+    dropped = 0
+    for agent in Agent.objects.filter(is_active=True):
+        dropped += stream_prune(agent=agent, now=now)
+    return dropped
