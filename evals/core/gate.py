@@ -1,0 +1,561 @@
+"""The CI gate of seed 002: did a change make outcomes better, worse, or
+just different?
+
+Compares a baseline with a candidate eval store and decides pass/fail.
+
+Baseline, two modes:
+
+- stores (no snapshot id): the latest completed run per benchmark of the
+  base store;
+- snapshot: the named snapshot from the base store's baselines, else from the
+  candidate's (bootstrap, for the rollout where the base branch has not
+  adopted it yet; ``baseline_resolved_from`` says which). In neither:
+  ``benchmark baseline snapshot not found: <id>``. A base store whose copy of
+  the snapshot file is invalid does not bootstrap: that is an error too, so a
+  broken baseline can never be silently replaced by the candidate's.
+
+Candidate: the latest completed run per benchmark of the candidate store
+(newest completedAt, else startedAt).
+
+Regressions, each failing the gate, in this order:
+
+1. invalid candidate artifacts of any kind
+   (``candidate store has N invalid shadow record(s)``, ...); invalid base
+   artifacts are counted and shown but do not fail a change that did not
+   make them;
+2. a baseline benchmark with no latest completed candidate run
+   (``candidate is missing latest completed benchmark run for <id>``, ids
+   sorted, also in ``missing_candidate_benchmarks``);
+3. per benchmark (sorted by id): a pass-rate drop
+   (``<id> pass rate regressed (<base> -> <cand>)``), then each shared metric
+   moving the wrong way for its registry direction
+   (``<id> <metric> <base> -> <cand>``, metrics sorted by name).
+
+Improvements are listed the same way (``<id> pass rate improved (...)``,
+``<id> <metric> <base> -> <cand>``). A delta of 0 is neither; deltas are
+rounded to 9 decimal places first, so float noise is 0. Neutral metrics are
+reported, never judged.
+
+Beyond the seed: with ``min_cases``, a benchmark whose base or candidate run
+has fewer cases is *inconclusive*: its pass rate is neither a regression nor
+an improvement (metrics are still judged). When both runs carry case
+results, the cases that flipped pass -> fail (and fail -> pass) are listed;
+they inform, the pass rate already judges.
+
+Numbers in messages: at most 4 decimal places, trailing zeros and point
+trimmed, never ``-0`` (2/3 -> ``0.6667``, 1.0 -> ``1``), the same rule as
+``[Eval] summary`` lines. JSON output keeps full values.
+
+Pure: no I/O, no clock; same inputs give the same verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from core.errors import CoreError, NotFound
+from evals.core.formats_types import BaselineSnapshot, CaseResult, RunSummary
+from evals.core.metric_registry import MetricDirection, direction
+from evals.core.runs import latest_completed_runs
+from evals.core.store import InvalidCounts, StoreContents, StoreKind
+
+DELTA_PLACES = 9
+MESSAGE_DECIMALS = 4
+DEFAULT_SNAPSHOT_ID = "required-main"
+
+
+class BaselineNotFound(NotFound):
+    code = "baseline_not_found"
+
+
+class BaselineInvalid(CoreError):
+    code = "baseline_invalid"
+
+
+class BaselineSource(StrEnum):
+    BASE = "base"
+    CANDIDATE = "candidate"
+
+
+class DeltaOutcome(StrEnum):
+    REGRESSION = "regression"
+    IMPROVEMENT = "improvement"
+    UNCHANGED = "unchanged"
+    NEUTRAL = "neutral"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDelta:
+    name: str
+    base: float
+    candidate: float
+    delta: float
+    direction: MetricDirection
+    outcome: DeltaOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkDelta:
+    """One benchmark present on both sides; messages without the id prefix."""
+
+    benchmark_id: str
+    base_run_id: str
+    candidate_run_id: str
+    base_pass_rate: float
+    candidate_pass_rate: float
+    pass_rate_delta: float
+    pass_rate_outcome: DeltaOutcome
+    metric_deltas: tuple[MetricDelta, ...]
+    regressions: tuple[str, ...]
+    improvements: tuple[str, ...]
+    base_cases: int | None
+    candidate_cases: int
+    cases_flipped_to_fail: tuple[str, ...] = ()
+    cases_flipped_to_pass: tuple[str, ...] = ()
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.pass_rate_outcome is DeltaOutcome.INCONCLUSIVE
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRef:
+    snapshot_id: str
+    created_at: str
+    source_root_dir: str
+    resolved_from: BaselineSource
+
+
+@dataclass(frozen=True, slots=True)
+class FlippedCase:
+    benchmark_id: str
+    case_id: str
+    to_passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GateVerdict:
+    """The gate's decision and everything needed to explain it.
+
+    ``invalid_base`` is ``None`` in snapshot mode (only the base store's
+    baselines are read there).
+    """
+
+    passed: bool
+    base_root: str
+    candidate_root: str
+    snapshot: SnapshotRef | None
+    missing_candidate_benchmarks: tuple[str, ...]
+    invalid_base: InvalidCounts | None
+    invalid_candidate: InvalidCounts
+    regressions: tuple[str, ...]
+    improvements: tuple[str, ...]
+    inconclusive: tuple[str, ...]
+    deltas: tuple[BenchmarkDelta, ...]
+    min_cases: int | None = None
+
+    @property
+    def compared_benchmarks(self) -> int:
+        return len(self.deltas)
+
+    @property
+    def baseline_resolved_from(self) -> BaselineSource | None:
+        return None if self.snapshot is None else self.snapshot.resolved_from
+
+    @property
+    def flipped_cases(self) -> tuple[FlippedCase, ...]:
+        return tuple(
+            FlippedCase(delta.benchmark_id, case_id, to_passed)
+            for delta in self.deltas
+            for to_passed, case_ids in (
+                (False, delta.cases_flipped_to_fail),
+                (True, delta.cases_flipped_to_pass),
+            )
+            for case_id in case_ids
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _BaseEntry:
+    run_id: str
+    pass_rate: float
+    metrics: Mapping[str, float] | None
+    total_cases: int | None
+    case_results: tuple[CaseResult, ...] | None
+
+
+def format_number(value: float) -> str:
+    """A number as written in gate messages (see the module docstring)."""
+    text = f"{value:.{MESSAGE_DECIMALS}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _invalid_messages(side: str, counts: InvalidCounts) -> list[str]:
+    lines = (
+        (counts.benchmarks, "invalid benchmark manifest(s)"),
+        (counts.runs, "invalid run summary file(s)"),
+        (counts.shadows, "invalid shadow record(s)"),
+        (counts.baselines, "invalid baseline snapshot file(s)"),
+    )
+    return [f"{side} store has {count} {what}" for count, what in lines if count > 0]
+
+
+def _resolve_snapshot(
+    snapshot_id: str, base: StoreContents, candidate: StoreContents
+) -> tuple[BaselineSnapshot, BaselineSource, StoreContents]:
+    expected_path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
+    for source, store in (
+        (BaselineSource.BASE, base),
+        (BaselineSource.CANDIDATE, candidate),
+    ):
+        matches = [s for s in store.baselines if s.item.snapshot_id == snapshot_id]
+        if matches:
+            preferred = [s for s in matches if s.path == expected_path]
+            return (preferred or matches)[0].item, source, store
+        if source is BaselineSource.BASE and any(
+            item.path == expected_path for item in base.invalid_baselines
+        ):
+            raise BaselineInvalid(
+                f"base store has an invalid baseline snapshot: {expected_path}",
+                details={"path": expected_path},
+            )
+    raise BaselineNotFound(
+        f"benchmark baseline snapshot not found: {snapshot_id}",
+        details={"snapshotId": snapshot_id},
+    )
+
+
+def _flips(
+    base: tuple[CaseResult, ...] | None, candidate: tuple[CaseResult, ...] | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if base is None or candidate is None:
+        return (), ()
+    before = {result.case_id: result.passed for result in base}
+    to_fail: list[str] = []
+    to_pass: list[str] = []
+    for result in candidate:
+        was = before.get(result.case_id)
+        if was is True and not result.passed:
+            to_fail.append(result.case_id)
+        elif was is False and result.passed:
+            to_pass.append(result.case_id)
+    return tuple(sorted(to_fail)), tuple(sorted(to_pass))
+
+
+def _compare(
+    benchmark_id: str,
+    base: _BaseEntry,
+    run: RunSummary,
+    *,
+    min_cases: int | None,
+    overrides: Mapping[str, MetricDirection] | None,
+) -> BenchmarkDelta:
+    regressions: list[str] = []
+    improvements: list[str] = []
+    candidate_rate = run.pass_rate
+    rate_delta = round(candidate_rate - base.pass_rate, DELTA_PLACES)
+    shown = f"{format_number(base.pass_rate)} -> {format_number(candidate_rate)}"
+    too_few = min_cases is not None and (
+        run.total_cases < min_cases
+        or (base.total_cases is not None and base.total_cases < min_cases)
+    )
+    if too_few:
+        rate_outcome = DeltaOutcome.INCONCLUSIVE
+    elif rate_delta < 0:
+        rate_outcome = DeltaOutcome.REGRESSION
+        regressions.append(f"passRate {shown}")
+    elif rate_delta > 0:
+        rate_outcome = DeltaOutcome.IMPROVEMENT
+        improvements.append(f"passRate {shown}")
+    else:
+        rate_outcome = DeltaOutcome.UNCHANGED
+    metric_deltas: list[MetricDelta] = []
+    base_metrics = base.metrics or {}
+    candidate_metrics = run.metrics or {}
+    for name in sorted(base_metrics.keys() & candidate_metrics.keys()):
+        before, after = base_metrics[name], candidate_metrics[name]
+        delta = round(after - before, DELTA_PLACES)
+        way = direction(name, overrides=overrides)
+        if delta == 0:
+            outcome = DeltaOutcome.UNCHANGED
+        elif way is MetricDirection.NEUTRAL:
+            outcome = DeltaOutcome.NEUTRAL
+        elif (delta > 0) == (way is MetricDirection.HIGHER_IS_BETTER):
+            outcome = DeltaOutcome.IMPROVEMENT
+            improvements.append(
+                f"{name} {format_number(before)} -> {format_number(after)}"
+            )
+        else:
+            outcome = DeltaOutcome.REGRESSION
+            regressions.append(
+                f"{name} {format_number(before)} -> {format_number(after)}"
+            )
+        metric_deltas.append(MetricDelta(name, before, after, delta, way, outcome))
+    to_fail, to_pass = _flips(base.case_results, run.case_results)
+    return BenchmarkDelta(
+        benchmark_id=benchmark_id,
+        base_run_id=base.run_id,
+        candidate_run_id=run.run_id,
+        base_pass_rate=base.pass_rate,
+        candidate_pass_rate=candidate_rate,
+        pass_rate_delta=rate_delta,
+        pass_rate_outcome=rate_outcome,
+        metric_deltas=tuple(metric_deltas),
+        regressions=tuple(regressions),
+        improvements=tuple(improvements),
+        base_cases=base.total_cases,
+        candidate_cases=run.total_cases,
+        cases_flipped_to_fail=to_fail,
+        cases_flipped_to_pass=to_pass,
+    )
+
+
+def evaluate_gate(
+    *,
+    base: StoreContents,
+    candidate: StoreContents,
+    snapshot_id: str | None = None,
+    min_cases: int | None = None,
+    overrides: Mapping[str, MetricDirection] | None = None,
+) -> GateVerdict:
+    """Decide the gate for ``candidate`` against ``base`` (module docstring).
+
+    ``snapshot_id`` selects snapshot mode; ``min_cases`` enables
+    inconclusive benchmarks; ``overrides`` are metric directions from
+    configuration. Raises ``BaselineNotFound`` when the snapshot is in
+    neither store and ``BaselineInvalid`` when the base store's copy of it is
+    invalid.
+    """
+    snapshot: SnapshotRef | None = None
+    bases: dict[str, _BaseEntry] = {}
+    if snapshot_id is None:
+        for benchmark_id, run in latest_completed_runs(base.run_list()).items():
+            bases[benchmark_id] = _BaseEntry(
+                run.run_id,
+                run.pass_rate,
+                run.metrics,
+                run.total_cases,
+                run.case_results,
+            )
+        invalid_base: InvalidCounts | None = base.invalid_counts
+    else:
+        found, source, holder = _resolve_snapshot(snapshot_id, base, candidate)
+        snapshot = SnapshotRef(
+            found.snapshot_id, found.created_at, found.source_root_dir, source
+        )
+        runs_by_id = {
+            (stored.item.benchmark_id, stored.item.run_id): stored.item
+            for stored in holder.runs
+        }
+        for entry in sorted(found.benchmarks, key=lambda b: b.benchmark_id):
+            origin = runs_by_id.get((entry.benchmark_id, entry.run_id))
+            bases[entry.benchmark_id] = _BaseEntry(
+                entry.run_id,
+                entry.pass_rate,
+                entry.metrics,
+                entry.total_cases,
+                origin.case_results if origin is not None else None,
+            )
+        invalid_base = None
+
+    regressions = _invalid_messages("candidate", candidate.invalid_counts)
+    improvements: list[str] = []
+    latest = latest_completed_runs(candidate.run_list())
+    missing = tuple(sorted(b for b in bases if b not in latest))
+    regressions.extend(
+        f"candidate is missing latest completed benchmark run for {benchmark_id}"
+        for benchmark_id in missing
+    )
+    deltas: list[BenchmarkDelta] = []
+    inconclusive: list[str] = []
+    for benchmark_id in sorted(bases):
+        candidate_run = latest.get(benchmark_id)
+        if candidate_run is None:
+            continue
+        delta = _compare(
+            benchmark_id,
+            bases[benchmark_id],
+            candidate_run,
+            min_cases=min_cases,
+            overrides=overrides,
+        )
+        shown = (
+            f"({format_number(delta.base_pass_rate)} -> "
+            f"{format_number(delta.candidate_pass_rate)})"
+        )
+        if delta.pass_rate_outcome is DeltaOutcome.REGRESSION:
+            regressions.append(f"{benchmark_id} pass rate regressed {shown}")
+        elif delta.pass_rate_outcome is DeltaOutcome.IMPROVEMENT:
+            improvements.append(f"{benchmark_id} pass rate improved {shown}")
+        elif delta.inconclusive:
+            inconclusive.append(benchmark_id)
+        regressions.extend(
+            f"{benchmark_id} {entry}"
+            for entry in delta.regressions
+            if not entry.startswith("passRate ")
+        )
+        improvements.extend(
+            f"{benchmark_id} {entry}"
+            for entry in delta.improvements
+            if not entry.startswith("passRate ")
+        )
+        deltas.append(delta)
+    return GateVerdict(
+        passed=not regressions,
+        base_root=base.root,
+        candidate_root=candidate.root,
+        snapshot=snapshot,
+        missing_candidate_benchmarks=missing,
+        invalid_base=invalid_base,
+        invalid_candidate=candidate.invalid_counts,
+        regressions=tuple(regressions),
+        improvements=tuple(improvements),
+        inconclusive=tuple(inconclusive),
+        deltas=tuple(deltas),
+        min_cases=min_cases,
+    )
+
+
+def _delta_to_json(delta: BenchmarkDelta) -> dict[str, Any]:
+    return {
+        "benchmarkId": delta.benchmark_id,
+        "baseRunId": delta.base_run_id,
+        "candidateRunId": delta.candidate_run_id,
+        "basePassRate": delta.base_pass_rate,
+        "candidatePassRate": delta.candidate_pass_rate,
+        "passRateDelta": delta.pass_rate_delta,
+        "passRateOutcome": delta.pass_rate_outcome.value,
+        "metricDeltas": {metric.name: metric.delta for metric in delta.metric_deltas},
+        "metricOutcomes": {
+            metric.name: metric.outcome.value for metric in delta.metric_deltas
+        },
+        "regressions": list(delta.regressions),
+        "improvements": list(delta.improvements),
+        "inconclusive": delta.inconclusive,
+        "baseCases": delta.base_cases,
+        "candidateCases": delta.candidate_cases,
+        "casesFlippedToFail": list(delta.cases_flipped_to_fail),
+        "casesFlippedToPass": list(delta.cases_flipped_to_pass),
+    }
+
+
+def verdict_to_json(verdict: GateVerdict) -> dict[str, Any]:
+    """The machine-readable report (camelCase; key order is fixed)."""
+    snapshot = verdict.snapshot
+    return {
+        "passed": verdict.passed,
+        "mode": "stores" if snapshot is None else "snapshot",
+        "baseRootDir": verdict.base_root,
+        "candidateRootDir": verdict.candidate_root,
+        "baselineSnapshotId": snapshot.snapshot_id if snapshot else None,
+        "baselineCreatedAt": snapshot.created_at if snapshot else None,
+        "baselineSourceRootDir": snapshot.source_root_dir if snapshot else None,
+        "baselineResolvedFrom": snapshot.resolved_from.value if snapshot else None,
+        "comparedBenchmarks": verdict.compared_benchmarks,
+        "missingCandidateBenchmarks": list(verdict.missing_candidate_benchmarks),
+        "invalidArtifacts": {
+            "base": verdict.invalid_base.to_wire() if verdict.invalid_base else None,
+            "candidate": verdict.invalid_candidate.to_wire(),
+        },
+        "regressions": list(verdict.regressions),
+        "improvements": list(verdict.improvements),
+        "minCases": verdict.min_cases,
+        "inconclusiveBenchmarks": list(verdict.inconclusive),
+        "deltas": [_delta_to_json(delta) for delta in verdict.deltas],
+    }
+
+
+def _counts_line(label: str, counts: InvalidCounts) -> str:
+    return (
+        f"- Invalid {label} artifacts: benchmarks={counts.benchmarks}, "
+        f"runs={counts.runs}, shadows={counts.shadows}, baselines={counts.baselines}"
+    )
+
+
+def _bullets(lines: list[str], items: list[str]) -> None:
+    if items:
+        lines.extend(f"- {item}" for item in items)
+    else:
+        lines.append("- none")
+
+
+def verdict_to_markdown(verdict: GateVerdict) -> str:
+    """The report for a PR comment; ends with a newline."""
+    lines = [
+        "# Eval Baseline Delta Report",
+        "",
+        f"- Passed: {'yes' if verdict.passed else 'no'}",
+    ]
+    snapshot = verdict.snapshot
+    if snapshot is not None:
+        lines += [
+            f"- Baseline snapshot: {snapshot.snapshot_id} "
+            f"(resolved from {snapshot.resolved_from.value})",
+            f"- Baseline created: {snapshot.created_at}",
+            f"- Baseline source root: {snapshot.source_root_dir}",
+        ]
+    else:
+        lines.append("- Baseline: latest completed runs of the base store")
+    lines += [
+        f"- Base root: {verdict.base_root}",
+        f"- Candidate root: {verdict.candidate_root}",
+        f"- Benchmarks compared: {verdict.compared_benchmarks}",
+    ]
+    if verdict.missing_candidate_benchmarks:
+        missing = ", ".join(verdict.missing_candidate_benchmarks)
+        lines.append(f"- Missing candidate benchmarks: {missing}")
+    lines.append(_counts_line("candidate", verdict.invalid_candidate))
+    if verdict.invalid_base is not None:
+        lines.append(_counts_line("base", verdict.invalid_base))
+    if verdict.min_cases is not None:
+        lines.append(f"- Minimum cases: {verdict.min_cases}")
+    lines += ["", "## Regressions"]
+    _bullets(lines, list(verdict.regressions))
+    lines += ["", "## Improvements"]
+    _bullets(lines, list(verdict.improvements))
+    if verdict.min_cases is not None:
+        lines += ["", "## Inconclusive"]
+        _bullets(
+            lines,
+            [
+                f"{d.benchmark_id}: fewer than {verdict.min_cases} cases "
+                f"(base {d.base_cases if d.base_cases is not None else 'unknown'}, "
+                f"candidate {d.candidate_cases})"
+                for d in verdict.deltas
+                if d.inconclusive
+            ],
+        )
+    flips = verdict.flipped_cases
+    if flips:
+        lines += ["", "## Flipped Cases"]
+        _bullets(
+            lines,
+            [
+                f"{flip.benchmark_id} {flip.case_id}: "
+                f"{'fail -> pass' if flip.to_passed else 'pass -> fail'}"
+                for flip in flips
+            ],
+        )
+    lines += ["", "## Benchmark Deltas"]
+    entries: list[str] = []
+    for delta in verdict.deltas:
+        entry = (
+            f"{delta.benchmark_id}: passRate {format_number(delta.base_pass_rate)} -> "
+            f"{format_number(delta.candidate_pass_rate)} "
+            f"(delta {format_number(delta.pass_rate_delta)})"
+        )
+        for metric in delta.metric_deltas:
+            entry += (
+                f"\n  - {metric.name} {format_number(metric.base)} -> "
+                f"{format_number(metric.candidate)} "
+                f"(delta {format_number(metric.delta)})"
+            )
+        entries.append(entry)
+    _bullets(lines, entries)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,93 @@
+"""Which way is better for each metric: the metric registry (issue 7).
+
+Decides the direction of a metric name, in this order:
+
+1. ``overrides`` (configuration passed in by the caller), by exact name;
+2. the registered metrics below, by exact name;
+3. name rules: ``trustViolationRate`` and every ``*ViolationRate``,
+   ``hallucination_*``, ``compulsion_*``, ``repetition_*`` and ``latency_*``
+   are lower-is-better;
+4. everything else is higher-is-better.
+
+``neutral`` metrics are compared and reported but never count as a
+regression or an improvement: seed 000 says a low-stimulus suite may pass
+with ``action_rate=0`` and "CI must NOT require action_rate > 0", and counts
+that only describe a suite's size are not quality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class MetricDirection(StrEnum):
+    HIGHER_IS_BETTER = "higher_is_better"
+    LOWER_IS_BETTER = "lower_is_better"
+    NEUTRAL = "neutral"
+
+
+_HIGHER = MetricDirection.HIGHER_IS_BETTER
+_LOWER = MetricDirection.LOWER_IS_BETTER
+_NEUTRAL = MetricDirection.NEUTRAL
+
+REGISTERED: Mapping[str, MetricDirection] = {
+    # seed 002 (Engram) metrics
+    "recallPrecisionAtK": _HIGHER,
+    "actionOutcomeScore": _HIGHER,
+    "objectiveStateCoverage": _HIGHER,
+    "causalPathRecall": _HIGHER,
+    "trustViolationRate": _LOWER,
+    "creationRecoveryScore": _HIGHER,
+    # seed 000 eval-harness metrics (evals.core.metrics.metrics_to_wire)
+    "action_rate": _NEUTRAL,
+    "action_count": _NEUTRAL,
+    "goals_emitted": _NEUTRAL,
+    "tasks_created": _NEUTRAL,
+    "inertia_count": _NEUTRAL,
+    "grounding_pass_rate": _HIGHER,
+    "grounded_count": _NEUTRAL,
+    "hallucination_count": _LOWER,
+    "compulsion_proxy": _LOWER,
+    "compulsion_count": _LOWER,
+    "repetition_rate": _LOWER,
+    "repetition_count": _LOWER,
+    "scenarios_total": _NEUTRAL,
+    "scenarios_successful": _HIGHER,
+    "scenarios_errored": _LOWER,
+    "discouraged_count": _NEUTRAL,
+    "expected_count": _NEUTRAL,
+}
+
+_LOWER_PREFIXES = ("hallucination_", "compulsion_", "repetition_", "latency_")
+
+
+def direction(
+    name: str, *, overrides: Mapping[str, MetricDirection] | None = None
+) -> MetricDirection:
+    """The direction of metric ``name`` (see the module docstring for the order)."""
+    if overrides and name in overrides:
+        return MetricDirection(overrides[name])
+    registered = REGISTERED.get(name)
+    if registered is not None:
+        return registered
+    if name.endswith("ViolationRate") or name.startswith(_LOWER_PREFIXES):
+        return _LOWER
+    return _HIGHER
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, MetricDirection]:
+    """``["name=lower_is_better", ...]`` -> overrides; ``ValueError`` if malformed."""
+    out: dict[str, MetricDirection] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"metric direction must be NAME=DIRECTION, got {pair!r}")
+        try:
+            out[name.strip()] = MetricDirection(value.strip())
+        except ValueError:
+            choices = "|".join(d.value for d in MetricDirection)
+            raise ValueError(
+                f"metric direction for {name.strip()} must be one of {choices}"
+            ) from None
+    return out

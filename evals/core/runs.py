@@ -1,0 +1,297 @@
+"""Benchmark run summaries (seed 002): validation and "latest completed run".
+
+Decides whether a run summary is valid, reporting every problem with its JSON
+path and the seed's message (``schemaVersion must be 1``, ``status must be a
+non-empty string``, ``status must be one of running|completed|failed|partial``,
+``totalCases must be a non-negative number``, ...), and which run is the
+latest completed one of each benchmark.
+
+Beyond seed 002: unknown metric names are kept (any finite number; their
+direction comes from ``metric_registry``), and a run may carry
+``caseResults`` (``[{caseId, passed, score?, durationMs?, notes?}]``), whose
+case ids are unique and whose pass/fail counts agree with
+``passedCases``/``failedCases``.
+
+Store loading validates hundreds of thousands of runs, so valid documents
+take a fast path that checks the same rules by hand; anything it does not
+accept goes through JSON Schema and the full checks, which alone decide the
+problems reported. A property test keeps the fast path no looser than the
+schema.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from core.errors import SchemaProblem
+from core.schemas import load_validator, validate
+from evals.core.formats_types import (
+    CaseResult,
+    MessageTable,
+    RunStatus,
+    RunSummary,
+    is_safe_path_segment,
+    non_finite_problems,
+    parse_timestamp,
+    raise_if_problems,
+    translate_problems,
+)
+
+SCHEMA_NAME = "run_summary.v1.schema.json"
+
+_NON_EMPTY = "{field} must be a non-empty string"
+_COUNT = {
+    "*": "{field} must be a non-negative number",
+    "multipleOf": "{field} must be a whole number",
+}
+MESSAGES: MessageTable = {
+    "$": "eval run summary must be an object",
+    "$.schemaVersion": "schemaVersion must be 1",
+    "$.runId": _NON_EMPTY,
+    "$.benchmarkId": _NON_EMPTY,
+    "$.status": {
+        "*": _NON_EMPTY,
+        "enum": "status must be one of running|completed|failed|partial",
+    },
+    "$.startedAt": _NON_EMPTY,
+    "$.completedAt": _NON_EMPTY,
+    "$.totalCases": _COUNT,
+    "$.passedCases": _COUNT,
+    "$.failedCases": _COUNT,
+    "$.metrics": "metrics must be an object of numbers",
+    "$.metrics.*": "{field} must be a finite number",
+    "$.notes": "{field} must be a string",
+    "$.gitRef": "{field} must be a string",
+    "$.caseResults": "caseResults must be an array",
+    "$.caseResults[]": "{field} must be an object",
+    "$.caseResults[].caseId": _NON_EMPTY,
+    "$.caseResults[].passed": "{field} must be a boolean",
+    "$.caseResults[].score": "{field} must be a finite number",
+    "$.caseResults[].durationMs": "{field} must be a non-negative number",
+    "$.caseResults[].notes": "{field} must be a string",
+}
+_MAP_PREFIXES = ("$.metrics",)
+
+_KEYS = frozenset(
+    {
+        "schemaVersion",
+        "runId",
+        "benchmarkId",
+        "status",
+        "startedAt",
+        "completedAt",
+        "totalCases",
+        "passedCases",
+        "failedCases",
+        "metrics",
+        "notes",
+        "gitRef",
+        "caseResults",
+    }
+)
+_CASE_KEYS = frozenset({"caseId", "passed", "score", "durationMs", "notes"})
+_STATUSES = frozenset(status.value for status in RunStatus)
+
+
+def _fast_ok(document: Any) -> bool:
+    """True only for documents that certainly pass every rule.
+
+    Written out by hand because it runs once per stored run.
+    """
+    if type(document) is not dict or not document.keys() <= _KEYS:
+        return False
+    if "caseResults" in document:
+        return False
+    get = document.get
+    version = get("schemaVersion")
+    run_id = get("runId")
+    benchmark_id = get("benchmarkId")
+    started_at = get("startedAt")
+    total, passed, failed = get("totalCases"), get("passedCases"), get("failedCases")
+    if not (
+        type(version) is int
+        and version == 1
+        and type(run_id) is str
+        and type(benchmark_id) is str
+        and benchmark_id.strip()
+        and type(started_at) is str
+        and type(total) is int
+        and type(passed) is int
+        and type(failed) is int
+        and passed >= 0
+        and failed >= 0
+        and passed + failed <= total
+    ):
+        return False
+    try:
+        if get("status") not in _STATUSES:
+            return False
+    except TypeError:
+        return False
+    if not is_safe_path_segment(run_id) or parse_timestamp(started_at) is None:
+        return False
+    if "completedAt" in document:
+        completed_at = document["completedAt"]
+        if type(completed_at) is not str or parse_timestamp(completed_at) is None:
+            return False
+    for key in ("notes", "gitRef"):
+        if key in document and type(document[key]) is not str:
+            return False
+    if "metrics" in document:
+        metrics = document["metrics"]
+        if type(metrics) is not dict:
+            return False
+        for value in metrics.values():
+            kind = type(value)
+            if kind is not int and (
+                kind is not float or not -math.inf < value < math.inf
+            ):
+                return False
+    return True
+
+
+def run_summary_problems(document: Any) -> list[SchemaProblem]:
+    """Every problem of a run summary document, sorted by path (empty: valid)."""
+    raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
+    raw.extend(non_finite_problems(document))
+    problems = translate_problems(
+        raw,
+        messages=MESSAGES,
+        document_name="eval run summary",
+        map_prefixes=_MAP_PREFIXES,
+    )
+    if not isinstance(document, dict):
+        return problems
+    bad = {problem.path for problem in problems}
+
+    def ok(path: str) -> bool:
+        return path not in bad and path[2:] in document
+
+    if ok("$.runId") and not is_safe_path_segment(document["runId"]):
+        problems.append(
+            SchemaProblem(
+                "$.runId", "unsafe_path_segment", "runId must be a safe path segment"
+            )
+        )
+    for key in ("startedAt", "completedAt"):
+        if ok(f"$.{key}") and parse_timestamp(document[key]) is None:
+            problems.append(
+                SchemaProblem(
+                    f"$.{key}",
+                    "invalid_timestamp",
+                    f"{key} must be a valid ISO timestamp",
+                )
+            )
+    counts_ok = all(
+        ok(f"$.{key}") for key in ("totalCases", "passedCases", "failedCases")
+    )
+    if counts_ok and (
+        document["passedCases"] + document["failedCases"] > document["totalCases"]
+    ):
+        problems.append(
+            SchemaProblem(
+                "$.passedCases",
+                "count_mismatch",
+                "passedCases + failedCases must be less than or equal to totalCases",
+            )
+        )
+    if ok("$.caseResults"):
+        problems.extend(_case_result_problems(document, bad, counts_ok=counts_ok))
+    return sorted(problems, key=lambda p: (p.path, p.code, p.message))
+
+
+def _case_result_problems(
+    document: dict[str, Any], bad: set[str], *, counts_ok: bool
+) -> list[SchemaProblem]:
+    problems: list[SchemaProblem] = []
+    seen: set[str] = set()
+    passes = fails = 0
+    all_ok = True
+    for index, result in enumerate(document["caseResults"]):
+        if not isinstance(result, dict) or any(
+            path.startswith(f"$.caseResults[{index}]") for path in bad
+        ):
+            all_ok = False
+            continue
+        case_id = result["caseId"]
+        if case_id in seen:
+            problems.append(
+                SchemaProblem(
+                    f"$.caseResults[{index}].caseId",
+                    "duplicate",
+                    f"caseResults[{index}].caseId must be unique",
+                )
+            )
+        seen.add(case_id)
+        if result["passed"]:
+            passes += 1
+        else:
+            fails += 1
+    if (
+        all_ok
+        and counts_ok
+        and (passes, fails) != (document["passedCases"], document["failedCases"])
+    ):
+        problems.append(
+            SchemaProblem(
+                "$.caseResults",
+                "count_mismatch",
+                "caseResults must agree with passedCases and failedCases",
+            )
+        )
+    return problems
+
+
+def validate_run_summary(document: Any) -> RunSummary:
+    """Parse a run summary, raising ``SchemaInvalid`` with every problem.
+
+    ``validate_run_summary(x).to_wire() == x`` for every valid ``x``.
+    """
+    if not _fast_ok(document):
+        raise_if_problems(run_summary_problems(document), "eval run summary")
+    results = document.get("caseResults")
+    metrics = document.get("metrics")
+    return RunSummary(
+        run_id=document["runId"],
+        benchmark_id=document["benchmarkId"],
+        status=RunStatus(document["status"]),
+        started_at=document["startedAt"],
+        total_cases=int(document["totalCases"]),
+        passed_cases=int(document["passedCases"]),
+        failed_cases=int(document["failedCases"]),
+        completed_at=document.get("completedAt"),
+        metrics=None if metrics is None else dict(metrics),
+        notes=document.get("notes"),
+        git_ref=document.get("gitRef"),
+        case_results=None
+        if results is None
+        else tuple(
+            CaseResult(
+                case_id=result["caseId"],
+                passed=result["passed"],
+                score=result.get("score"),
+                duration_ms=result.get("durationMs"),
+                notes=result.get("notes"),
+            )
+            for result in results
+        ),
+    )
+
+
+def latest_completed_runs(runs: Iterable[RunSummary]) -> dict[str, RunSummary]:
+    """The latest completed run of each benchmark, keyed and sorted by id.
+
+    Latest = newest completedAt, else startedAt, compared as instants; a tie
+    goes to the greater runId so the answer never depends on input order.
+    """
+    latest: dict[str, tuple[Any, str, RunSummary]] = {}
+    for run in runs:
+        if run.status is not RunStatus.COMPLETED:
+            continue
+        key = (run.recency, run.run_id)
+        current = latest.get(run.benchmark_id)
+        if current is None or key > current[:2]:
+            latest[run.benchmark_id] = (key[0], key[1], run)
+    return {benchmark_id: latest[benchmark_id][2] for benchmark_id in sorted(latest)}

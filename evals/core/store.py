@@ -1,0 +1,581 @@
+"""The on-disk eval store of seed 002: layout, reading, writing and status.
+
+Layout under a root directory::
+
+    benchmarks/<benchmarkId>/manifest.json   (+ the pack's extra files)
+    runs/**/<runId>.json
+    shadow/YYYY-MM-DD/<traceId>.json          (day = recordedAt[0:10])
+    baselines/<snapshotId>.json
+
+Reading finds manifests recursively under ``benchmarks/`` and every
+``*.json`` under the other three folders. Each file is either a valid item
+(with its path) or an invalid item (its path and every problem); one bad file
+never hides the others. Symbolic links are reported as invalid, not followed,
+so a store checked out from an untrusted branch cannot point the reader at
+files outside it. Items are sorted by path, so the same tree always loads the
+same way.
+
+Writing is canonical and atomic: a document is ``to_wire()`` (fields in
+schema order, maps with sorted keys) dumped with 2-space indentation,
+non-ASCII kept, and one trailing newline, into a temporary file that then
+replaces the target. The same document always gives the same bytes, and a
+reader never sees half a file. Packs are written into a temporary folder and
+swapped in whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from core.errors import Conflict, CoreError, SchemaInvalid, SchemaProblem
+from evals.core.archive import MANIFEST_NAME, ArchiveRefusal, UnsafeArchive, member_path
+from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
+from evals.core.formats_types import (
+    BaselineSnapshot,
+    Manifest,
+    RunStatus,
+    RunSummary,
+    ShadowRecord,
+    is_safe_path_segment,
+    parse_json_document,
+    timestamp_key,
+)
+from evals.core.packs import validate_manifest
+from evals.core.runs import latest_completed_runs, validate_run_summary
+from evals.core.shadow import shadow_relative_path, validate_shadow_record
+
+__all__ = [
+    "EvalStore",
+    "HarnessFlags",
+    "InvalidCounts",
+    "InvalidItem",
+    "StoreContents",
+    "StoreKind",
+    "StoreUnreadable",
+    "StoredItem",
+    "latest_completed_runs",
+    "load_store",
+    "snapshot_from_latest",
+    "status_report",
+    "store_json_bytes",
+]
+
+# Temporary names carry this marker; readers skip them.
+TMP_MARKER = "~evalstore-tmp"
+_CHUNK = 2000
+
+
+class StoreKind(StrEnum):
+    BENCHMARKS = "benchmarks"
+    RUNS = "runs"
+    SHADOWS = "shadow"
+    BASELINES = "baselines"
+
+
+ALL_KINDS = frozenset(StoreKind)
+
+
+class StoreUnreadable(CoreError):
+    """The store root is missing, not a directory, or cannot be listed."""
+
+    code = "store_unreadable"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredItem[T]:
+    """A valid document and its path relative to the store root (POSIX)."""
+
+    path: str
+    item: T
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidItem:
+    """A file that is not a valid document, with every problem found."""
+
+    path: str
+    problems: tuple[SchemaProblem, ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"path": self.path, "problems": [p.as_dict() for p in self.problems]}
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidCounts:
+    benchmarks: int = 0
+    runs: int = 0
+    shadows: int = 0
+    baselines: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.benchmarks + self.runs + self.shadows + self.baselines
+
+    def to_wire(self) -> dict[str, int]:
+        return {
+            "benchmarks": self.benchmarks,
+            "runs": self.runs,
+            "shadows": self.shadows,
+            "baselines": self.baselines,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StoreContents:
+    """Everything read from one store root; ``kinds`` says what was read."""
+
+    root: str
+    kinds: frozenset[StoreKind]
+    manifests: tuple[StoredItem[Manifest], ...] = ()
+    runs: tuple[StoredItem[RunSummary], ...] = ()
+    shadows: tuple[StoredItem[ShadowRecord], ...] = ()
+    baselines: tuple[StoredItem[BaselineSnapshot], ...] = ()
+    invalid_manifests: tuple[InvalidItem, ...] = ()
+    invalid_runs: tuple[InvalidItem, ...] = ()
+    invalid_shadows: tuple[InvalidItem, ...] = ()
+    invalid_baselines: tuple[InvalidItem, ...] = ()
+
+    @property
+    def invalid_counts(self) -> InvalidCounts:
+        return InvalidCounts(
+            benchmarks=len(self.invalid_manifests),
+            runs=len(self.invalid_runs),
+            shadows=len(self.invalid_shadows),
+            baselines=len(self.invalid_baselines),
+        )
+
+    def run_list(self) -> list[RunSummary]:
+        return [stored.item for stored in self.runs]
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessFlags:
+    """The seed's feature flags, all off by default."""
+
+    eval_harness_enabled: bool = False
+    eval_shadow_mode_enabled: bool = False
+    baseline_snapshots_enabled: bool = False
+    delta_reporter_enabled: bool = False
+    memory_red_team_bench_enabled: bool = False
+
+
+def store_json_bytes(document: Mapping[str, Any]) -> bytes:
+    """The canonical on-disk bytes of a wire document (see module docstring)."""
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+# --- reading ------------------------------------------------------------------
+
+
+def _scan(directory: str, only_name: str | None) -> list[str]:
+    """Paths under ``directory`` (recursive): ``*.json`` or exactly ``only_name``.
+
+    Links are listed too (so that they are reported); linked folders are not
+    entered.
+    """
+    found: list[str] = []
+    stack = [directory]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if TMP_MARKER in entry.name:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif (only_name is None and entry.name.endswith(".json")) or (
+                entry.name == only_name
+            ):
+                found.append(entry.path)
+    return found
+
+
+def _validator(kind: StoreKind, memory_red_team_enabled: bool) -> Callable[[Any], Any]:
+    if kind is StoreKind.BENCHMARKS:
+        return lambda document: validate_manifest(
+            document, memory_red_team_enabled=memory_red_team_enabled
+        )
+    if kind is StoreKind.RUNS:
+        return validate_run_summary
+    if kind is StoreKind.SHADOWS:
+        return validate_shadow_record
+    return validate_baseline_snapshot
+
+
+def _read_one(path: str) -> bytes:
+    if os.path.islink(path):
+        raise SchemaInvalid(
+            "link",
+            problems=[SchemaProblem("$", "link", "store files must not be links")],
+        )
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        problem = SchemaProblem(
+            "$", "unreadable", f"cannot read file: {error.strerror}"
+        )
+        raise SchemaInvalid("unreadable", problems=[problem]) from None
+
+
+def _load_chunk(
+    job: tuple[str, StoreKind, list[str], bool],
+) -> list[tuple[str, Any, tuple[SchemaProblem, ...]]]:
+    """Validate some files of one kind: ``(relative path, item, problems)``."""
+    root, kind, paths, memory_red_team_enabled = job
+    check = _validator(kind, memory_red_team_enabled)
+    cut = len(root) + 1
+    out: list[tuple[str, Any, tuple[SchemaProblem, ...]]] = []
+    for path in paths:
+        relative = path[cut:].replace(os.sep, "/")
+        try:
+            item = check(parse_json_document(_read_one(path), what=relative))
+        except SchemaInvalid as error:
+            out.append((relative, None, error.problems))
+        else:
+            out.append((relative, item, ()))
+    return out
+
+
+def load_store(
+    root: Path | str,
+    *,
+    memory_red_team_enabled: bool = True,
+    kinds: Iterable[StoreKind] = ALL_KINDS,
+    executor: Executor | None = None,
+) -> StoreContents:
+    """Read and validate every document of the given kinds under ``root``.
+
+    Missing kind folders are empty. ``memory_red_team_enabled`` is the
+    memoryRedTeamBench flag for manifests (reading a store enables nothing,
+    so it defaults on). ``executor`` (e.g. a process pool) spreads validation
+    over workers; the result is identical with or without one. Raises
+    ``StoreUnreadable`` when ``root`` is not a readable directory.
+    """
+    root_text = os.fspath(root)
+    if not os.path.isdir(root_text):
+        raise StoreUnreadable(f"eval store directory not found: {root_text}")
+    try:
+        os.listdir(root_text)
+    except OSError as error:
+        raise StoreUnreadable(
+            f"eval store directory cannot be read: {root_text}: {error.strerror}"
+        ) from None
+    wanted = frozenset(kinds)
+    base = root_text.rstrip(os.sep) or os.sep
+    jobs: list[tuple[str, StoreKind, list[str], bool]] = []
+    for kind in StoreKind:
+        if kind not in wanted:
+            continue
+        only = MANIFEST_NAME if kind is StoreKind.BENCHMARKS else None
+        paths = sorted(_scan(os.path.join(base, kind.value), only))
+        for start in range(0, len(paths), _CHUNK):
+            jobs.append(
+                (base, kind, paths[start : start + _CHUNK], memory_red_team_enabled)
+            )
+    if executor is None or len(jobs) < 2:
+        results = [_load_chunk(job) for job in jobs]
+    else:
+        results = list(executor.map(_load_chunk, jobs))
+    valid: dict[StoreKind, list[StoredItem[Any]]] = {kind: [] for kind in StoreKind}
+    invalid: dict[StoreKind, list[InvalidItem]] = {kind: [] for kind in StoreKind}
+    for job, result in zip(jobs, results, strict=True):
+        kind = job[1]
+        for relative, item, problems in result:
+            if item is None:
+                invalid[kind].append(InvalidItem(relative, problems))
+            else:
+                valid[kind].append(StoredItem(relative, item))
+    return StoreContents(
+        root=root_text,
+        kinds=wanted,
+        manifests=tuple(valid[StoreKind.BENCHMARKS]),
+        runs=tuple(valid[StoreKind.RUNS]),
+        shadows=tuple(valid[StoreKind.SHADOWS]),
+        baselines=tuple(valid[StoreKind.BASELINES]),
+        invalid_manifests=tuple(invalid[StoreKind.BENCHMARKS]),
+        invalid_runs=tuple(invalid[StoreKind.RUNS]),
+        invalid_shadows=tuple(invalid[StoreKind.SHADOWS]),
+        invalid_baselines=tuple(invalid[StoreKind.BASELINES]),
+    )
+
+
+# --- writing ------------------------------------------------------------------
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}", suffix=TMP_MARKER
+    )
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True, slots=True)
+class PackWrite:
+    """Where a pack went and whether it replaced one."""
+
+    path: Path
+    overwritten: bool
+
+
+class EvalStore:
+    """One eval store root: where each document lives, and canonical writes.
+
+    Every write validates the document's wire form first (nothing invalid is
+    ever written) and returns the file or folder it wrote.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def pack_dir(self, benchmark_id: str) -> Path:
+        return (
+            self.root
+            / StoreKind.BENCHMARKS.value
+            / _segment(benchmark_id, "benchmarkId")
+        )
+
+    def run_path(self, run_id: str) -> Path:
+        return self.root / StoreKind.RUNS.value / f"{_segment(run_id, 'runId')}.json"
+
+    def shadow_path(self, record: ShadowRecord) -> Path:
+        _segment(record.trace_id, "traceId")
+        return self.root / shadow_relative_path(record)
+
+    def baseline_path(self, snapshot_id: str) -> Path:
+        name = _segment(snapshot_id, "snapshotId")
+        return self.root / StoreKind.BASELINES.value / f"{name}.json"
+
+    def write_run(self, run: RunSummary) -> Path:
+        """Write (or replace) ``runs/<runId>.json``."""
+        document = run.to_wire()
+        validate_run_summary(document)
+        target = self.run_path(run.run_id)
+        _write_atomic(target, store_json_bytes(document))
+        return target
+
+    def write_shadow(self, record: ShadowRecord) -> Path:
+        """Write (or replace) ``shadow/<day>/<traceId>.json``."""
+        document = record.to_wire()
+        validate_shadow_record(document)
+        target = self.shadow_path(record)
+        _write_atomic(target, store_json_bytes(document))
+        return target
+
+    def write_baseline(self, snapshot: BaselineSnapshot) -> Path:
+        """Write (or replace) ``baselines/<snapshotId>.json``."""
+        document = snapshot.to_wire()
+        validate_baseline_snapshot(document)
+        target = self.baseline_path(snapshot.snapshot_id)
+        _write_atomic(target, store_json_bytes(document))
+        return target
+
+    def write_pack(
+        self,
+        manifest: Manifest,
+        extra_files: Mapping[str, bytes] | None = None,
+        *,
+        force: bool = False,
+    ) -> PackWrite:
+        """Write ``benchmarks/<benchmarkId>/`` with its manifest and extra files.
+
+        An existing pack is replaced only with ``force`` (else ``Conflict``);
+        the new folder is complete before it takes the old one's place. Extra
+        file paths are checked like archive members (``UnsafeArchive``).
+        """
+        target = self.pack_dir(manifest.benchmark_id)
+        files: dict[str, bytes] = {}
+        for name, content in (extra_files or {}).items():
+            path = member_path(name, filename="pack")
+            if path is None or path == MANIFEST_NAME:
+                raise UnsafeArchive(
+                    ArchiveRefusal.DUPLICATE_MEMBER,
+                    f"pack: extra file {name!r} would replace the manifest",
+                    member=name,
+                )
+            files[path] = content
+        files[MANIFEST_NAME] = store_json_bytes(manifest.to_wire())
+        exists = target.exists() or target.is_symlink()
+        if exists and not force:
+            raise Conflict(
+                f"benchmark pack already exists at {target}; "
+                "rerun with --force to replace it"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(
+            tempfile.mkdtemp(
+                dir=target.parent, prefix=f".{target.name}", suffix=TMP_MARKER
+            )
+        )
+        try:
+            for path, content in sorted(files.items()):
+                destination = staging.joinpath(*path.split("/"))
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(content)
+            retired: Path | None = None
+            if exists:
+                retired = target.with_name(f".{target.name}.old{TMP_MARKER}")
+                if retired.exists():
+                    shutil.rmtree(retired)
+                target.rename(retired)
+            staging.rename(target)
+            if retired is not None:
+                shutil.rmtree(retired, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return PackWrite(path=target, overwritten=exists)
+
+    def load(self, *, memory_red_team_enabled: bool = True) -> StoreContents:
+        return load_store(self.root, memory_red_team_enabled=memory_red_team_enabled)
+
+
+def _segment(value: str, field: str) -> str:
+    if not isinstance(value, str) or not is_safe_path_segment(value):
+        problem = SchemaProblem(
+            f"$.{field}", "unsafe_path_segment", f"{field} must be a safe path segment"
+        )
+        raise SchemaInvalid(f"{field} must be a safe path segment", problems=[problem])
+    return value
+
+
+# --- status and snapshots -----------------------------------------------------
+
+
+def _latest[T](items: Iterable[T], key: Callable[[T], Any]) -> T | None:
+    best: T | None = None
+    best_key: Any = None
+    for item in items:
+        item_key = key(item)
+        if best is None or item_key > best_key:
+            best, best_key = item, item_key
+    return best
+
+
+def status_report(contents: StoreContents, flags: HarnessFlags) -> dict[str, Any]:
+    """The ``benchmark_status`` report of one store, camelCase, JSON-ready.
+
+    Latest run: newest completedAt else startedAt (any status); latest shadow:
+    newest recordedAt; latest baseline: newest createdAt; ties go to the
+    greater id. Lists of tags, attack classes, etc. are sorted and unique.
+    """
+    manifests = [stored.item for stored in contents.manifests]
+    red_team = [manifest for manifest in manifests if manifest.is_red_team]
+    runs = contents.run_list()
+    shadows = [stored.item for stored in contents.shadows]
+    baselines = [stored.item for stored in contents.baselines]
+    latest_run = _latest(runs, lambda run: (run.recency, run.run_id))
+    latest_shadow = _latest(
+        shadows, lambda record: (timestamp_key(record.recorded_at), record.trace_id)
+    )
+    latest_baseline = _latest(
+        baselines,
+        lambda snapshot: (timestamp_key(snapshot.created_at), snapshot.snapshot_id),
+    )
+    by_status = {status: 0 for status in RunStatus}
+    for run in runs:
+        by_status[run.status] += 1
+    return {
+        "enabled": flags.eval_harness_enabled,
+        "shadowModeEnabled": flags.eval_shadow_mode_enabled,
+        "memoryRedTeamBenchEnabled": flags.memory_red_team_bench_enabled,
+        "deltaReporterEnabled": flags.delta_reporter_enabled,
+        "rootDir": contents.root,
+        "benchmarks": {
+            "total": len(manifests) + len(contents.invalid_manifests),
+            "valid": len(manifests),
+            "invalid": len(contents.invalid_manifests),
+            "redTeam": len(red_team),
+            "totalCases": sum(len(manifest.cases) for manifest in manifests),
+            "attackClasses": sorted(
+                {m.attack_class for m in red_team if m.attack_class}
+            ),
+            "targetSurfaces": sorted(
+                {m.target_surface for m in red_team if m.target_surface}
+            ),
+            "tags": sorted({tag for m in manifests for tag in m.tags or ()}),
+            "sourceLinks": sorted(
+                {link for m in manifests for link in m.source_links or ()}
+            ),
+        },
+        "runs": {
+            "total": len(runs) + len(contents.invalid_runs),
+            "invalid": len(contents.invalid_runs),
+            **{status.value: by_status[status] for status in RunStatus},
+            "latestRunId": latest_run.run_id if latest_run else None,
+            "latestBenchmarkId": latest_run.benchmark_id if latest_run else None,
+            "latestCompletedAt": latest_run.completed_at if latest_run else None,
+        },
+        "shadows": {
+            "total": len(shadows) + len(contents.invalid_shadows),
+            "invalid": len(contents.invalid_shadows),
+            "latestTraceId": latest_shadow.trace_id if latest_shadow else None,
+            "latestRecordedAt": latest_shadow.recorded_at if latest_shadow else None,
+            "latestSessionKey": latest_shadow.session_key if latest_shadow else None,
+        },
+        "baselines": {
+            "enabled": flags.baseline_snapshots_enabled,
+            "total": len(baselines) + len(contents.invalid_baselines),
+            "invalid": len(contents.invalid_baselines),
+            "latestSnapshotId": latest_baseline.snapshot_id
+            if latest_baseline
+            else None,
+            "latestCreatedAt": latest_baseline.created_at if latest_baseline else None,
+            "latestBenchmarkCount": (
+                latest_baseline.benchmark_count if latest_baseline else None
+            ),
+        },
+        "latestRun": latest_run.to_wire() if latest_run else None,
+        "latestShadow": latest_shadow.to_wire() if latest_shadow else None,
+        "latestBaseline": latest_baseline.to_wire() if latest_baseline else None,
+        "invalidBenchmarks": [item.to_wire() for item in contents.invalid_manifests],
+        "invalidRuns": [item.to_wire() for item in contents.invalid_runs],
+        "invalidShadows": [item.to_wire() for item in contents.invalid_shadows],
+        "invalidBaselines": [item.to_wire() for item in contents.invalid_baselines],
+    }
+
+
+def snapshot_from_latest(
+    contents: StoreContents,
+    *,
+    snapshot_id: str,
+    created_at: str,
+    source_root_dir: str | None = None,
+    notes: str | None = None,
+    git_ref: str | None = None,
+) -> BaselineSnapshot:
+    """A baseline snapshot of the store's latest completed run per benchmark.
+
+    ``source_root_dir`` defaults to the store root as it was given. Raises
+    ``SchemaInvalid`` for an unsafe ``snapshot_id`` or a bad ``created_at``.
+    """
+    return snapshot_from_runs(
+        contents.run_list(),
+        snapshot_id=snapshot_id,
+        created_at=created_at,
+        source_root_dir=source_root_dir
+        if source_root_dir is not None
+        else contents.root,
+        notes=notes,
+        git_ref=git_ref,
+    )

@@ -1,0 +1,156 @@
+"""``python -m evals.gate``: the CI gate over two eval-store directories.
+
+Runs with no database and no Django settings, so any CI job can use it::
+
+    python -m evals.gate --base DIR --candidate DIR [--snapshot-id ID]
+        [--json OUT] [--markdown OUT] [--min-cases N]
+        [--metric-direction NAME=higher_is_better|lower_is_better|neutral]
+        [--workers N]
+
+Without ``--snapshot-id`` the base store's latest completed runs are the
+baseline; with it, the named stored snapshot (from the base store, else
+bootstrapped from the candidate's). The markdown report goes to stdout (and
+to ``--markdown OUT``), the JSON report to ``--json OUT``.
+
+Exit codes: 0 the gate passed, 1 a regression, 2 unusable input (a missing
+or unreadable directory, a snapshot in neither store, a report that cannot
+be written, bad arguments), with the reason on stderr.
+
+Imports only ``evals.core``, the standard library and ``logging``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+
+from core.errors import CoreError
+from evals.core.gate import evaluate_gate, verdict_to_json, verdict_to_markdown
+from evals.core.metric_registry import parse_overrides
+from evals.core.store import ALL_KINDS, StoreKind, load_store
+
+logger = logging.getLogger(__name__)
+
+EXIT_PASSED = 0
+EXIT_REGRESSION = 1
+EXIT_UNUSABLE = 2
+# Below this many files a process pool costs more than it saves.
+_PARALLEL_MIN_WORKERS = 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m evals.gate",
+        description="Compare a candidate eval store against a baseline and gate on "
+        "regressions (exit 0 pass, 1 regression, 2 unusable input).",
+    )
+    parser.add_argument("--base", required=True, type=Path, help="base eval store dir")
+    parser.add_argument(
+        "--candidate", required=True, type=Path, help="candidate eval store dir"
+    )
+    parser.add_argument(
+        "--snapshot-id",
+        help="compare against this stored baseline snapshot (e.g. required-main)",
+    )
+    parser.add_argument("--json", type=Path, help="write the JSON report here")
+    parser.add_argument("--markdown", type=Path, help="write the markdown report here")
+    parser.add_argument(
+        "--min-cases",
+        type=_positive_int,
+        help="benchmarks with fewer cases are inconclusive on pass rate",
+    )
+    parser.add_argument(
+        "--metric-direction",
+        action="append",
+        default=[],
+        metavar="NAME=DIRECTION",
+        help="override a metric's direction (repeatable)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=min(os.cpu_count() or 1, 8),
+        help="processes used to read the stores (default: CPUs, at most 8)",
+    )
+    return parser
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _run(args: argparse.Namespace, executor: Executor | None) -> int:
+    overrides = parse_overrides(args.metric_direction)
+    # Snapshot mode needs the base store's baselines, and its runs only to
+    # find case results for flipped cases.
+    base_kinds = (
+        ALL_KINDS
+        if args.snapshot_id is None
+        else frozenset({StoreKind.BASELINES, StoreKind.RUNS})
+    )
+    base = load_store(args.base, kinds=base_kinds, executor=executor)
+    candidate = load_store(args.candidate, executor=executor)
+    verdict = evaluate_gate(
+        base=base,
+        candidate=candidate,
+        snapshot_id=args.snapshot_id,
+        min_cases=args.min_cases,
+        overrides=overrides,
+    )
+    markdown = verdict_to_markdown(verdict)
+    if args.json is not None:
+        _write(args.json, json.dumps(verdict_to_json(verdict), indent=2) + "\n")
+    if args.markdown is not None:
+        _write(args.markdown, markdown)
+    sys.stdout.write(markdown)
+    logger.info(
+        "[Eval] ci_gate passed=%s compared=%d regressions=%d improvements=%d "
+        "missing=%d",
+        str(verdict.passed).lower(),
+        verdict.compared_benchmarks,
+        len(verdict.regressions),
+        len(verdict.improvements),
+        len(verdict.missing_candidate_benchmarks),
+        extra={
+            "passed": verdict.passed,
+            "compared": verdict.compared_benchmarks,
+            "regressions": len(verdict.regressions),
+        },
+    )
+    return EXIT_PASSED if verdict.passed else EXIT_REGRESSION
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the gate, return the exit code (see module docstring)."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.workers >= _PARALLEL_MIN_WORKERS:
+            with ProcessPoolExecutor(max_workers=args.workers) as executor:
+                return _run(args, executor)
+        return _run(args, None)
+    except (CoreError, ValueError, OSError) as error:
+        message = error.message if isinstance(error, CoreError) else str(error)
+        sys.stderr.write(f"evals.gate: error: {message}\n")
+        return EXIT_UNUSABLE
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    sys.exit(main())

@@ -1,0 +1,248 @@
+"""Shadow recall records: every rule and message, raw text refused, fast path."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.errors import SchemaInvalid
+from evals.core import shadow
+from evals.core.formats_types import RecallMode, RecallSource
+from evals.core.shadow import (
+    shadow_record_problems,
+    shadow_relative_path,
+    validate_shadow_record,
+)
+
+SEED_SHADOW: dict[str, Any] = {
+    "schemaVersion": 1,
+    "traceId": "3f3ec9f5b356c1f2",
+    "recordedAt": "2026-03-06T10:03:00.000Z",
+    "sessionKey": "agent:main",
+    "promptHash": "abc123",
+    "promptLength": 42,
+    "retrievalQueryHash": "def456",
+    "retrievalQueryLength": 42,
+    "recallMode": "full",
+    "recallResultLimit": 4,
+    "source": "hot_qmd",
+    "recalledMemoryCount": 2,
+    "injected": True,
+    "contextChars": 240,
+    "memoryIds": ["mem-1", "mem-2"],
+    "durationMs": 22,
+}
+NUMBER_FIELDS = [
+    "promptLength",
+    "retrievalQueryLength",
+    "recallResultLimit",
+    "recalledMemoryCount",
+    "contextChars",
+    "durationMs",
+]
+STRING_FIELDS = [
+    "traceId",
+    "recordedAt",
+    "sessionKey",
+    "promptHash",
+    "retrievalQueryHash",
+]
+
+
+def with_changes(**changes: Any) -> dict[str, Any]:
+    document = copy.deepcopy(SEED_SHADOW)
+    for key, value in changes.items():
+        if value is ...:
+            document.pop(key, None)
+        else:
+            document[key] = value
+    return document
+
+
+def problems_of(document: Any) -> list[tuple[str, str]]:
+    with pytest.raises(SchemaInvalid) as caught:
+        validate_shadow_record(document)
+    return [(p.path, p.message) for p in caught.value.problems]
+
+
+def test_seed_record_is_valid_and_round_trips() -> None:
+    record = validate_shadow_record(SEED_SHADOW)
+
+    assert record.recall_mode is RecallMode.FULL
+    assert record.source is RecallSource.HOT_QMD
+    assert record.memory_ids == ("mem-1", "mem-2")
+    assert record.to_wire() == SEED_SHADOW
+
+
+def test_record_lives_under_its_day() -> None:
+    record = validate_shadow_record(SEED_SHADOW)
+
+    assert shadow_relative_path(record) == "shadow/2026-03-06/3f3ec9f5b356c1f2.json"
+
+
+def test_day_is_recorded_at_prefix_even_with_an_offset() -> None:
+    record = validate_shadow_record(
+        with_changes(recordedAt="2026-03-06T23:30:00-05:00")
+    )
+
+    assert record.day == "2026-03-06"
+
+
+def test_broken_record_reports_every_missing_field() -> None:
+    assert problems_of({"schemaVersion": 1}) == sorted(
+        [(f"$.{name}", f"{name} must be a non-empty string") for name in STRING_FIELDS]
+        + [
+            (f"$.{name}", f"{name} must be a non-negative number")
+            for name in NUMBER_FIELDS
+        ]
+        + [
+            ("$.injected", "injected must be a boolean"),
+            ("$.memoryIds", "memoryIds must be an array of non-empty strings"),
+            ("$.recallMode", "recallMode must be a non-empty string"),
+            ("$.source", "source must be a non-empty string"),
+        ]
+    )
+
+
+@pytest.mark.parametrize("field", ["prompt", "promptText", "memoryContent", "context"])
+def test_raw_text_fields_are_refused(field: str) -> None:
+    assert problems_of(with_changes(**{field: "the raw prompt"})) == [
+        (f"$.{field}", f"unknown property: {field}")
+    ]
+
+
+@pytest.mark.parametrize("mode", ["no_recall", "minimal", "full", "graph_mode"])
+def test_all_recall_modes_are_accepted(mode: str) -> None:
+    assert validate_shadow_record(with_changes(recallMode=mode)).recall_mode == mode
+
+
+def test_recall_mode_must_be_one_of_four() -> None:
+    assert problems_of(with_changes(recallMode="maximal")) == [
+        ("$.recallMode", "recallMode must be one of no_recall|minimal|full|graph_mode")
+    ]
+
+
+@pytest.mark.parametrize(
+    "source", ["none", "hot_qmd", "hot_embedding", "cold_fallback", "recent_scan"]
+)
+def test_all_sources_are_accepted(source: str) -> None:
+    assert validate_shadow_record(with_changes(source=source)).source == source
+
+
+def test_source_must_be_one_of_five() -> None:
+    assert problems_of(with_changes(source="warm")) == [
+        (
+            "$.source",
+            "source must be one of "
+            "none|hot_qmd|hot_embedding|cold_fallback|recent_scan",
+        )
+    ]
+
+
+@pytest.mark.parametrize("field", NUMBER_FIELDS)
+@pytest.mark.parametrize("value", [-1, -0.5, "1", None, False, math.inf, math.nan])
+def test_numbers_must_be_non_negative(field: str, value: Any) -> None:
+    assert problems_of(with_changes(**{field: value})) == [
+        (f"$.{field}", f"{field} must be a non-negative number")
+    ]
+
+
+def test_fractional_numbers_are_kept() -> None:
+    record = validate_shadow_record(with_changes(durationMs=22.75))
+
+    assert record.duration_ms == 22.75
+
+
+@pytest.mark.parametrize("value", ["true", 1, None])
+def test_injected_must_be_a_boolean(value: Any) -> None:
+    assert problems_of(with_changes(injected=value)) == [
+        ("$.injected", "injected must be a boolean")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [("mem-1", "$.memoryIds"), (["ok", ""], "$.memoryIds[1]"), ([3], "$.memoryIds[0]")],
+)
+def test_memory_ids_must_be_non_empty_strings(value: Any, path: str) -> None:
+    assert problems_of(with_changes(memoryIds=value)) == [
+        (path, "memoryIds must be an array of non-empty strings")
+    ]
+
+
+@pytest.mark.parametrize("trace_id", ["..", "a/b", "c\\d"])
+def test_trace_id_must_be_a_safe_path_segment(trace_id: str) -> None:
+    assert problems_of(with_changes(traceId=trace_id)) == [
+        ("$.traceId", "traceId must be a safe path segment")
+    ]
+
+
+def test_recorded_at_must_be_a_timestamp() -> None:
+    assert problems_of(with_changes(recordedAt="2026-03-06")) == [
+        ("$.recordedAt", "recordedAt must be a valid ISO timestamp")
+    ]
+
+
+@pytest.mark.parametrize("field", ["sessionKey", "promptHash", "retrievalQueryHash"])
+def test_hashes_and_keys_must_be_non_empty(field: str) -> None:
+    assert problems_of(with_changes(**{field: " "})) == [
+        (f"$.{field}", f"{field} must be a non-empty string")
+    ]
+
+
+def test_schema_version_must_be_1() -> None:
+    assert problems_of(with_changes(schemaVersion=2)) == [
+        ("$.schemaVersion", "schemaVersion must be 1")
+    ]
+
+
+def test_record_must_be_an_object() -> None:
+    assert problems_of([SEED_SHADOW]) == [
+        ("$", "eval shadow recall record must be an object")
+    ]
+
+
+# --- the fast path is never looser than the schema ----------------------------
+
+_json_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 50),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", " ", "x", "full", "hot_qmd", "..", "2026-03-06T10:00:00Z"]),
+)
+_json_value = st.recursive(
+    _json_scalar,
+    lambda inner: (
+        st.lists(inner, max_size=2)
+        | st.dictionaries(st.text(max_size=3), inner, max_size=2)
+    ),
+    max_leaves=4,
+)
+_keys = sorted(shadow._KEYS | {"extra"})
+
+
+@settings(max_examples=400)
+@given(
+    drops=st.lists(st.sampled_from(_keys), max_size=2),
+    sets=st.dictionaries(st.sampled_from(_keys), _json_value, max_size=3),
+)
+def test_fast_path_accepts_only_valid_documents(
+    drops: list[str], sets: dict[str, Any]
+) -> None:
+    document = copy.deepcopy(SEED_SHADOW)
+    for key in drops:
+        document.pop(key, None)
+    document.update(sets)
+
+    if shadow._fast_ok(document):
+        assert shadow_record_problems(document) == []
+
+
+def test_fast_path_takes_the_seed_example() -> None:
+    assert shadow._fast_ok(copy.deepcopy(SEED_SHADOW))
