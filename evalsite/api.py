@@ -38,7 +38,10 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if isinstance(detail, dict):
         for key, value in detail.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+                path = f"{prefix}[{key}]"
+            else:
+                path = f"{prefix}.{key}" if prefix else str(key)
             if key == "non_field_errors":
                 path = prefix or "non_field_errors"
             for k, v in _flatten(value, path).items():

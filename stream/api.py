@@ -151,8 +151,17 @@ class PerceptView(APIView):
 INJECTABLE_NEVER = ("goalKey", "extractedGoal", "novelty", "processed", "grounding")
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: numbers are not silently turned into text."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ThoughtInputSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=20000, trim_whitespace=False)
+    content = StrictCharField(max_length=20000, trim_whitespace=False)
     type = serializers.RegexField(r"^[a-z][a-z0-9_\-]{0,63}$", default="reflection")
     convertEligible = serializers.BooleanField(required=False, allow_null=True)
     metadata = serializers.DictField(required=False)
@@ -306,7 +315,7 @@ class PokeView(APIView):
         responses={
             202: inline_serializer("Poked", {"poked": serializers.BooleanField()})
         },
-        description="An explicit eval poke: the next keep-alive tick bypasses cooldown.",
+        description="An eval poke: the next keep-alive tick bypasses the cooldown.",
     )
     def post(self, request: Request) -> Response:
         keepalive_poke(agent=request.auth)

@@ -93,24 +93,27 @@ def anon_client() -> APIClient:
     return APIClient()
 
 
-def _logged_in(client: Any, user: Any) -> Any:
+def _logged_in(user: Any) -> Any:
+    from django.test import Client
+
+    client = Client()
     client.force_login(user)
     return client
 
 
 @pytest.fixture
-def owner_client(client: Any, owner: Any) -> Any:
-    return _logged_in(client, owner)
+def owner_client(owner: Any) -> Any:
+    return _logged_in(owner)
 
 
 @pytest.fixture
-def member_client(client: Any, member: Any) -> Any:
-    return _logged_in(client, member)
+def member_client(member: Any) -> Any:
+    return _logged_in(member)
 
 
 @pytest.fixture
-def stranger_client(client: Any, stranger: Any) -> Any:
-    return _logged_in(client, stranger)
+def stranger_client(stranger: Any) -> Any:
+    return _logged_in(stranger)
 
 
 @pytest.fixture

@@ -24,7 +24,11 @@ THREAT_ORDER = {
 
 
 class BypassReason(StrEnum):
-    """The only stimuli that may bypass the cooldown (KA-A5), in priority order."""
+    """The only stimuli that may bypass the cooldown (KA-A5).
+
+    When several apply, the first in this order is reported; a health drop
+    above its threshold is reported as such rather than as plain damage.
+    """
 
     THREAT_DELTA = "threat_delta"
     DAMAGE = "damage"
@@ -119,6 +123,13 @@ def bypass_reason(
     types = {d.type for d in deltas}
     if DeltaType.THREAT_DELTA in types:
         return BypassReason.THREAT_DELTA
+    for delta in deltas:
+        if (
+            delta.type is DeltaType.HEALTH_CHANGE
+            and isinstance(delta.value, (int, float))
+            and -delta.value > policy.health_drop_threshold
+        ):
+            return BypassReason.HEALTH_DROP
     if DeltaType.DAMAGE_TAKEN in types:
         return BypassReason.DAMAGE
     for delta in deltas:
@@ -128,13 +139,6 @@ def bypass_reason(
             and -delta.value > policy.hunger_drop_threshold
         ):
             return BypassReason.HUNGER_DROP
-    for delta in deltas:
-        if (
-            delta.type is DeltaType.HEALTH_CHANGE
-            and isinstance(delta.value, (int, float))
-            and -delta.value > policy.health_drop_threshold
-        ):
-            return BypassReason.HEALTH_DROP
     if DeltaType.NEW_ENTITY in types:
         return BypassReason.NOVEL_ENTITY
     if poked:

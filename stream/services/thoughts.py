@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from core.canonical import digest as canonical_digest
 from core.canonical import sha256_hex
 from stream.core.dedup import content_hash, decide_novelty
 from stream.core.frames import facts_from_wire, render_frame
@@ -58,7 +59,7 @@ class PerceptResult:
 
 def awareness_text(facts: SituationFacts) -> str:
     """A factual one-paragraph summary of a percept (no suggestions, I-1)."""
-    frame = render_frame(facts, profile=PromptProfile.MINIMAL)
+    frame = render_frame(facts, profile=PromptProfile.RICH)
     lines = [
         line.strip()
         for line in frame.text.splitlines()
@@ -84,6 +85,7 @@ def percept_record(
     source = str(metadata.get("source") or "agent")[:32]
     text = awareness_text(facts)
     digest = content_hash(text)
+    facts_digest = canonical_digest(facts_doc)
     window_start = now - timedelta(milliseconds=settings.STREAM_SALIENCY_WINDOW_MS)
     with transaction.atomic():
         latest = (
@@ -91,14 +93,14 @@ def percept_record(
             .order_by("-received_at", "-pk")
             .first()
         )
-        if latest is not None and latest.content_hash == digest:
+        if latest is not None and latest.content_hash == facts_digest:
             WorldSnapshot.objects.filter(pk=latest.pk).update(received_at=now)
             snapshot = latest
         else:
             snapshot = WorldSnapshot.objects.create(
                 agent=agent,
                 facts=facts_doc,
-                content_hash=digest,
+                content_hash=facts_digest,
                 source=source,
                 received_at=now,
             )

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
 from stream.models import Agent
-from stream.services import agent_create
+from stream.services.agents import agent_create
 
 
 class Command(BaseCommand):
