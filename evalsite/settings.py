@@ -363,6 +363,13 @@ OPENAI_API_KEY = env_secret("OPENAI_API_KEY")
 OPENAI_TIMEOUT_S = env_int("OPENAI_TIMEOUT_S", 30, minimum=1)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2, minimum=0)
 
+# Eval harness: suites are read from disk on every run; bundles land under
+# <EVALS_ARTIFACTS_DIR>/evals/<suite>/<profile>/<run-id>/; a run fans out in
+# chunks of EVALS_CHUNK_SIZE scenarios.
+EVALS_SUITES_DIR = env_path("EVALS_SUITES_DIR", BASE_DIR / "evals" / "suites")
+EVALS_ARTIFACTS_DIR = env_path("EVALS_ARTIFACTS_DIR", BASE_DIR / "artifacts")
+EVALS_CHUNK_SIZE = env_int("EVALS_CHUNK_SIZE", 25, minimum=1)
+
 # The beat schedule, in one place.
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {
