@@ -1,0 +1,456 @@
+"""The on-disk eval store: layout, canonical writes, loading, status, snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.errors import Conflict, SchemaInvalid
+from evals.core import store as store_module
+from evals.core.archive import UnsafeArchive
+from evals.core.baselines import validate_baseline_snapshot
+from evals.core.packs import validate_manifest
+from evals.core.runs import validate_run_summary
+from evals.core.shadow import validate_shadow_record
+from evals.core.store import (
+    EvalStore,
+    HarnessFlags,
+    StoreKind,
+    StoreUnreadable,
+    load_store,
+    snapshot_from_latest,
+    status_report,
+    store_json_bytes,
+)
+
+MANIFEST: dict[str, Any] = {
+    "schemaVersion": 1,
+    "benchmarkId": "ama-memory",
+    "title": "AMA-style agent memory harness",
+    "tags": ["trajectory", "objective-state"],
+    "sourceLinks": ["https://arxiv.org/abs/2602.22769"],
+    "cases": [
+        {"id": "case-1", "prompt": "Resume.", "expectedSignals": ["objective-state"]}
+    ],
+}
+RED_TEAM: dict[str, Any] = {
+    "schemaVersion": 1,
+    "benchmarkId": "poisoning",
+    "benchmarkType": "memory-red-team",
+    "title": "Corroboration attacks",
+    "attackClass": "provenance-spoofing",
+    "targetSurface": "trust-zone-promotion",
+    "cases": [{"id": "a", "prompt": "p"}, {"id": "b", "prompt": "q"}],
+}
+RUN: dict[str, Any] = {
+    "schemaVersion": 1,
+    "runId": "run-001",
+    "benchmarkId": "ama-memory",
+    "status": "completed",
+    "startedAt": "2026-03-06T10:00:00.000Z",
+    "completedAt": "2026-03-06T10:02:00.000Z",
+    "totalCases": 12,
+    "passedCases": 9,
+    "failedCases": 3,
+    "metrics": {"objectiveStateCoverage": 0.67, "actionOutcomeScore": 0.81},
+}
+SHADOW: dict[str, Any] = {
+    "schemaVersion": 1,
+    "traceId": "3f3ec9f5b356c1f2",
+    "recordedAt": "2026-03-06T10:03:00.000Z",
+    "sessionKey": "agent:main",
+    "promptHash": "abc123",
+    "promptLength": 42,
+    "retrievalQueryHash": "def456",
+    "retrievalQueryLength": 42,
+    "recallMode": "full",
+    "recallResultLimit": 4,
+    "source": "hot_qmd",
+    "recalledMemoryCount": 2,
+    "injected": True,
+    "contextChars": 240,
+    "memoryIds": ["mem-1", "mem-2"],
+    "durationMs": 22,
+}
+SNAPSHOT: dict[str, Any] = {
+    "schemaVersion": 1,
+    "snapshotId": "required-main",
+    "createdAt": "2026-03-06T12:00:00.000Z",
+    "sourceRootDir": "/srv/evals",
+    "benchmarkCount": 1,
+    "benchmarks": [{"benchmarkId": "ama-memory", "runId": "run-001", "passRate": 0.75}],
+}
+
+
+def fill(root: Path) -> EvalStore:
+    store = EvalStore(root)
+    store.write_pack(validate_manifest(MANIFEST), {"fixtures/trace.txt": b"trace"})
+    store.write_run(validate_run_summary(RUN))
+    store.write_shadow(validate_shadow_record(SHADOW))
+    store.write_baseline(validate_baseline_snapshot(SNAPSHOT))
+    return store
+
+
+def test_writes_follow_the_seed_layout(tmp_path: Path) -> None:
+    fill(tmp_path)
+
+    files = sorted(
+        p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()
+    )
+
+    assert files == [
+        "baselines/required-main.json",
+        "benchmarks/ama-memory/fixtures/trace.txt",
+        "benchmarks/ama-memory/manifest.json",
+        "runs/run-001.json",
+        "shadow/2026-03-06/3f3ec9f5b356c1f2.json",
+    ]
+
+
+def test_four_kinds_round_trip_through_write_and_load(tmp_path: Path) -> None:
+    fill(tmp_path)
+
+    contents = load_store(tmp_path)
+
+    assert [s.item.to_wire() for s in contents.manifests] == [MANIFEST]
+    assert [s.item.to_wire() for s in contents.runs] == [RUN]
+    assert [s.item.to_wire() for s in contents.shadows] == [SHADOW]
+    assert [s.item.to_wire() for s in contents.baselines] == [SNAPSHOT]
+    assert contents.invalid_counts.total == 0
+
+
+def test_writes_are_canonical_and_stable(tmp_path: Path) -> None:
+    fill(tmp_path / "one")
+    for kind in (load_store(tmp_path / "one"),):
+        second = EvalStore(tmp_path / "two")
+        second.write_pack(kind.manifests[0].item, {"fixtures/trace.txt": b"trace"})
+        second.write_run(kind.runs[0].item)
+        second.write_shadow(kind.shadows[0].item)
+        second.write_baseline(kind.baselines[0].item)
+
+    for relative in (
+        "benchmarks/ama-memory/manifest.json",
+        "runs/run-001.json",
+        "shadow/2026-03-06/3f3ec9f5b356c1f2.json",
+        "baselines/required-main.json",
+    ):
+        assert (tmp_path / "one" / relative).read_bytes() == (
+            tmp_path / "two" / relative
+        ).read_bytes()
+
+
+def test_json_format_is_two_space_indent_with_trailing_newline() -> None:
+    run = validate_run_summary(RUN)
+
+    text = store_json_bytes(run.to_wire()).decode()
+
+    assert text.endswith("}\n")
+    assert text.startswith('{\n  "schemaVersion": 1,\n  "runId": "run-001",\n')
+    # metric keys are sorted on write whatever order they came in
+    assert text.index("actionOutcomeScore") < text.index("objectiveStateCoverage")
+
+
+def test_non_ascii_is_kept_as_is(tmp_path: Path) -> None:
+    manifest = validate_manifest({**MANIFEST, "title": "Mémoire — 記憶"})
+
+    EvalStore(tmp_path).write_pack(manifest)
+
+    assert "Mémoire — 記憶" in (
+        tmp_path / "benchmarks/ama-memory/manifest.json"
+    ).read_text("utf-8")
+
+
+def test_manifests_are_found_recursively(tmp_path: Path) -> None:
+    nested = tmp_path / "benchmarks" / "suites" / "red" / "manifest.json"
+    nested.parent.mkdir(parents=True)
+    nested.write_text(json.dumps(RED_TEAM))
+
+    contents = load_store(tmp_path)
+
+    assert [(s.path, s.item.benchmark_id) for s in contents.manifests] == [
+        ("benchmarks/suites/red/manifest.json", "poisoning")
+    ]
+
+
+def test_runs_are_found_in_subfolders(tmp_path: Path) -> None:
+    path = tmp_path / "runs" / "2026" / "03" / "run-001.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(RUN))
+
+    assert [s.path for s in load_store(tmp_path).runs] == ["runs/2026/03/run-001.json"]
+
+
+def test_red_team_manifests_are_invalid_when_the_flag_is_off(tmp_path: Path) -> None:
+    path = tmp_path / "benchmarks" / "poisoning" / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(RED_TEAM))
+
+    contents = load_store(tmp_path, memory_red_team_enabled=False)
+
+    assert [
+        (i.path, [p.message for p in i.problems]) for i in contents.invalid_manifests
+    ] == [
+        (
+            "benchmarks/poisoning/manifest.json",
+            ["memory-red-team benchmark packs require memoryRedTeamBenchEnabled"],
+        )
+    ]
+
+
+def test_invalid_files_are_reported_with_path_and_every_problem(tmp_path: Path) -> None:
+    fill(tmp_path)
+    (tmp_path / "shadow" / "2026-03-06" / "broken.json").write_text(
+        '{"schemaVersion":1}'
+    )
+    (tmp_path / "runs" / "bad.json").write_text("{not json")
+    (tmp_path / "baselines" / "wrong.json").write_text(
+        json.dumps({**SNAPSHOT, "benchmarkCount": 5})
+    )
+
+    contents = load_store(tmp_path)
+
+    assert len(contents.shadows) == 1
+    [broken] = contents.invalid_shadows
+    assert broken.path == "shadow/2026-03-06/broken.json"
+    assert len(broken.problems) == 15
+    [bad] = contents.invalid_runs
+    assert (bad.path, bad.problems[0].code) == ("runs/bad.json", "invalid_json")
+    [wrong] = contents.invalid_baselines
+    assert [p.message for p in wrong.problems] == [
+        "benchmarkCount must match benchmarks.length"
+    ]
+    assert contents.invalid_counts.to_wire() == {
+        "benchmarks": 0,
+        "runs": 1,
+        "shadows": 1,
+        "baselines": 1,
+    }
+
+
+def test_links_are_reported_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps(RUN))
+    (tmp_path / "store" / "runs").mkdir(parents=True)
+    os.symlink(outside, tmp_path / "store" / "runs" / "run-001.json")
+
+    contents = load_store(tmp_path / "store")
+
+    assert contents.runs == ()
+    assert [(i.path, i.problems[0].code) for i in contents.invalid_runs] == [
+        ("runs/run-001.json", "link")
+    ]
+
+
+def test_temporary_files_are_ignored(tmp_path: Path) -> None:
+    fill(tmp_path)
+    (tmp_path / "runs" / f".run-002.json{store_module.TMP_MARKER}").write_text("{")
+
+    assert load_store(tmp_path).invalid_counts.total == 0
+
+
+def test_missing_kind_folders_are_empty(tmp_path: Path) -> None:
+    contents = load_store(tmp_path)
+
+    assert (
+        contents.manifests,
+        contents.runs,
+        contents.shadows,
+        contents.baselines,
+    ) == (
+        (),
+        (),
+        (),
+        (),
+    )
+
+
+def test_missing_root_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnreadable) as caught:
+        load_store(tmp_path / "nope")
+
+    assert (
+        caught.value.message == f"eval store directory not found: {tmp_path / 'nope'}"
+    )
+
+
+def test_a_file_as_root_is_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+
+    with pytest.raises(StoreUnreadable):
+        load_store(tmp_path / "file")
+
+
+def test_load_only_some_kinds(tmp_path: Path) -> None:
+    fill(tmp_path)
+
+    contents = load_store(tmp_path, kinds={StoreKind.BASELINES})
+
+    assert (len(contents.baselines), contents.runs, contents.manifests) == (1, (), ())
+    assert contents.kinds == frozenset({StoreKind.BASELINES})
+
+
+def test_executor_gives_the_same_contents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = EvalStore(tmp_path)
+    for index in range(7):
+        store.write_run(validate_run_summary({**RUN, "runId": f"run-{index}"}))
+    (tmp_path / "runs" / "bad.json").write_text("[]")
+    monkeypatch.setattr(store_module, "_CHUNK", 2)
+
+    sequential = load_store(tmp_path)
+    with ThreadPoolExecutor(max_workers=3) as executor:
+        parallel = load_store(tmp_path, executor=executor)
+
+    assert parallel == sequential
+    assert [s.path for s in parallel.runs] == [f"runs/run-{i}.json" for i in range(7)]
+
+
+# --- packs --------------------------------------------------------------------
+
+
+def test_existing_pack_is_replaced_only_with_force(tmp_path: Path) -> None:
+    store = fill(tmp_path)
+    renamed = validate_manifest({**MANIFEST, "title": "New title"})
+
+    with pytest.raises(Conflict) as caught:
+        store.write_pack(renamed, {})
+
+    assert caught.value.message == (
+        f"benchmark pack already exists at {tmp_path / 'benchmarks' / 'ama-memory'}; "
+        "rerun with --force to replace it"
+    )
+    assert load_store(tmp_path).manifests[0].item.title == MANIFEST["title"]
+
+
+def test_forced_pack_replaces_the_whole_folder(tmp_path: Path) -> None:
+    store = fill(tmp_path)
+    renamed = validate_manifest({**MANIFEST, "title": "New title"})
+
+    result = store.write_pack(renamed, {"other.txt": b"o"}, force=True)
+
+    assert result.overwritten
+    files = sorted(p.name for p in (tmp_path / "benchmarks").rglob("*"))
+    assert files == ["ama-memory", "manifest.json", "other.txt"]
+    assert load_store(tmp_path).manifests[0].item.title == "New title"
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "/abs.txt", "manifest.json"])
+def test_pack_extra_files_must_stay_inside(tmp_path: Path, name: str) -> None:
+    with pytest.raises(UnsafeArchive):
+        EvalStore(tmp_path).write_pack(validate_manifest(MANIFEST), {name: b"x"})
+
+    assert not (tmp_path / "benchmarks" / "ama-memory").exists()
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_unsafe_ids_are_never_turned_into_paths(tmp_path: Path) -> None:
+    with pytest.raises(SchemaInvalid):
+        EvalStore(tmp_path).run_path("../x")
+
+
+# --- status and snapshots -----------------------------------------------------
+
+
+def test_status_report_of_a_store(tmp_path: Path) -> None:
+    store = fill(tmp_path)
+    store.write_pack(validate_manifest(RED_TEAM, memory_red_team_enabled=True))
+    running = {**RUN, "runId": "run-002", "status": "running"}
+    running["startedAt"] = "2026-03-06T11:00:00Z"
+    del running["completedAt"]
+    store.write_run(validate_run_summary(running))
+    store.write_run(
+        validate_run_summary(
+            {**RUN, "runId": "run-000", "completedAt": "2026-03-05T10:00:00Z"}
+        )
+    )
+    (tmp_path / "shadow" / "2026-03-07").mkdir()
+    (tmp_path / "shadow" / "2026-03-07" / "x.json").write_text('{"schemaVersion":1}')
+    flags = HarnessFlags(eval_harness_enabled=True, baseline_snapshots_enabled=True)
+
+    report = status_report(load_store(tmp_path), flags)
+
+    assert report["benchmarks"] == {
+        "total": 2,
+        "valid": 2,
+        "invalid": 0,
+        "redTeam": 1,
+        "totalCases": 3,
+        "attackClasses": ["provenance-spoofing"],
+        "targetSurfaces": ["trust-zone-promotion"],
+        "tags": ["objective-state", "trajectory"],
+        "sourceLinks": ["https://arxiv.org/abs/2602.22769"],
+    }
+    assert report["runs"] == {
+        "total": 3,
+        "invalid": 0,
+        "running": 1,
+        "completed": 2,
+        "failed": 0,
+        "partial": 0,
+        "latestRunId": "run-002",
+        "latestBenchmarkId": "ama-memory",
+        "latestCompletedAt": None,
+    }
+    assert report["shadows"] == {
+        "total": 2,
+        "invalid": 1,
+        "latestTraceId": "3f3ec9f5b356c1f2",
+        "latestRecordedAt": "2026-03-06T10:03:00.000Z",
+        "latestSessionKey": "agent:main",
+    }
+    assert report["baselines"] == {
+        "enabled": True,
+        "total": 1,
+        "invalid": 0,
+        "latestSnapshotId": "required-main",
+        "latestCreatedAt": "2026-03-06T12:00:00.000Z",
+        "latestBenchmarkCount": 1,
+    }
+    assert (report["enabled"], report["shadowModeEnabled"]) == (True, False)
+    assert report["latestShadow"] == SHADOW
+    assert report["latestBaseline"] == SNAPSHOT
+    assert report["latestRun"]["runId"] == "run-002"
+    assert [i["path"] for i in report["invalidShadows"]] == ["shadow/2026-03-07/x.json"]
+    json.dumps(report)
+
+
+def test_status_report_of_an_empty_store(tmp_path: Path) -> None:
+    report = status_report(load_store(tmp_path), HarnessFlags())
+
+    assert report["runs"]["latestRunId"] is None
+    assert report["latestRun"] is None
+    assert report["benchmarks"]["total"] == 0
+    assert (report["enabled"], report["baselines"]["enabled"]) == (False, False)
+
+
+def test_snapshot_from_latest_uses_latest_completed_runs(tmp_path: Path) -> None:
+    store = fill(tmp_path)
+    store.write_run(
+        validate_run_summary(
+            {
+                **RUN,
+                "runId": "run-003",
+                "passedCases": 12,
+                "failedCases": 0,
+                "completedAt": "2026-03-07T10:00:00Z",
+            }
+        )
+    )
+
+    snapshot = snapshot_from_latest(
+        load_store(tmp_path), snapshot_id="nightly", created_at="2026-03-08T00:00:00Z"
+    )
+
+    assert snapshot.source_root_dir == str(tmp_path)
+    assert [(b.benchmark_id, b.run_id, b.pass_rate) for b in snapshot.benchmarks] == [
+        ("ama-memory", "run-003", 1.0)
+    ]
+    path = store.write_baseline(snapshot)
+    assert path == tmp_path / "baselines" / "nightly.json"
+    assert load_store(tmp_path).baselines[0].item == snapshot
