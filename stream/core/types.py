@@ -1,0 +1,257 @@
+"""Value types of the thinking pipeline: frame inputs, results and their enums.
+
+Everything here is an immutable value (frozen dataclasses with slots, tuples for
+collections, ``StrEnum`` for closed vocabularies), so results can be cached,
+compared and hashed, and no stage can mutate what an earlier stage produced.
+
+Optional wire fields are ``None`` when the wire document leaves them out, so
+``facts_to_wire(facts_from_wire(doc)) == doc`` holds for every valid document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class TimeOfDay(StrEnum):
+    DAWN = "dawn"
+    DAY = "day"
+    SUNSET = "sunset"
+    NIGHT = "night"
+    UNKNOWN = "unknown"
+
+
+class ThreatLevel(StrEnum):
+    NONE = "none"
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+class DeltaType(StrEnum):
+    THREAT_DELTA = "threat_delta"
+    DAMAGE_TAKEN = "damage_taken"
+    HUNGER_CHANGE = "hunger_change"
+    HEALTH_CHANGE = "health_change"
+    NEW_ENTITY = "new_entity"
+    LOST_ENTITY = "lost_entity"
+    TIME_ADVANCED = "time_advanced"
+    ITEM_GAINED = "item_gained"
+    ITEM_LOST = "item_lost"
+    OTHER = "other"
+
+
+class PromptProfile(StrEnum):
+    """Frame composition budgets; a profile never changes policies (EV-C3)."""
+
+    MINIMAL = "minimal"
+    BALANCED = "balanced"
+    RICH = "rich"
+
+
+class IntentParse(StrEnum):
+    """How an INTENT token was found; a measurement, never a feature gate."""
+
+    FINAL_LINE = "final_line"
+    INLINE_NONCOMPLIANT = "inline_noncompliant"
+
+
+class GoalFailReason(StrEnum):
+    NO_TAG = "no_tag"
+    TAG_TOO_LONG = "tag_too_long"
+    UNKNOWN_ACTION = "unknown_action"
+    NO_TARGET = "no_target"
+    EMPTY_INNER = "empty_inner"
+
+
+class GroundingCategory(StrEnum):
+    """Hallucination categories of PA-D1 (plus contradictions)."""
+
+    MISSING_ENTITY = "missing_entity"
+    MISSING_ITEM = "missing_item"
+    MISSING_LOCATION = "missing_location"
+    CONTRADICTION = "contradiction"
+
+
+# --- situation frame inputs -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    x: float
+    y: float
+    z: float
+
+
+@dataclass(frozen=True, slots=True)
+class InventoryItem:
+    item: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotState:
+    position: Position
+    health: float
+    hunger: float
+    inventory: tuple[InventoryItem, ...]
+    time_of_day: TimeOfDay
+    threat_level: ThreatLevel | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NearbyEntity:
+    kind: str
+    count: int
+    distance_min: float
+    hostile: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorldState:
+    biome: str
+    nearby_entities: tuple[NearbyEntity, ...]
+    dimension: str | None = None
+    weather: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    type: DeltaType
+    value: str | float
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodicMemory:
+    timestamp_ms: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticMemory:
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    episodic: tuple[EpisodicMemory, ...] | None = None
+    semantic: tuple[SemanticMemory, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SituationFacts:
+    """What the agent knows right now; never contains a goal (I-1)."""
+
+    bot: BotState
+    world: WorldState
+    deltas: tuple[Delta, ...] | None = None
+    memory: Memory | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedFrame:
+    """The text the model sees, with the counts the seed logs (KA-A1, EV-C3).
+
+    ``digest`` is the sha256 hex of ``text``; ``factual_only`` is always true
+    because rendering only ever writes facts.
+    """
+
+    text: str
+    profile: PromptProfile
+    fact_count: int
+    memory_count: int
+    delta_count: int
+    digest: str
+    factual_only: bool = True
+
+
+# --- model output and its evaluation ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    """An explicit goal the model emitted with a ``[GOAL: ...]`` tag.
+
+    ``action`` is canonical (one of ``CANONICAL_ACTIONS``); ``target`` holds the
+    target words, lowercased, reduced to ``[a-z_]`` and joined by one space.
+    """
+
+    action: str
+    target: str
+    target_id: str | None
+    amount: int | None
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class SanitizeResult:
+    """Sanitized thought text plus what the sanitizer extracted from it.
+
+    ``goal_fail_reason`` is ``None`` exactly when ``goal`` is set; ``goal_key``
+    is ``None`` whenever the canonical key would be empty (seed 004 §1.3).
+    ``flags`` name the stages that changed the text, in pipeline order.
+    """
+
+    text: str
+    goal: Goal | None
+    goal_fail_reason: GoalFailReason | None
+    goal_tag_count: int
+    goal_key: str | None
+    intent: str | None
+    intent_parse: IntentParse | None
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingResult:
+    """Whether a goal refers only to what the frame holds (PA-D1).
+
+    ``reason`` is ``grounded`` on a pass, ``no_goal`` when there was nothing to
+    ground, otherwise the failing ``category`` value; ``missing`` lists the
+    target terms (or the contradicted facts) that failed, in target order.
+    """
+
+    passed: bool
+    reason: str
+    category: GroundingCategory | None
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EligibilityDecision:
+    """The convertEligible decision and its reason code (PA-D2, PA-D3, KA-A8)."""
+
+    convert_eligible: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SamplerProfile:
+    name: str
+    temperature: float
+    top_p: float
+    max_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """Model output; ``latency_ms`` is ``None`` when the adapter did not time it."""
+
+    text: str
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineResult:
+    """One pass through frame -> model -> sanitize -> ground -> eligibility."""
+
+    frame: RenderedFrame
+    prompt: str
+    generation: Generation
+    sanitized: SanitizeResult
+    grounding: GroundingResult
+    eligibility: EligibilityDecision
+    routable: bool

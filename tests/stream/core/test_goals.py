@@ -1,0 +1,275 @@
+"""Goal tags (seed 004 §2.1, §1.3): vocabulary, bounded parse, goalKey."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stream.core.goals import (
+    ACTION_NORMALIZE_MAP,
+    CANONICAL_ACTIONS,
+    MAX_TAG_INNER,
+    NORMALIZE_MAP_VERSION,
+    ROUTABLE_ACTIONS,
+    canonical_goal_key,
+    extract_goal_tag,
+    goal_key_or_none,
+    normalize_action,
+)
+from stream.core.types import Goal, GoalFailReason
+
+
+def test_canonical_actions_are_exactly_the_sixteen() -> None:
+    assert sorted(CANONICAL_ACTIONS) == [
+        "build", "cancel", "check", "collect", "continue", "craft", "explore",
+        "find", "gather", "mine", "navigate", "pause", "prioritize", "repair",
+        "resume", "smelt",
+    ]  # fmt: skip
+
+
+def test_normalize_map_version_is_three() -> None:
+    assert NORMALIZE_MAP_VERSION == 3
+
+
+def test_normalize_map_is_the_documented_one() -> None:
+    expected = {
+        "mine": "dig break harvest",
+        "collect": "get obtain pickup",
+        "craft": "make create",
+        "build": "construct assemble reinforce fortify",
+        "find": "locate search look identify",
+        "navigate": "move go reach walk travel run",
+        "check": "observe assess inspect acknowledge hear listen",
+        "gather": "acquire increase farm",
+        "repair": "fix mend restore",
+        "smelt": "cook",
+        "cancel": "remove drop abort stop",
+        "prioritize": "boost promote",
+        "pause": "hold defer suspend",
+        "resume": "unpause restart",
+    }
+    flat = {s: a for a, synonyms in expected.items() for s in synonyms.split()}
+    assert flat == ACTION_NORMALIZE_MAP
+    assert set(ACTION_NORMALIZE_MAP.values()) <= CANONICAL_ACTIONS
+
+
+def test_routable_actions() -> None:
+    assert sorted(ROUTABLE_ACTIONS) == [
+        "build", "collect", "craft", "explore", "find", "gather", "mine",
+        "navigate", "repair", "smelt",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("word", "action"),
+    [("MINE", "mine"), ("dig", "mine"), ("Pickup", "collect"), ("cook", "smelt"),
+     ("unpause", "resume"), ("dance", None), ("", None)],
+)  # fmt: skip
+def test_normalize_action(word: str, action: str | None) -> None:
+    assert normalize_action(word) == action
+
+
+def test_well_formed_tag_is_extracted_and_stripped() -> None:
+    result = extract_goal_tag("I need wood. [GOAL: collect oak_log 8] Then home.")
+    assert result.goal == Goal(
+        "collect", "oak_log", None, 8, "[GOAL: collect oak_log 8]"
+    )
+    assert result.fail_reason is None
+    assert result.tag_count == 1
+    assert result.raw == "[GOAL: collect oak_log 8]"
+    assert result.text == "I need wood.  Then home."
+
+
+def test_opener_is_case_insensitive_and_synonyms_normalise() -> None:
+    result = extract_goal_tag("[goal: Dig Iron_Ore]")
+    assert result.goal is not None
+    assert (result.goal.action, result.goal.target, result.goal.amount) == (
+        "mine",
+        "iron_ore",
+        None,
+    )
+
+
+def test_id_and_amount_keys() -> None:
+    result = extract_goal_tag("[GOAL: find cow id=Cow-17 amount=2]")
+    assert result.goal == Goal(
+        "find", "cow", "cow-17", 2, "[GOAL: find cow id=Cow-17 amount=2]"
+    )
+
+
+def test_explicit_amount_wins_over_bare_number() -> None:
+    result = extract_goal_tag("[GOAL: collect oak_log 8 amount=3]")
+    assert result.goal is not None
+    assert result.goal.amount == 3
+
+
+def test_number_before_target_is_the_amount() -> None:
+    result = extract_goal_tag("[GOAL: collect 8 oak_log]")
+    assert result.goal is not None
+    assert (result.goal.target, result.goal.amount) == ("oak_log", 8)
+
+
+def test_number_right_after_bracket_is_the_amount_and_is_stripped() -> None:
+    result = extract_goal_tag("Logs. [GOAL: collect oak_log] 4 more")
+    assert result.goal == Goal(
+        "collect", "oak_log", None, 4, "[GOAL: collect oak_log] 4"
+    )
+    assert result.text == "Logs.  more"
+
+
+def test_number_after_bracket_is_not_taken_when_tag_has_amount() -> None:
+    result = extract_goal_tag("[GOAL: collect oak_log 2] 4")
+    assert result.goal is not None
+    assert result.goal.amount == 2
+    assert result.text == " 4"
+
+
+def test_number_glued_to_word_after_bracket_is_not_an_amount() -> None:
+    result = extract_goal_tag("[GOAL: collect oak_log] 4x")
+    assert result.goal is not None
+    assert result.goal.amount is None
+    assert result.text == " 4x"
+
+
+def test_tokens_are_lowercased_and_reduced() -> None:
+    result = extract_goal_tag("[GOAL: Collect OAK-LOG, now!]")
+    assert result.goal is not None
+    assert result.goal.target == "oaklog now"
+
+
+def test_missing_bracket_runs_to_end_of_line() -> None:
+    result = extract_goal_tag("Go [GOAL: navigate village\nsecond line")
+    assert result.goal == Goal(
+        "navigate", "village", None, None, "[GOAL: navigate village"
+    )
+    assert result.text == "Go \nsecond line"
+
+
+def test_missing_bracket_runs_to_end_of_text() -> None:
+    result = extract_goal_tag("[GOAL: explore cave")
+    assert result.goal is not None
+    assert result.goal.target == "cave"
+    assert result.text == ""
+
+
+def test_next_opener_ends_an_unclosed_tag() -> None:
+    result = extract_goal_tag("[GOAL: mine stone [GOAL: craft torch]")
+    assert result.goal is not None
+    assert (result.goal.action, result.goal.target) == ("mine", "stone")
+    assert result.tag_count == 2
+    assert result.text == "[GOAL: craft torch]"
+
+
+def test_first_tag_wins_and_all_are_counted() -> None:
+    text = "[GOAL: mine stone] and [goal: craft torch] and [GOAL: nonsense]"
+    result = extract_goal_tag(text)
+    assert result.goal is not None
+    assert result.goal.action == "mine"
+    assert result.tag_count == 3
+    assert result.text == " and [goal: craft torch] and [GOAL: nonsense]"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("no tag here", GoalFailReason.NO_TAG),
+        ("[brackets] but [no goal]", GoalFailReason.NO_TAG),
+        ("[GOAL: ]", GoalFailReason.EMPTY_INNER),
+        ("[GOAL:]", GoalFailReason.EMPTY_INNER),
+        ("[GOAL: dance wildly]", GoalFailReason.UNKNOWN_ACTION),
+        ("[GOAL: 42 logs]", GoalFailReason.UNKNOWN_ACTION),
+        ("[GOAL: collect]", GoalFailReason.NO_TARGET),
+        ("[GOAL: mine 5]", GoalFailReason.NO_TARGET),
+        ("[GOAL: mine id=7]", GoalFailReason.NO_TARGET),
+    ],
+)
+def test_fail_reasons_leave_text_untouched(text: str, reason: GoalFailReason) -> None:
+    result = extract_goal_tag(text)
+    assert result.goal is None
+    assert result.fail_reason == reason
+    assert result.text is text
+
+
+@pytest.mark.parametrize("action", ["cancel", "pause", "resume", "prioritize"])
+def test_task_list_actions_need_no_target(action: str) -> None:
+    result = extract_goal_tag(f"[GOAL: {action}]")
+    assert result.goal == Goal(action, "", None, None, f"[GOAL: {action}]")
+
+
+def test_failed_tag_keeps_raw() -> None:
+    result = extract_goal_tag("x [GOAL: dance] y")
+    assert result.raw == "[GOAL: dance]"
+    assert result.tag_count == 1
+
+
+def test_inner_of_exactly_the_limit_is_accepted() -> None:
+    inner = " mine " + "a" * (MAX_TAG_INNER - 6)
+    assert len(inner) == MAX_TAG_INNER
+    result = extract_goal_tag(f"[GOAL:{inner}] tail")
+    assert result.goal is not None
+    assert result.text == " tail"
+
+
+def test_inner_over_the_limit_is_tag_too_long() -> None:
+    inner = " mine " + "a" * (MAX_TAG_INNER - 5)
+    text = f"[GOAL:{inner}] tail"
+    result = extract_goal_tag(text)
+    assert result.fail_reason == GoalFailReason.TAG_TOO_LONG
+    assert result.goal is None
+    assert result.text is text
+    assert result.raw == text[: len("[GOAL:") + MAX_TAG_INNER + 1]
+
+
+def test_unclosed_tag_within_limit_at_end_of_text_is_not_too_long() -> None:
+    result = extract_goal_tag("[GOAL: mine " + "a" * 80)
+    assert result.goal is not None
+
+
+@given(st.text())
+def test_extraction_only_ever_removes_the_raw_tag(text: str) -> None:
+    result = extract_goal_tag(text)
+    if result.goal is None:
+        assert result.text is text
+    else:
+        assert result.raw is not None
+        opener = re.search(r"\[goal:", text, re.IGNORECASE | re.ASCII)
+        assert opener is not None
+        index = opener.start()
+        assert text[index : index + len(result.raw)] == result.raw
+        assert result.text == text[:index] + text[index + len(result.raw) :]
+
+
+@given(st.text(alphabet="[]GOALgoal: mine12\n", max_size=60))
+def test_tag_count_counts_openers(text: str) -> None:
+    assert extract_goal_tag(text).tag_count == text.lower().count("[goal:")
+
+
+@pytest.mark.parametrize(
+    ("action", "target", "key"),
+    [
+        ("collect", "oak_log", "collect:oak_log"),
+        ("Collect", "Oak Log", "collect:oak_log"),
+        ("navigate", "  to   the village ", "navigate:to_the_village"),
+        ("mine", "iron--ore!!", "mine:iron_ore"),
+        ("mine", "iron__ore", "mine:iron_ore"),
+        ("pause", "", ""),
+        ("", "oak_log", ""),
+        ("mine", "!!!", ""),
+    ],
+)
+def test_canonical_goal_key(action: str, target: str, key: str) -> None:
+    assert canonical_goal_key(action, target) == key
+
+
+def test_empty_goal_key_is_absent() -> None:
+    assert goal_key_or_none("pause", "") is None
+    assert goal_key_or_none("mine", "stone") == "mine:stone"
+
+
+@given(st.text(), st.text())
+def test_goal_key_is_never_the_empty_string_when_present(a: str, t: str) -> None:
+    key = goal_key_or_none(a, t)
+    assert key is None or (key and ":" in key)
