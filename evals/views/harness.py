@@ -1,12 +1,246 @@
-"""HTML pages of the scenario eval harness: suites, runs, run detail."""
+"""HTML pages of the scenario eval harness: suites, runs, run detail.
+
+Thin: every read and write goes through ``evals.services.harness``; charts
+come from ``evals.charts``. Every page needs a login; the artifact view
+serves only JSON files inside the run's bundle under the artifacts root.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import urlencode
+from django.views.decorators.http import require_http_methods
+
+from core.errors import CoreError, NotFound
+from evals import charts
+from evals.models import Run
+from evals.services.harness import (
+    ACTIVE_STATUSES,
+    DEFAULT_SAMPLER,
+    DEFAULT_SEED,
+    MODELS,
+    MODES,
+    PROFILES,
+    SAMPLER_NAMES,
+    SCRIPT_SUFFIX,
+    eval_run_create,
+    eval_run_get,
+    eval_run_list,
+    run_artifact_path,
+    run_cases,
+    suite_benchmarks,
+    suite_files,
+    suite_get,
+    suite_resolve,
+    suites_dir,
+)
+
+RUNS_PER_PAGE = 25
+RECENT_RUNS = 10
+
+
+def _run_or_404(run_id: str) -> Run:
+    try:
+        return eval_run_get(run_id=run_id)
+    except NotFound:
+        raise Http404("no such run") from None
 
 
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "evals/index.html")
+    """Suites on disk with their version history, and the latest runs."""
+    benchmarks = {b.benchmark_id: b for b in suite_benchmarks()}
+    files = suite_files()
+    on_disk = {f.suite_id for f in files}
+    return render(
+        request,
+        "evals/index.html",
+        {
+            "suites": [(f, benchmarks.get(f.suite_id)) for f in files],
+            "elsewhere": [b for k, b in sorted(benchmarks.items()) if k not in on_disk],
+            "recent_runs": list(eval_run_list()[:RECENT_RUNS]),
+            "suites_dir": suites_dir(),
+        },
+    )
+
+
+@login_required
+def suite_detail(request: HttpRequest, suite_id: str) -> HttpResponse:
+    """One suite: the file now, its versions as it changed, its runs."""
+    try:
+        benchmark = suite_get(suite_id=suite_id)
+    except NotFound:
+        raise Http404("no such suite") from None
+    runs = eval_run_list(suite=suite_id)
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    current = next((f for f in suite_files() if f.suite_id == suite_id), None)
+    versions = list(benchmark.suite_versions.all())
+    run_counts = {
+        v.suite_sha256: runs.filter(suite_sha256=v.suite_sha256).count()
+        for v in versions
+    }
+    finished = [r for r in runs.exclude(completed_at=None).order_by("started_at")]
+    return render(
+        request,
+        "evals/suite_detail.html",
+        {
+            "benchmark": benchmark,
+            "current": current,
+            "versions": [(v, run_counts.get(v.suite_sha256, 0)) for v in versions],
+            "page": page,
+            "trend_figure": charts.suite_trend_figure(finished) if finished else None,
+        },
+    )
+
+
+@login_required
+def run_list(request: HttpRequest) -> HttpResponse:
+    """All harness runs, filtered by suite, status and verdict, paginated."""
+    suite = request.GET.get("suite") or ""
+    status = request.GET.get("status") or ""
+    verdict = request.GET.get("verdict") or ""
+    if status not in Run.Status.values:
+        status = ""
+    if verdict not in ("pass", "fail"):
+        verdict = ""
+    runs = eval_run_list(
+        suite=suite or None, status=status or None, verdict=verdict or None
+    )
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    query = urlencode(
+        [
+            (k, v)
+            for k, v in (("suite", suite), ("status", status), ("verdict", verdict))
+            if v
+        ]
+    )
+    return render(
+        request,
+        "evals/run_list.html",
+        {
+            "page": page,
+            "runs": page.object_list,
+            "suite": suite,
+            "status": status,
+            "verdict": verdict,
+            "query": query,
+            "suite_ids": [b.benchmark_id for b in suite_benchmarks()],
+            "statuses": Run.Status.values,
+        },
+    )
+
+
+@login_required
+def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
+    """Metrics, verdict and every scenario of a run; polls while it runs."""
+    run = _run_or_404(run_id)
+    return render(
+        request,
+        "evals/run_detail.html",
+        {
+            "run": run,
+            "cases": run_cases(run),
+            "is_active": run.status in ACTIVE_STATUSES,
+            "metric_rows": _metric_rows(run.metrics),
+            "has_summary_file": _has_artifact(run, "summary.json"),
+        },
+    )
+
+
+@login_required
+def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResponse:
+    """One scenario of a run: the artifact in full."""
+    run = _run_or_404(run_id)
+    case = run.case_results.filter(case_id=case_id).first()
+    if case is None:
+        raise Http404("no such scenario in this run")
+    return render(
+        request,
+        "evals/scenario_detail.html",
+        {"run": run, "case": case, "artifact": case.details},
+    )
+
+
+@login_required
+def run_artifact(request: HttpRequest, run_id: str, name: str) -> FileResponse:
+    """A JSON file of the run's bundle; nothing outside it is ever served."""
+    run = _run_or_404(run_id)
+    try:
+        path = run_artifact_path(run, name)
+    except NotFound:
+        raise Http404("no such artifact") from None
+    return FileResponse(path.open("rb"), content_type="application/json")
+
+
+class RunNewForm(forms.Form):
+    suite = forms.ChoiceField()
+    profile = forms.ChoiceField(choices=[(p, p) for p in PROFILES], initial="balanced")
+    mode = forms.ChoiceField(choices=[(m, m) for m in MODES], initial="thought_only")
+    model = forms.ChoiceField(choices=[(m, m) for m in MODELS], initial="scripted")
+    script = forms.ChoiceField(
+        required=False,
+        help_text="scripted model only; default: <suite>.script.jsonl",
+    )
+    sampler = forms.ChoiceField(
+        choices=[(s, s) for s in SAMPLER_NAMES], initial=DEFAULT_SAMPLER
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=DEFAULT_SEED)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        files = [f for f in suite_files() if f.is_valid]
+        self.fields["suite"].choices = [  # type: ignore[attr-defined]
+            (f.name, f"{f.suite_id} ({f.line_count} scenarios)") for f in files
+        ]
+        scripts = sorted(p.name for p in suites_dir().glob(f"*{SCRIPT_SUFFIX}"))
+        self.fields["script"].choices = [("", "default")] + [  # type: ignore[attr-defined]
+            (s, s) for s in scripts
+        ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def run_new(request: HttpRequest) -> HttpResponse:
+    """The "New run" form: POST starts a run and redirects to its page."""
+    form = RunNewForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = eval_run_create(
+                suite_path=suite_resolve(data["suite"]),
+                profile=data["profile"],
+                mode=data["mode"],
+                model=data["model"],
+                script_path=suite_resolve(data["script"], field="script")
+                if data["script"]
+                else None,
+                sampler=data["sampler"],
+                seed=data["seed"],
+                user=request.user,
+                started_via="web",
+            )
+        except CoreError as exc:
+            # A form shows what went wrong next to it instead of an error page.
+            form.add_error(None, exc.message)
+        else:
+            return redirect(run.get_absolute_url())
+    status = 400 if request.method == "POST" else 200
+    return render(request, "evals/run_new.html", {"form": form}, status=status)
+
+
+def _metric_rows(metrics: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(name, metrics[name]) for name in sorted(metrics)]
+
+
+def _has_artifact(run: Run, name: str) -> bool:
+    try:
+        run_artifact_path(run, name)
+    except NotFound:
+        return False
+    return True

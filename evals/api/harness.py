@@ -1,0 +1,236 @@
+"""REST API of the scenario eval harness: start runs, read runs and suites.
+
+Thin: serializers validate the shape, ``evals.services.harness`` decides.
+Session or agent-key authentication (the project defaults); anonymous
+callers get 401/403 from DRF. Output keys are camelCase like seed 002's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from evals.models import Run
+from evals.services.harness import (
+    DEFAULT_SAMPLER,
+    DEFAULT_SEED,
+    MODELS,
+    MODES,
+    PROFILES,
+    SAMPLER_NAMES,
+    SuiteFile,
+    eval_run_create,
+    eval_run_get,
+    eval_run_list,
+    suite_benchmarks,
+    suite_files,
+    suite_resolve,
+)
+
+MAX_LIMIT = 200
+DEFAULT_LIMIT = 50
+
+
+class EvalRunCreateInputSerializer(serializers.Serializer):
+    suite = serializers.CharField(
+        max_length=500,
+        help_text="a shipped suite (`smoke`, `idle-v1.jsonl`) or a path "
+        "relative to the suites directory",
+    )
+    profile = serializers.ChoiceField(choices=PROFILES)
+    mode = serializers.ChoiceField(choices=MODES)
+    model = serializers.ChoiceField(choices=MODELS)
+    script = serializers.CharField(
+        max_length=500,
+        required=False,
+        help_text="scripted outputs under the suites directory "
+        "(default: <suite>.script.jsonl)",
+    )
+    sampler = serializers.ChoiceField(
+        choices=SAMPLER_NAMES, required=False, default=DEFAULT_SAMPLER
+    )
+    seed = serializers.IntegerField(
+        required=False, default=DEFAULT_SEED, min_value=0, max_value=2**31 - 1
+    )
+
+
+def run_to_wire(run: Run, *, request: Request | None = None) -> dict[str, Any]:
+    """A run as the API shows it: status, progress, metrics, verdict."""
+    url = run.get_absolute_url()
+    return {
+        "runId": run.run_id,
+        "benchmarkId": run.benchmark.benchmark_id,
+        "kind": run.benchmark.kind,
+        "status": run.status,
+        "progress": {"done": run.progress_done, "total": run.total_cases},
+        "config": run.config,
+        "suiteSha256": run.suite_sha256 or None,
+        "startedAt": run.started_at.isoformat(),
+        "completedAt": run.completed_at.isoformat() if run.completed_at else None,
+        "totalCases": run.total_cases,
+        "passedCases": run.passed_cases,
+        "failedCases": run.failed_cases,
+        "metrics": run.metrics,
+        "verdict": None
+        if run.verdict_passed is None
+        else {"pass": run.verdict_passed, "failedProperties": run.failed_properties},
+        "error": run.error or None,
+        "url": request.build_absolute_uri(url) if request is not None else url,
+    }
+
+
+def suite_file_to_wire(
+    suite: SuiteFile, versions: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "suiteId": suite.suite_id,
+        "name": suite.name,
+        "lineCount": suite.line_count,
+        "suiteSha256": suite.suite_sha256,
+        "valid": suite.is_valid,
+        "invalidLines": suite.invalid_lines,
+        "hasScript": suite.has_script,
+        "versions": versions,
+    }
+
+
+def _limit_offset(request: Request) -> tuple[int, int]:
+    values = {}
+    for name, default, maximum in (
+        ("limit", DEFAULT_LIMIT, MAX_LIMIT),
+        ("offset", 0, 10**9),
+    ):
+        raw = request.query_params.get(name) or ""
+        if raw == "":
+            values[name] = default
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValidationError({name: [f"{name} must be an integer."]}) from None
+        low = 1 if name == "limit" else 0
+        if not low <= value <= maximum:
+            raise ValidationError(
+                {name: [f"{name} must be between {low} and {maximum}."]}
+            )
+        values[name] = value
+    return values["limit"], values["offset"]
+
+
+RUN_FILTERS = [
+    OpenApiParameter("suite", str, description="suite id (file stem)"),
+    OpenApiParameter("status", str, enum=[s.value for s in Run.Status]),
+    OpenApiParameter("verdict", str, enum=["pass", "fail"]),
+    OpenApiParameter("limit", int),
+    OpenApiParameter("offset", int),
+]
+
+
+class EvalRunListCreateView(APIView):
+    @extend_schema(
+        operation_id="evals_runs_list",
+        parameters=RUN_FILTERS,
+        responses=inline_serializer(
+            "EvalRunList",
+            {"count": serializers.IntegerField(), "results": serializers.ListField()},
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        """Harness runs, newest first; filter by suite, status and verdict."""
+        status_filter = request.query_params.get("status") or None
+        if status_filter and status_filter not in Run.Status.values:
+            raise ValidationError({"status": [f"unknown status {status_filter!r}."]})
+        verdict = request.query_params.get("verdict") or None
+        if verdict not in (None, "pass", "fail"):
+            raise ValidationError({"verdict": ["verdict must be pass or fail."]})
+        limit, offset = _limit_offset(request)
+        runs = eval_run_list(
+            suite=request.query_params.get("suite") or None,
+            status=status_filter,
+            verdict=verdict,
+        )
+        page = runs[offset : offset + limit]
+        return Response(
+            {
+                "count": runs.count(),
+                "results": [run_to_wire(r, request=request) for r in page],
+            }
+        )
+
+    @extend_schema(
+        operation_id="evals_runs_create",
+        request=EvalRunCreateInputSerializer,
+        responses={
+            202: inline_serializer("EvalRunQueued", {"runId": serializers.CharField()})
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Start a run of a suite; 202 with the queued run."""
+        serializer = EvalRunCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        suite_path = suite_resolve(data["suite"])
+        script = data.get("script")
+        run = eval_run_create(
+            suite_path=suite_path,
+            profile=data["profile"],
+            mode=data["mode"],
+            model=data["model"],
+            script_path=suite_resolve(script, field="script") if script else None,
+            sampler=data["sampler"],
+            seed=data["seed"],
+            user=request.user,
+            started_via="api",
+        )
+        return Response(run_to_wire(run, request=request), status.HTTP_202_ACCEPTED)
+
+
+class EvalRunDetailView(APIView):
+    @extend_schema(
+        operation_id="evals_runs_retrieve",
+        responses=inline_serializer("EvalRun", {"runId": serializers.CharField()}),
+    )
+    def get(self, request: Request, run_id: str) -> Response:
+        """One run: status, progress, metrics and verdict."""
+        return Response(run_to_wire(eval_run_get(run_id=run_id), request=request))
+
+
+class EvalSuiteListView(APIView):
+    @extend_schema(
+        operation_id="evals_suites_list",
+        responses=inline_serializer(
+            "EvalSuiteList", {"results": serializers.ListField()}
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        """Suites on disk now (line count, sha256, validity) with the versions
+        runs have seen."""
+        versions = {
+            b.benchmark_id: [
+                {
+                    "suiteSha256": v.suite_sha256,
+                    "lineCount": v.line_count,
+                    "firstSeenAt": v.first_seen_at.isoformat(),
+                }
+                for v in b.suite_versions.all()
+            ]
+            for b in suite_benchmarks()
+        }
+        return Response(
+            {
+                "results": [
+                    {
+                        **suite_file_to_wire(s, versions.get(s.suite_id, [])),
+                        "url": reverse("evals:suite-detail", args=[s.suite_id]),
+                    }
+                    for s in suite_files()
+                ]
+            }
+        )

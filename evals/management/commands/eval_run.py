@@ -1,0 +1,195 @@
+"""``manage.py eval_run``: start a scenario eval run (issue 6).
+
+Exit codes: 0 PASS (or queued without ``--wait``), 1 FAIL or a failed run,
+2 invalid input (an invalid suite prints every invalid line; nothing is run
+or stored).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import (
+    BaseCommand,
+    CommandError,
+    CommandParser,
+    OutputWrapper,
+)
+
+from core.errors import CoreError
+from evals.core.metrics import format_metric
+from evals.core.suite_types import SuiteInvalid
+from evals.models import Run
+from evals.services.harness import (
+    DEFAULT_SAMPLER,
+    DEFAULT_SEED,
+    MODELS,
+    MODES,
+    PROFILES,
+    SAMPLER_NAMES,
+    eval_run_create,
+    eval_run_execute,
+)
+
+EXIT_FAIL = 1
+EXIT_INVALID = 2
+BAR_WIDTH = 30
+
+
+class Progress:
+    """A progress bar on a TTY, else a plain line per tenth of the run."""
+
+    def __init__(self, out: OutputWrapper, *, is_tty: bool) -> None:
+        self.out = out
+        self.is_tty = is_tty
+        self.last_tenth = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        total = max(total, 1)
+        if self.is_tty:
+            filled = BAR_WIDTH * done // total
+            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+            self.out.write(f"\r[{bar}] {done}/{total}", ending="")
+            self.out.flush()
+            return
+        tenth = 10 * done // total
+        if tenth != self.last_tenth:
+            self.last_tenth = tenth
+            self.out.write(f"progress {done}/{total} ({100 * done // total}%)")
+
+    def finish(self) -> None:
+        if self.is_tty:
+            self.out.write("")
+
+
+class Command(BaseCommand):
+    help = (
+        "Run a JSONL scenario suite through the thinking pipeline. With --wait "
+        "the run executes here with a progress bar and the exit code is its "
+        "verdict (0 PASS, 1 FAIL); without, it is queued for the Celery workers."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--suite", required=True, help="path of the JSONL suite")
+        parser.add_argument("--profile", required=True, help="|".join(PROFILES))
+        parser.add_argument("--mode", required=True, help="|".join(MODES))
+        parser.add_argument("--model", required=True, help="|".join(MODELS))
+        parser.add_argument(
+            "--script",
+            help="scripted outputs (default: <suite>.script.jsonl beside the suite)",
+        )
+        parser.add_argument(
+            "--sampler", default=DEFAULT_SAMPLER, help="|".join(SAMPLER_NAMES)
+        )
+        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+        parser.add_argument(
+            "--wait", action="store_true", help="run here and print the summary"
+        )
+        parser.add_argument("--user", help="username recorded as the run's creator")
+        parser.add_argument("--queue", help="Celery queue for the chunk tasks")
+        parser.add_argument(
+            "--base-url",
+            default="http://127.0.0.1:8000",
+            help="where the web pages are served, for the printed link",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user = self._user(options["user"])
+        try:
+            run = eval_run_create(
+                suite_path=options["suite"],
+                profile=options["profile"],
+                mode=options["mode"],
+                model=options["model"],
+                script_path=options["script"],
+                sampler=options["sampler"],
+                seed=options["seed"],
+                user=user,
+                schedule=not options["wait"],
+                queue=options["queue"],
+                started_via="cli",
+            )
+        except SuiteInvalid as exc:
+            for invalid in exc.invalid_lines:
+                self.stderr.write(
+                    f"{exc.path}: line {invalid.line}: errors={invalid.errors_json()}"
+                )
+            raise CommandError(
+                f"{exc.path}: {len(exc.invalid_lines)} invalid line(s); "
+                "nothing was run or stored",
+                returncode=EXIT_INVALID,
+            ) from exc
+        except CoreError as exc:
+            raise CommandError(exc.message, returncode=EXIT_INVALID) from exc
+
+        url = f"{options['base_url'].rstrip('/')}{run.get_absolute_url()}"
+        if not options["wait"]:
+            self.stdout.write(f"run {run.run_id} queued ({run.total_cases} scenarios)")
+            self.stdout.write(f"url: {url}")
+            return
+
+        progress = Progress(self.stderr, is_tty=self.stderr.isatty())
+        run = eval_run_execute(run=run, on_progress=progress)
+        progress.finish()
+        self._print_summary(run, url)
+        if run.status == Run.Status.FAILED or not run.verdict_passed:
+            raise CommandError(
+                "FAIL: " + (",".join(run.failed_properties) or run.status),
+                returncode=EXIT_FAIL,
+            )
+
+    def _user(self, username: str | None) -> Any:
+        if not username:
+            return None
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"no user named {username!r}", returncode=EXIT_INVALID)
+        return user
+
+    def _print_summary(self, run: Run, url: str) -> None:
+        config = run.config
+        metrics = run.metrics
+        write = self.stdout.write
+        write(
+            f"run {run.run_id} {run.status}: suite {run.benchmark.benchmark_id}, "
+            f"profile {config['profile']}, mode {config['mode']}, "
+            f"model {config['modelId']}, sampler {config['sampler']}, "
+            f"seed {config['seed']}"
+        )
+        if metrics:
+            write(
+                " ".join(
+                    f"{name}={format_metric(metrics[name])}"
+                    for name in (
+                        "action_rate",
+                        "grounding_pass_rate",
+                        "repetition_rate",
+                        "compulsion_proxy",
+                        "latency_p95_ms",
+                    )
+                )
+            )
+            write(
+                f"hallucinations={metrics['hallucination_count']} "
+                f"compulsions={metrics['compulsion_count']} "
+                f"inertia={metrics['inertia_count']} "
+                f"errors={metrics['scenarios_errored']}"
+                + (
+                    f" tasks_created={metrics['tasks_created']}"
+                    if "tasks_created" in metrics
+                    else ""
+                )
+            )
+        write(
+            f"cases: {run.passed_cases} passed, {run.failed_cases} failed "
+            f"of {run.total_cases}"
+        )
+        if run.error:
+            write(f"error: {run.error}")
+        if run.verdict_passed:
+            write("verdict: PASS (properties satisfied; action_rate may be zero)")
+        else:
+            write("verdict: FAIL (failed: " + ",".join(run.failed_properties) + ")")
+        write(f"artifacts: {run.artifacts_dir}")
+        write(f"url: {url}")

@@ -1,0 +1,50 @@
+"""Celery tasks of the eval harness: ids in, one service call each.
+
+A run fans out as a chord: ``evals.run_scenarios`` per chunk of scenario ids,
+joined by ``evals.finalize_run``. Both are safe to run twice (finished
+scenarios are skipped, finalizing is a conditional update), which is what
+``acks_late`` + ``reject_on_worker_lost`` need: a chunk whose worker died is
+redelivered and only runs what is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import Task, shared_task
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="evals.run_scenarios", bind=True, max_retries=2)
+def run_scenarios(self: Task, run_pk: int, scenario_ids: list[str]) -> int:
+    """Run one chunk of a run's scenarios; returns how many were recorded.
+
+    A crash outside a scenario (database gone, disk full) is retried twice,
+    then the run is marked failed so it never hangs in ``running``.
+    """
+    from evals.services.harness import eval_run_fail, eval_run_scenarios
+
+    try:
+        return eval_run_scenarios(run_pk=run_pk, scenario_ids=scenario_ids)
+    except Exception as exc:
+        retries = self.request.retries
+        if retries < 2:
+            logger.warning(
+                "[Eval] chunk_retry run_pk=%s retries=%s error=%s",
+                run_pk,
+                retries,
+                type(exc).__name__,
+            )
+            raise self.retry(exc=exc, countdown=2) from exc
+        logger.exception("[Eval] chunk_failed run_pk=%s", run_pk)
+        eval_run_fail(run_pk=run_pk, error=f"chunk failed: {exc}", code="chunk_failed")
+        return 0
+
+
+@shared_task(name="evals.finalize_run", ignore_result=True)
+def finalize_run(run_pk: int) -> None:
+    """Chord callback: metrics, verdict, summary.json; a no-op when done."""
+    from evals.services.harness import eval_run_finalize
+
+    eval_run_finalize(run_pk=run_pk)
