@@ -356,6 +356,16 @@ KEEPALIVE_SAMPLER = env_str("KEEPALIVE_SAMPLER", "low-variance")
 KEEPALIVE_SCRIPT = env_str("KEEPALIVE_SCRIPT")
 AGENCY_LOG_INTERVAL_S = env_int("AGENCY_LOG_INTERVAL_S", 60, minimum=1)
 
+# Planning: the thought-to-task poll and the executor task store. The drive
+# tick is a seed 000 non-goal, so it stays off unless asked for.
+DRIVE_TICK_ENABLED = env_bool("DRIVE_TICK_ENABLED", False)
+# Percepts carry no game mode yet; whoever enables the drive tick states it.
+DRIVE_TICK_GAME_MODE = env_str("DRIVE_TICK_GAME_MODE", "survival")
+PLANNING_STRICT_FINALIZE = env_bool("PLANNING_STRICT_FINALIZE", False)
+PLANNING_POLL_S = env_int("PLANNING_POLL_S", 5, minimum=1)
+PLANNING_POLL_LIMIT = env_int("PLANNING_POLL_LIMIT", 100, minimum=1)
+PLANNING_EXECUTOR_STALE_S = env_int("PLANNING_EXECUTOR_STALE_S", 120, minimum=1)
+
 # OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp server).
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "")
@@ -388,6 +398,10 @@ CELERY_BEAT_SCHEDULE = {
     "agency-counters-log": {
         "task": "stream.log_agency_counters",
         "schedule": timedelta(seconds=AGENCY_LOG_INTERVAL_S),
+    },
+    "planning-poll": {
+        "task": "stream.planning_poll_all",
+        "schedule": timedelta(seconds=PLANNING_POLL_S),
     },
 }
 

@@ -181,3 +181,147 @@ class KeepAliveState(models.Model):
 
     def __str__(self) -> str:
         return f"keep-alive state of {self.agent_id}"
+
+
+class Task(models.Model):
+    """A planning task: what an agent's executor claims and works on.
+
+    Constraints hold the store's invariants even against buggy callers: at most
+    one task per thought, goalKey never '' (seed 004 §1.3), status and
+    progress in range, a blockedReason always comes with its blockedAt.
+    ``origin_*`` are stamped at creation and never updated (seed 004 §1.2).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACTIVE = "active"
+        COMPLETED = "completed"
+        FAILED = "failed"
+
+    class OriginKind(models.TextChoices):
+        EXECUTOR = "executor"
+        COGNITION = "cognition"
+        GOAL_RESOLVER = "goal_resolver"
+        GOAL_SOURCE = "goal_source"
+        API = "api"
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tasks")
+    # Retention may prune the thought; the task and its provenance stay.
+    thought = models.ForeignKey(
+        Thought,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tasks",
+    )
+    title = models.CharField(max_length=200)
+    action = models.CharField(max_length=32)
+    target = models.CharField(max_length=200, blank=True)
+    amount = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    progress = models.FloatField(default=0.0)
+    blocked_reason = models.CharField(max_length=200, blank=True)
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    # NULL, never '', is "no goal key".
+    goal_key = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
+    origin_kind = models.CharField(
+        max_length=16, choices=OriginKind.choices, blank=True
+    )
+    origin_name = models.CharField(max_length=100, blank=True)
+    origin_parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="child_tasks",
+    )
+    metadata = models.JSONField(default=dict)
+    claimed_by = models.CharField(max_length=200, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    failure_reason = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(db_index=True)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(
+                fields=["agent", "status", "created_at"], name="task_queue_idx"
+            ),
+            models.Index(fields=["agent", "goal_key", "status"], name="task_goal_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["thought"], name="task_one_per_thought"),
+            models.CheckConstraint(
+                condition=~models.Q(goal_key=""), name="task_goal_key_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    status__in=["pending", "active", "completed", "failed"]
+                ),
+                name="task_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(progress__gte=0.0) & models.Q(progress__lte=1.0),
+                name="task_progress_fraction",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(blocked_reason="")
+                | models.Q(blocked_at__isnull=False),
+                name="task_blocked_has_time",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(origin_kind="")
+                | models.Q(
+                    origin_kind__in=[
+                        "executor",
+                        "cognition",
+                        "goal_resolver",
+                        "goal_source",
+                        "api",
+                    ]
+                ),
+                name="task_origin_kind_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"task {self.pk} ({self.status})"
+
+
+class TaskEvent(models.Model):
+    """One step in a task's life (created, claimed, progress, ...): the audit
+    trail the task page and the soak checks read."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=32)
+    status = models.CharField(max_length=16)
+    progress = models.FloatField()
+    actor = models.CharField(max_length=200, blank=True)
+    detail = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["task", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of task {self.task_id}"
+
+
+class PlanningState(models.Model):
+    """Where one agent's planning stands: drive-tick timer, executor liveness."""
+
+    agent = models.OneToOneField(
+        Agent, on_delete=models.CASCADE, related_name="planning_state"
+    )
+    last_drive_tick_at = models.DateTimeField(null=True, blank=True)
+    executor_seen_at = models.DateTimeField(null=True, blank=True)
+    executor_name = models.CharField(max_length=200, blank=True)
+    last_poll_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"planning state of {self.agent_id}"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from stream import api, views
+from stream import api, urls_tasks, views
 
 app_name = "stream"
 
@@ -24,4 +24,5 @@ urlpatterns = [
         name="api-counters-reset",
     ),
     path(f"{API}events", api.EventsView.as_view(), name="api-events"),
+    *urls_tasks.urlpatterns,
 ]

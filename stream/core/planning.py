@@ -1,0 +1,894 @@
+"""Planning rules: which thoughts become tasks, how tasks move, when they stall.
+
+Decides, without I/O, everything the planning services act on (seed 004 §1,
+§3, §7; seed 000 SC-B2, PA-D3, I-3). Time arrives as ``now_ms``; nothing here
+reads a clock, settings or the database. Invariants:
+
+- Metadata projection (§1.1): of a caller's metadata only
+  ``PROPAGATED_META_KEYS`` survive; ``REBUILT_KEYS`` are set by the store;
+  every other key is dropped and reported so the store can warn once per key.
+- goalKey (§1.3): ``''`` (or blank) is never a goal key; it is treated as
+  absent at every layer here, and the database holds the last line.
+- Idempotency (§3.2): an open (pending or active) task with the same goalKey
+  suppresses a new goal unless it is stuck: 0 progress and at least
+  ``STUCK_PENDING_MS`` old. ``suppresses`` is exactly ``open and not stuck``.
+- Conversion (§4.1, PA-D3): only a thought whose convertEligible is exactly
+  true, with an extracted goal that passed grounding, becomes a task.
+- Transitions: ``TRANSITIONS`` is the whole table; anything else is illegal.
+- Drive tick (§3): gates, then priority list, then idempotency; it never
+  fires in creative or spectator mode.
+- Stall taxonomy (§7.3): every open task gets at most one class, by a fixed
+  precedence; terminal tasks get none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from stream.core.goals import canonical_goal_key
+
+# --- task statuses and transitions -------------------------------------------
+
+
+class TaskStatus(StrEnum):
+    PENDING = "pending"
+    ACTIVE = "active"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+OPEN_STATUSES: Final = frozenset({TaskStatus.PENDING, TaskStatus.ACTIVE})
+TERMINAL_STATUSES: Final = frozenset({TaskStatus.COMPLETED, TaskStatus.FAILED})
+
+
+class TaskAction(StrEnum):
+    CLAIM = "claim"
+    PROGRESS = "progress"
+    COMPLETE = "complete"
+    FAIL = "fail"
+
+
+TRANSITIONS: Final[Mapping[tuple[TaskStatus, TaskAction], TaskStatus]] = {
+    (TaskStatus.PENDING, TaskAction.CLAIM): TaskStatus.ACTIVE,
+    (TaskStatus.ACTIVE, TaskAction.PROGRESS): TaskStatus.ACTIVE,
+    (TaskStatus.ACTIVE, TaskAction.COMPLETE): TaskStatus.COMPLETED,
+    (TaskStatus.ACTIVE, TaskAction.FAIL): TaskStatus.FAILED,
+    # An executor may give up on a task it cannot even start (unplannable).
+    (TaskStatus.PENDING, TaskAction.FAIL): TaskStatus.FAILED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionDecision:
+    """``to_status`` is set exactly when ``allowed``; ``reason`` is a code."""
+
+    allowed: bool
+    to_status: TaskStatus | None
+    reason: str
+
+
+def allowed_from(action: TaskAction) -> frozenset[TaskStatus]:
+    """The statuses from which ``action`` is legal (for conditional UPDATEs)."""
+    return frozenset(status for status, act in TRANSITIONS if act == action)
+
+
+def decide_transition(current: TaskStatus, action: TaskAction) -> TransitionDecision:
+    """Look ``(current, action)`` up in ``TRANSITIONS``.
+
+    Illegal pairs get ``illegal_transition:<status>-><action>``; total.
+    """
+    target = TRANSITIONS.get((current, action))
+    if target is None:
+        return TransitionDecision(
+            False, None, f"illegal_transition:{current.value}->{action.value}"
+        )
+    return TransitionDecision(True, target, "ok")
+
+
+def check_progress(current: float, new: float) -> str | None:
+    """``None`` when ``new`` is acceptable progress after ``current``.
+
+    Progress is a fraction in [0, 1] and never goes backwards, so the stuck
+    rule ("0 progress") cannot be re-entered by an executor resetting it.
+    Codes: ``progress_out_of_range``, ``progress_regressed``.
+    """
+    if not 0.0 <= new <= 1.0:
+        return "progress_out_of_range"
+    if new < current:
+        return "progress_regressed"
+    return None
+
+
+# --- origin ----------------------------------------------------------------------
+
+
+class OriginKind(StrEnum):
+    EXECUTOR = "executor"
+    COGNITION = "cognition"
+    GOAL_RESOLVER = "goal_resolver"
+    GOAL_SOURCE = "goal_source"
+    API = "api"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskOrigin:
+    """Who created a task; stamped once at creation, never changed (§1.2)."""
+
+    kind: OriginKind
+    name: str
+    parent_task_id: int | None = None
+
+
+def origin_to_wire(origin: TaskOrigin | None) -> dict[str, Any] | None:
+    if origin is None:
+        return None
+    return {
+        "kind": origin.kind.value,
+        "name": origin.name,
+        "parentTaskId": origin.parent_task_id,
+    }
+
+
+# --- metadata projection (§1.1) -------------------------------------------------
+
+PROPAGATED_META_KEYS: Final = ("goalKey", "subtaskKey", "taskProvenance")
+REBUILT_KEYS: Final = (
+    "createdAt",
+    "updatedAt",
+    "retryCount",
+    "maxRetries",
+    "childTaskIds",
+    "tags",
+    "category",
+    "solver",
+)
+# Keys a metadata patch may never write: the identity and the audit stamps.
+PATCH_PROTECTED_KEYS: Final = frozenset({"origin", "goalKey", "createdAt", "updatedAt"})
+DEFAULT_MAX_RETRIES: Final = 3
+
+
+def goal_key_or_none(value: object) -> str | None:
+    """A usable goal key, or ``None``: ``''``, blanks and non-strings are absent."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataProjection:
+    """What survives of incoming metadata.
+
+    ``goal_key`` is the propagated goalKey (``None`` when absent or empty);
+    ``kept`` the other propagated pairs in ``PROPAGATED_META_KEYS`` order;
+    ``dropped`` the keys outside both the allowlist and the rebuilt set, sorted
+    (these are the ones to warn about); ``rebuilt_ignored`` incoming rebuilt
+    keys, which the store overwrites silently.
+    """
+
+    goal_key: str | None
+    kept: tuple[tuple[str, Any], ...]
+    dropped: tuple[str, ...]
+    rebuilt_ignored: tuple[str, ...]
+
+
+def project_incoming_metadata(
+    incoming: Mapping[str, Any] | None,
+) -> MetadataProjection:
+    """Project a caller's metadata onto the allowlist (projectIncomingMetadata).
+
+    goalKey ``''`` is skipped, never kept (§1.3, layer 3). Deterministic.
+    """
+    source = incoming or {}
+    goal_key = goal_key_or_none(source.get("goalKey"))
+    kept = tuple(
+        (key, source[key])
+        for key in PROPAGATED_META_KEYS
+        if key != "goalKey" and key in source and source[key] is not None
+    )
+    dropped = tuple(
+        sorted(
+            key
+            for key in source
+            if key not in PROPAGATED_META_KEYS and key not in REBUILT_KEYS
+        )
+    )
+    rebuilt = tuple(sorted(key for key in source if key in REBUILT_KEYS))
+    return MetadataProjection(goal_key, kept, dropped, rebuilt)
+
+
+def keys_to_warn(dropped: Iterable[str], warned: frozenset[str]) -> tuple[str, ...]:
+    """Dropped keys not warned about yet, sorted: one warning per key."""
+    return tuple(sorted(set(dropped) - warned))
+
+
+def build_task_metadata(
+    projection: MetadataProjection,
+    *,
+    now_iso: str,
+    tags: Sequence[str],
+    category: str,
+    solver: str | None,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+) -> dict[str, Any]:
+    """The stored metadata of a new task, rebuilt from scratch (addTask).
+
+    goalKey is not part of it: the store keeps it in its own constrained
+    column and adds it back on the wire.
+    """
+    metadata: dict[str, Any] = {
+        "createdAt": now_iso,
+        "updatedAt": now_iso,
+        "retryCount": 0,
+        "maxRetries": max_retries,
+        "childTaskIds": [],
+        "tags": list(tags),
+        "category": category,
+        "solver": solver,
+    }
+    metadata.update(projection.kept)
+    return metadata
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataPatch:
+    """The merged metadata and the patch keys that were refused, sorted."""
+
+    metadata: dict[str, Any]
+    ignored: tuple[str, ...]
+
+
+def apply_metadata_patch(
+    current: Mapping[str, Any], patch: Mapping[str, Any], *, now_iso: str
+) -> MetadataPatch:
+    """Merge ``patch`` into ``current`` (updateTaskMetadata).
+
+    ``origin`` is always removed from the patch (§1.2), as are goalKey and the
+    audit stamps; ``updatedAt`` becomes ``now_iso``. ``current`` is not mutated.
+    """
+    merged = dict(current)
+    ignored = sorted(key for key in patch if key in PATCH_PROTECTED_KEYS)
+    for key, value in patch.items():
+        if key not in PATCH_PROTECTED_KEYS:
+            merged[key] = value
+    merged["updatedAt"] = now_iso
+    return MetadataPatch(merged, tuple(ignored))
+
+
+# --- plan routes, categories ---------------------------------------------------
+
+# The executor routes planning knows; an action without one is unplannable.
+PLAN_ROUTES: Final[Mapping[str, str]] = {
+    "collect": "acquisition",
+    "gather": "acquisition",
+    "mine": "acquisition",
+    "craft": "crafting",
+    "smelt": "crafting",
+    "build": "building",
+    "repair": "building",
+    "explore": "exploration",
+    "find": "exploration",
+    "navigate": "navigation",
+}
+CATEGORIES: Final[Mapping[str, str]] = {
+    "collect": "gathering",
+    "gather": "gathering",
+    "mine": "gathering",
+    "craft": "crafting",
+    "smelt": "crafting",
+    "build": "building",
+    "repair": "building",
+    "explore": "exploration",
+    "find": "exploration",
+    "navigate": "exploration",
+}
+
+
+def category_for(action: str) -> str:
+    return CATEGORIES.get(action, "general")
+
+
+def task_title(action: str, target: str, amount: int | None) -> str:
+    """``collect oak_log x8``; the amount only when there is one."""
+    title = f"{action} {target}".strip()
+    return f"{title} x{amount}" if amount is not None else title
+
+
+# --- idempotency by goalKey (§3.2) ---------------------------------------------
+
+STUCK_PENDING_MS: Final = 5 * 60 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTask:
+    """The part of a stored task the idempotency rule reads."""
+
+    task_id: int
+    goal_key: str | None
+    status: TaskStatus
+    created_ms: int
+    progress: float
+
+
+def is_stuck(task: OpenTask, *, now_ms: int) -> bool:
+    """Open, 0 progress, and at least ``STUCK_PENDING_MS`` old.
+
+    Age counts from creation for pending and active tasks alike: a task an
+    executor claimed but never moved is as stuck as one nobody claimed.
+    """
+    return (
+        task.status in OPEN_STATUSES
+        and task.progress <= 0.0
+        and now_ms - task.created_ms >= STUCK_PENDING_MS
+    )
+
+
+def suppresses(task: OpenTask, *, goal_key: str, now_ms: int) -> bool:
+    """Whether ``task`` blocks a new goal with ``goal_key``.
+
+    Same goalKey, open, and (younger than 5 min or progress > 0).
+    """
+    return (
+        task.goal_key == goal_key
+        and task.status in OPEN_STATUSES
+        and not is_stuck(task, now_ms=now_ms)
+    )
+
+
+def find_suppressor(
+    open_tasks: Iterable[OpenTask], *, goal_key: str, now_ms: int
+) -> OpenTask | None:
+    """The oldest task suppressing ``goal_key``, or ``None``."""
+    blocking = [
+        t for t in open_tasks if suppresses(t, goal_key=goal_key, now_ms=now_ms)
+    ]
+    return min(blocking, key=lambda t: (t.created_ms, t.task_id), default=None)
+
+
+# --- thought-to-task conversion ----------------------------------------------
+
+
+class ConversionOutcome(StrEnum):
+    CONVERTED = "converted"
+    SKIPPED = "skipped"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtCandidate:
+    """What the converter reads of a thought from the actionable feed."""
+
+    thought_id: int
+    convert_eligible: bool | None
+    grounding_passed: bool | None
+    goal_key: str | None
+    metadata: Mapping[str, Any]
+    source: str
+    eligibility_reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDraft:
+    """A task the store should add; ``metadata`` is the incoming metadata
+    (projected by the store, like any caller's)."""
+
+    title: str
+    action: str
+    target: str
+    amount: int | None
+    goal_key: str | None
+    origin: TaskOrigin
+    tags: tuple[str, ...]
+    category: str
+    solver: str | None
+    metadata: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversionDecision:
+    """``draft`` is set exactly when ``outcome`` is CONVERTED."""
+
+    outcome: ConversionOutcome
+    reason: str
+    draft: TaskDraft | None = None
+    suppressed_by: int | None = None
+
+
+def _amount(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
+def decide_conversion(
+    candidate: ThoughtCandidate, *, open_tasks: Iterable[OpenTask], now_ms: int
+) -> ConversionDecision:
+    """Convert, skip (with a reason) or error, for one actionable thought.
+
+    Order: ``not_convert_eligible`` (anything but exactly true; PA-D3, §4.1),
+    ``no_extracted_goal``, ``malformed_extracted_goal`` (an error: the thought
+    cannot be read), ``grounding_not_passed``, ``duplicate_goal_key`` (§3.2).
+    The goal key is the thought's, else its metadata's, else the canonical
+    key of the goal, each empty value treated as absent (§1.3 layers 1-2).
+    """
+    if candidate.convert_eligible is not True:
+        return ConversionDecision(ConversionOutcome.SKIPPED, "not_convert_eligible")
+    goal = candidate.metadata.get("extractedGoal")
+    if goal is None:
+        return ConversionDecision(ConversionOutcome.SKIPPED, "no_extracted_goal")
+    if not isinstance(goal, Mapping):
+        return ConversionDecision(ConversionOutcome.ERROR, "malformed_extracted_goal")
+    action, target = goal.get("action"), goal.get("target")
+    if not isinstance(action, str) or not action or not isinstance(target, str):
+        return ConversionDecision(ConversionOutcome.ERROR, "malformed_extracted_goal")
+    if candidate.grounding_passed is not True:
+        return ConversionDecision(ConversionOutcome.SKIPPED, "grounding_not_passed")
+    goal_key = (
+        goal_key_or_none(candidate.goal_key)
+        or goal_key_or_none(candidate.metadata.get("goalKey"))
+        or goal_key_or_none(canonical_goal_key(action, target))
+    )
+    if goal_key is not None:
+        blocker = find_suppressor(open_tasks, goal_key=goal_key, now_ms=now_ms)
+        if blocker is not None:
+            return ConversionDecision(
+                ConversionOutcome.SKIPPED,
+                "duplicate_goal_key",
+                suppressed_by=blocker.task_id,
+            )
+    amount = _amount(goal.get("amount"))
+    system = candidate.metadata.get("cognitiveSystem")
+    origin_name = system if isinstance(system, str) and system else "thought-to-task"
+    category = category_for(action)
+    raw_tags = candidate.metadata.get("tags")
+    if isinstance(raw_tags, list) and all(isinstance(t, str) for t in raw_tags):
+        tags = tuple(raw_tags)
+    else:
+        tags = ("thought-to-task", category)
+    provenance = {
+        "thoughtId": candidate.thought_id,
+        "convertEligible": True,
+        "eligibilityReason": candidate.eligibility_reason,
+        "source": candidate.source,
+        "extractedGoalSource": candidate.metadata.get("extractedGoalSource") or "llm",
+    }
+    draft = TaskDraft(
+        title=task_title(action, target, amount),
+        action=action,
+        target=target,
+        amount=amount,
+        goal_key=goal_key,
+        origin=TaskOrigin(OriginKind.COGNITION, origin_name),
+        tags=tags,
+        category=category,
+        solver=PLAN_ROUTES.get(action),
+        metadata={"goalKey": goal_key, "taskProvenance": provenance},
+    )
+    return ConversionDecision(ConversionOutcome.CONVERTED, "converted", draft)
+
+
+# --- drive tick (§3) -------------------------------------------------------------
+
+DRIVE_TICK_INTERVAL_MS: Final = 180_000
+DRIVE_MIN_HEALTH: Final = 16.0
+DRIVE_MIN_FOOD: Final = 16.0
+DRIVE_FORBIDDEN_MODES: Final = frozenset({"creative", "spectator"})
+LOW_LOG_STOCK: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class DriveInputs:
+    """The drive tick's safety inputs; ``game_mode`` ``None`` means unknown."""
+
+    health: float
+    food: float
+    hostiles: int
+    game_mode: str | None
+    now_ms: int
+    last_tick_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    """``passed`` or the first failing gate's code; ``remaining_ms`` for the
+    timer gate."""
+
+    passed: bool
+    reason: str
+    remaining_ms: int = 0
+
+
+def check_drive_gates(inputs: DriveInputs) -> GateDecision:
+    """All of §3.1's gates, in order: game mode, health, food, hostiles, timer.
+
+    Codes: ``game_mode:<mode>``, ``health_low``, ``food_low``,
+    ``hostiles_present``, ``interval``; ``passed`` when all pass. An unknown
+    game mode passes the mode gate, as the seed's ``!==`` tests do.
+    """
+    mode = (inputs.game_mode or "").strip().lower()
+    if mode in DRIVE_FORBIDDEN_MODES:
+        return GateDecision(False, f"game_mode:{mode}")
+    if inputs.health < DRIVE_MIN_HEALTH:
+        return GateDecision(False, "health_low")
+    if inputs.food < DRIVE_MIN_FOOD:
+        return GateDecision(False, "food_low")
+    if inputs.hostiles > 0:
+        return GateDecision(False, "hostiles_present")
+    if inputs.last_tick_ms is not None:
+        elapsed = inputs.now_ms - inputs.last_tick_ms
+        if elapsed < DRIVE_TICK_INTERVAL_MS:
+            return GateDecision(False, "interval", DRIVE_TICK_INTERVAL_MS - elapsed)
+    return GateDecision(True, "passed")
+
+
+class DriveReason(StrEnum):
+    NO_LOGS = "no_logs"
+    NIGHT_NO_SHELTER = "night_no_shelter"
+    NO_CRAFTING_TABLE = "no_crafting_table"
+    NO_PICKAXE = "no_pickaxe"
+    LOW_LOG_STOCK = "low_log_stock"
+    DEFAULT = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class DriveGoal:
+    action: str
+    target: str
+    amount: int
+    reason: DriveReason
+
+    @property
+    def category(self) -> str:
+        return category_for(self.action)
+
+
+def _log_count(inventory: Mapping[str, int]) -> int:
+    return sum(n for item, n in inventory.items() if item.endswith("_log") and n > 0)
+
+
+def select_drive(
+    inventory: Mapping[str, int], *, night_approaching: bool, has_shelter: bool
+) -> DriveGoal:
+    """The first matching entry of §3.3's priority list.
+
+    Logs are any ``*_log`` item; a pickaxe is any ``*_pickaxe``.
+    """
+    logs = _log_count(inventory)
+    if logs == 0:
+        return DriveGoal("collect", "oak_log", 8, DriveReason.NO_LOGS)
+    if night_approaching and not has_shelter:
+        return DriveGoal("build", "basic_shelter", 1, DriveReason.NIGHT_NO_SHELTER)
+    if inventory.get("crafting_table", 0) <= 0:
+        return DriveGoal("craft", "crafting_table", 1, DriveReason.NO_CRAFTING_TABLE)
+    if not any(i.endswith("_pickaxe") and n > 0 for i, n in inventory.items()):
+        return DriveGoal("craft", "wooden_pickaxe", 1, DriveReason.NO_PICKAXE)
+    if logs < LOW_LOG_STOCK:
+        return DriveGoal("collect", "oak_log", 8, DriveReason.LOW_LOG_STOCK)
+    return DriveGoal("explore", "nearby", 1, DriveReason.DEFAULT)
+
+
+@dataclass(frozen=True, slots=True)
+class DriveTickDecision:
+    """``fire`` with the goal and its key, or the reason it did not fire."""
+
+    fire: bool
+    reason: str
+    goal: DriveGoal | None = None
+    goal_key: str | None = None
+    suppressed_by: int | None = None
+    remaining_ms: int = 0
+
+
+def decide_drive_tick(
+    inputs: DriveInputs,
+    *,
+    inventory: Mapping[str, int],
+    night_approaching: bool,
+    has_shelter: bool,
+    open_tasks: Iterable[OpenTask],
+) -> DriveTickDecision:
+    """Gates (§3.1), then selection (§3.3), then idempotency (§3.2).
+
+    Reasons when not firing: a gate code, or ``duplicate_goal_key``.
+    """
+    gate = check_drive_gates(inputs)
+    if not gate.passed:
+        return DriveTickDecision(False, gate.reason, remaining_ms=gate.remaining_ms)
+    goal = select_drive(
+        inventory, night_approaching=night_approaching, has_shelter=has_shelter
+    )
+    goal_key = canonical_goal_key(goal.action, goal.target)
+    blocker = find_suppressor(open_tasks, goal_key=goal_key, now_ms=inputs.now_ms)
+    if blocker is not None:
+        return DriveTickDecision(
+            False, "duplicate_goal_key", goal, goal_key, blocker.task_id
+        )
+    return DriveTickDecision(True, goal.reason.value, goal, goal_key)
+
+
+def build_goal_tag(action: str, target: str, amount: int | None) -> str:
+    """The v1 goal tag text (buildGoalTagV1): ``[GOAL: collect oak_log 8]``."""
+    inner = f"{action} {target}".strip()
+    if amount is not None:
+        inner = f"{inner} {amount}"
+    return f"[GOAL: {inner}]"
+
+
+@dataclass(frozen=True, slots=True)
+class DriveTickThought:
+    """A drive-tick thought in §3.4's shape, ready to be stored."""
+
+    content: str
+    goal_key: str
+    tags: tuple[str, ...]
+    metadata: dict[str, Any]
+
+
+DRIVE_TICK_SYSTEM: Final = "drive-tick"
+
+
+def drive_tick_thought(goal: DriveGoal, *, goal_key: str) -> DriveTickThought:
+    """§3.4: cognitiveSystem and extractedGoalSource ``drive-tick``, the goal
+    via its v1 tag, tags ``drive-tick``, ``autonomous`` and the category, and
+    a grounding pass with reason ``drive_tick`` (it is eligible by
+    construction, §4.3). novelty high and convertEligible true are the store's
+    columns."""
+    raw = build_goal_tag(goal.action, goal.target, goal.amount)
+    tags = (DRIVE_TICK_SYSTEM, "autonomous", goal.category)
+    metadata: dict[str, Any] = {
+        "source": DRIVE_TICK_SYSTEM,
+        "cognitiveSystem": DRIVE_TICK_SYSTEM,
+        "extractedGoalSource": DRIVE_TICK_SYSTEM,
+        "extractedGoal": {
+            "action": goal.action,
+            "target": goal.target,
+            "targetId": None,
+            "amount": goal.amount,
+            "raw": raw,
+        },
+        "goalKey": goal_key,
+        "grounding": {
+            "pass": True,
+            "reason": "drive_tick",
+            "category": None,
+            "missing": [],
+        },
+        "novelty": "high",
+        "convertEligible": True,
+        "tags": list(tags),
+        "category": goal.category,
+        "driveReason": goal.reason.value,
+    }
+    content = f"Drive tick ({goal.reason.value}): {raw}"
+    return DriveTickThought(content, goal_key, tags, metadata)
+
+
+# --- stall taxonomy (§7.3) -------------------------------------------------------
+
+
+class StallClass(StrEnum):
+    CONVERT_ELIGIBLE_GATE = "convertEligible_gate"
+    UNPLANNABLE = "unplannable"
+    GOAL_KEY_MISSING = "goalKey_missing"
+    BLOCKED_REASON = "blocked_reason"
+    EXECUTOR_UNAVAILABLE = "executor_unavailable"
+    STUCK_PENDING = "stuck_pending"
+
+
+@dataclass(frozen=True, slots=True)
+class StallInputs:
+    """A task as the classifier sees it.
+
+    ``source_convert_eligible`` is the originating thought's convertEligible
+    (``None`` for a task that did not come from a thought);
+    ``executor_seen_ms`` when the agent's executor last called the task API.
+    """
+
+    status: TaskStatus
+    action: str
+    goal_key: str | None
+    progress: float
+    created_ms: int
+    blocked_reason: str
+    blocked_at_ms: int | None
+    source_convert_eligible: bool | None
+    executor_seen_ms: int | None
+
+
+def classify_stall(
+    task: StallInputs, *, now_ms: int, executor_stale_ms: int
+) -> StallClass | None:
+    """The stall class of an open task, or ``None`` (terminal or moving).
+
+    Precedence, root causes first: ``convertEligible_gate`` (came from a thought
+    that is not exactly convertEligible), ``unplannable`` (no entry in
+    ``PLAN_ROUTES``), ``goalKey_missing``, ``blocked_reason`` (reason present
+    and blockedAt stamped), ``executor_unavailable`` (never seen, or not within
+    ``executor_stale_ms``), ``stuck_pending`` (0 progress for 5+ minutes).
+    """
+    if task.status not in OPEN_STATUSES:
+        return None
+    if task.source_convert_eligible is not None and not task.source_convert_eligible:
+        return StallClass.CONVERT_ELIGIBLE_GATE
+    if task.action not in PLAN_ROUTES:
+        return StallClass.UNPLANNABLE
+    if goal_key_or_none(task.goal_key) is None:
+        return StallClass.GOAL_KEY_MISSING
+    if task.blocked_reason and task.blocked_at_ms is not None:
+        return StallClass.BLOCKED_REASON
+    if (
+        task.executor_seen_ms is None
+        or now_ms - task.executor_seen_ms > executor_stale_ms
+    ):
+        return StallClass.EXECUTOR_UNAVAILABLE
+    opened = OpenTask(0, task.goal_key, task.status, task.created_ms, task.progress)
+    if is_stuck(opened, now_ms=now_ms):
+        return StallClass.STUCK_PENDING
+    return None
+
+
+# --- soak acceptance (§7.2) -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SoakTask:
+    """A task's history as the soak checks read it (ms timestamps)."""
+
+    task_id: int
+    goal_key: str | None
+    is_drive_tick: bool
+    status: TaskStatus
+    created_ms: int
+    claimed_ms: int | None
+    first_progress_ms: int | None
+    finished_ms: int | None
+    source_convert_eligible: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class SoakObservations:
+    """Everything a soak observed; ``creative_*`` describe the creative
+    window (``None`` when none was run)."""
+
+    end_ms: int
+    tasks: tuple[SoakTask, ...]
+    drive_ticks: int
+    goal_tags: int
+    intent_extractions: int
+    model_emits_intent: bool | None
+    creative_drive_ticks: int | None
+    creative_due_refusals: int
+
+
+@dataclass(frozen=True, slots=True)
+class SoakCheck:
+    check_id: int
+    name: str
+    passed: bool
+    observed: str
+
+
+def _stuck_at(task: SoakTask) -> int:
+    return task.created_ms + STUCK_PENDING_MS
+
+
+def _stalled(task: SoakTask, end_ms: int) -> bool:
+    """Still open with 0 progress when it turned 5 minutes old."""
+    moment = _stuck_at(task)
+    if moment > end_ms:
+        return False
+    moved = [t for t in (task.first_progress_ms, task.finished_ms) if t is not None]
+    return all(t > moment for t in moved)
+
+
+def _open_at(task: SoakTask, moment: int) -> bool:
+    return task.created_ms <= moment and (
+        task.finished_ms is None or task.finished_ms > moment
+    )
+
+
+def _suppressing_at(older: SoakTask, moment: int) -> bool:
+    """Whether ``older`` suppressed its goalKey at ``moment`` (§3.2's rule)."""
+    if not _open_at(older, moment):
+        return False
+    young = moment - older.created_ms < STUCK_PENDING_MS
+    progress = older.first_progress_ms
+    return young or (progress is not None and progress <= moment)
+
+
+def evaluate_soak(obs: SoakObservations) -> tuple[SoakCheck, ...]:
+    """The 8 acceptance checks of §7.2, from the run's recorded history.
+
+    Check 5 passes when no task stalled, or when at least one stalled task was
+    followed by a new task with its goalKey created after it stalled. Check 8
+    passes trivially (and says so) when no creative window was run.
+    """
+    tasks = sorted(obs.tasks, key=lambda t: (t.created_ms, t.task_id))
+    drive = [t for t in tasks if t.is_drive_tick]
+    gaps = [b.created_ms - a.created_ms for a, b in zip(drive, drive[1:], strict=False)]
+    min_gap = min(gaps, default=None)
+    cadence_ok = (
+        obs.drive_ticks > 0
+        and obs.goal_tags > 0
+        and (min_gap is None or min_gap >= DRIVE_TICK_INTERVAL_MS)
+    )
+    claimed = [t for t in drive if t.claimed_ms is not None]
+    closed = [t for t in tasks if t.status in TERMINAL_STATUSES]
+
+    duplicates: list[tuple[int, int]] = []
+    recovered: list[tuple[int, int]] = []
+    for index, newer in enumerate(tasks):
+        if newer.goal_key is None:
+            continue
+        for older in tasks[:index]:
+            if older.goal_key != newer.goal_key:
+                continue
+            if _suppressing_at(older, newer.created_ms):
+                duplicates.append((older.task_id, newer.task_id))
+            elif _open_at(older, newer.created_ms):
+                # Open but not suppressing: it was stuck when the new one came.
+                recovered.append((older.task_id, newer.task_id))
+    stalled = [t for t in tasks if _stalled(t, obs.end_ms)]
+    recovered_ids = sorted({pair[0] for pair in recovered})
+    ineligible = [t.task_id for t in tasks if t.source_convert_eligible is False]
+
+    if obs.intent_extractions > 0:
+        compliance_ok, compliance = True, f"intentExtractions={obs.intent_extractions}"
+    elif obs.model_emits_intent is False:
+        compliance_ok, compliance = True, "intentExtractions=0; model emits no INTENT"
+    else:
+        compliance_ok, compliance = False, "intentExtractions=0, not explained"
+
+    if obs.creative_drive_ticks is None:
+        creative_ok, creative = True, "not tested (no creative window)"
+    else:
+        creative_ok = obs.creative_drive_ticks == 0
+        creative = (
+            f"driveTicks in creative window={obs.creative_drive_ticks}; "
+            f"due ticks refused={obs.creative_due_refusals}"
+        )
+
+    gap_text = "n/a" if min_gap is None else f"{min_gap // 1000}s"
+    return (
+        SoakCheck(
+            1,
+            "task_creation_cadence",
+            cadence_ok,
+            f"driveTicks={obs.drive_ticks} goalTags={obs.goal_tags} "
+            f"driveTickTasks={len(drive)} minGap={gap_text}",
+        ),
+        SoakCheck(
+            2,
+            "executor_claims",
+            bool(claimed),
+            f"driveTickTasksClaimed={len(claimed)}/{len(drive)}",
+        ),
+        SoakCheck(
+            3,
+            "progress_closure",
+            bool(closed),
+            f"terminal={len(closed)}/{len(tasks)}",
+        ),
+        SoakCheck(
+            4,
+            "idempotency_under_repetition",
+            not duplicates,
+            f"duplicatePairs={duplicates}",
+        ),
+        SoakCheck(
+            5,
+            "stuck_timeout_recovery",
+            not stalled or bool(recovered_ids),
+            f"stalled={[t.task_id for t in stalled]} recovered={recovered_ids}",
+        ),
+        SoakCheck(6, "compliance_signal", compliance_ok, compliance),
+        SoakCheck(
+            7,
+            "no_low_novelty_task_creation",
+            not ineligible,
+            f"tasksFromIneligibleThoughts={ineligible}",
+        ),
+        SoakCheck(8, "creative_spectator_safety", creative_ok, creative),
+    )
