@@ -90,13 +90,23 @@ class Thought(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+        # Partial indexes: each feed reads only its own rows, and the condition
+        # is written as the ORM writes the feed's WHERE so SQLite can use it.
         indexes = [
             models.Index(
-                fields=["agent", "processed", "convert_eligible", "-created_at"],
+                fields=["agent", "-created_at", "-id"],
+                condition=models.Q(processed=False, convert_eligible=True),
                 name="thought_actionable_idx",
             ),
             models.Index(
-                fields=["agent", "broadcast", "-created_at"], name="thought_recent_idx"
+                fields=["agent", "convert_eligible"],
+                condition=models.Q(processed=False),
+                name="thought_unprocessed_idx",
+            ),
+            models.Index(
+                fields=["agent", "-created_at", "-id"],
+                condition=models.Q(broadcast=True),
+                name="thought_recent_idx",
             ),
         ]
         constraints = [

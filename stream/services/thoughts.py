@@ -352,11 +352,21 @@ def thoughts_publish(
 # --- feeds ------------------------------------------------------------------
 
 
+def _with_agent(rows: Iterable[Thought], agent: Agent) -> list[Thought]:
+    # The caller's agent object, not a JOIN: a join makes SQLite pick the
+    # agent table first and miss the feed's partial index.
+    thoughts = list(rows)
+    for thought in thoughts:
+        thought.agent = agent
+    return thoughts
+
+
 def thoughts_recent(*, agent: Agent, limit: int) -> list[Thought]:
-    return list(
+    return _with_agent(
         Thought.objects.filter(agent=agent, broadcast=True).order_by(
             "-created_at", "-pk"
-        )[:limit]
+        )[:limit],
+        agent,
     )
 
 
@@ -367,7 +377,10 @@ def actionable_queryset(agent: Agent) -> QuerySet[Thought]:
 
 def thoughts_actionable(*, agent: Agent, limit: int) -> list[Thought]:
     """The actionable feed, newest first, with its two contract log lines."""
-    thoughts = list(actionable_queryset(agent).order_by("-created_at", "-pk")[:limit])
+    thoughts = _with_agent(
+        actionable_queryset(agent).order_by("-created_at", "-pk")[:limit], agent
+    )
+    # Two COUNT(*)s, each answered from its own partial index.
     queue_size = Thought.objects.filter(agent=agent, processed=False).count()
     actionable_total = actionable_queryset(agent).count()
     returned = len(thoughts)
