@@ -142,8 +142,7 @@ def _completion_text(response: httpx.Response, url: str) -> str:
         content = doc["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise ModelError(
-            f"model endpoint {url} returned no completion: "
-            f"{response.text[:_EXCERPT]}",
+            f"model endpoint {url} returned no completion: {response.text[:_EXCERPT]}",
             details={"url": url, "status": response.status_code},
         ) from exc
     if not isinstance(content, str):

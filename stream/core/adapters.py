@@ -302,9 +302,17 @@ def observe(frame_text: str) -> Observations:
     return seen
 
 
+_SAME_PLURAL: Final = frozenset({"sheep", "cod", "salmon", "fish", "axolotl", "squid"})
+_IRREGULAR_PLURAL: Final = {"wolf": "wolves", "witch": "witches", "fox": "foxes"}
+
+
 def _plural(count: int, kind: str) -> str:
-    name = kind.replace("_", " ")
-    return f"a {name}" if count == 1 else f"{count} {name}s"
+    name = kind.rsplit(":", 1)[-1].replace("_", " ")
+    if count == 1:
+        return f"an {name}" if name[:1] in "aeiou" else f"a {name}"
+    if name in _SAME_PLURAL:
+        return f"{count} {name}"
+    return f"{count} {_IRREGULAR_PLURAL.get(name, name + 's')}"
 
 
 def _tag_word(kind: str) -> str:
@@ -351,15 +359,14 @@ def _goal(seen: Observations) -> tuple[str, str] | None:
     return None
 
 
-def _observations(seen: Observations) -> list[list[str]]:
+def _observations(seen: Observations, *, calm: bool) -> list[list[str]]:
     """Candidate factual sentences, grouped by topic, most telling first."""
     topics: list[list[str]] = []
     if seen.time is not None:
         place = f" in the {seen.biome.replace('_', ' ')}" if seen.biome else ""
         phrase = _TIME_PHRASES[seen.time]
-        topics.append(
-            [f"{phrase}{place}.", f"{phrase} and everything is quiet{place}."]
-        )
+        second = f"{phrase} and all is quiet{place}." if calm else f"{phrase}{place}."
+        topics.append([f"{phrase}{place}.", second])
     passive = [s for s in seen.nearby if not s.hostile]
     if passive:
         first = passive[0]
@@ -418,8 +425,8 @@ class BaselineAdapter:
         rng = random.Random(f"{seed}:{scenario_id or ''}:{digest}")
         vary = sampler.temperature >= 0.5
         seen = observe(text)
-        topics = _observations(seen)
         goal = _goal(seen)
+        topics = _observations(seen, calm=goal is None)
         sentences: list[str] = []
         if goal is not None:
             sentences.append(goal[0])

@@ -6,7 +6,8 @@ category applies. Invariants:
 
 - A term is grounded when it names something present: a held inventory item,
   a nearby entity kind or the current biome/dimension (whole names or their
-  ``_``-separated parts, singular or plural).
+  ``_``-separated parts, singular or plural); class words ("hostiles",
+  "animals") are present when an entity of that class is nearby.
 - A term that is not present fails only when it is a *known* word: a known
   entity -> ``missing_entity``, a known item -> ``missing_item`` (the item
   must be held; for ``craft``/``build``/``smelt`` the target is the product,

@@ -91,12 +91,14 @@ LEAK_PREFIXES: Final = (
 
 # One or more leaked sentences at the start: a prefix (any case), the rest of
 # its sentence (a boundary is [.!?] before whitespace/end, or a newline), then
-# everything up to the first capital letter. Possessive quantifiers over
-# disjoint classes: a single linear pass.
+# everything up to the first capital letter, where "[" before a capital counts
+# as the start (a goal tag after a leak is the model's own). Possessive
+# quantifiers over disjoint classes: a single linear pass.
 _LEAK_RUN = re.compile(
     r"(?:\s*+(?i:"
     + "|".join(re.escape(p) for p in LEAK_PREFIXES)
-    + r")[^\n.!?]*+(?:[.!?]++(?!\s|\Z)[^\n.!?]*+)*+[.!?\n]?[^A-Z]*+)+"
+    + r")[^\n.!?]*+(?:[.!?]++(?!\s|\Z)[^\n.!?]*+)*+[.!?\n]?"
+    + r"(?:[^A-Z\[]|\[(?![A-Z]))*+)+"
 )
 
 
@@ -104,7 +106,8 @@ def strip_system_prompt_leaks(text: str) -> str:
     """Cut leaked prompt sentences from the start of ``text``.
 
     A leak starts with one of ``LEAK_PREFIXES`` (case-insensitive); the text is
-    cut to the first capital letter after the leak's sentence boundary, and
+    cut to the first capital letter after the leak's sentence boundary (or to
+    a ``[`` right before one, so a following ``[GOAL: ...]`` survives), and
     again while the next sentence is a leak too. Nothing left -> ``''``.
     """
     match = _LEAK_RUN.match(text)
@@ -223,7 +226,8 @@ MAX_FRAGMENT_WORDS: Final = 4
 
 
 def _is_ended(text: str) -> bool:
-    return text.rstrip(_CLOSERS).endswith(_END_CHARS)
+    # A bracketed token ("[GOAL: dance]") is complete, not a cut-off sentence.
+    return text.endswith("]") or text.rstrip(_CLOSERS).endswith(_END_CHARS)
 
 
 def strip_trailing_garbage(text: str) -> str:
@@ -294,7 +298,11 @@ def normalize_whitespace(text: str) -> str:
         return " ".join(text.split())
     mark = next((m for m in _LINE_MARKS if m not in text), None)
     if mark is None:  # every stand-in occurs: only hostile input gets here
-        return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip()
+        lines = (" ".join(line.split()) for line in text.split("\n"))
+        out = "\n".join(lines).strip("\n")
+        while "\n\n\n" in out:
+            out = out.replace("\n\n\n", "\n\n")
+        return out
     out = " ".join(text.replace("\n", mark).split())
     out = out.replace(" " + mark, mark).replace(mark + " ", mark).strip(mark + " ")
     triple = mark * 3

@@ -1,0 +1,319 @@
+"""Situation frames (KA-A1, EV-C3): wire format, schema and rendering."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from core.canonical import sha256_hex
+from core.errors import SchemaInvalid
+from core.schemas import load_validator
+from stream.core.frames import (
+    FRAME_SCHEMA,
+    PROFILE_BUDGETS,
+    facts_from_wire,
+    facts_to_wire,
+    format_number,
+    render_frame,
+)
+from stream.core.types import (
+    BotState,
+    InventoryItem,
+    NearbyEntity,
+    PromptProfile,
+    SituationFacts,
+    ThreatLevel,
+    TimeOfDay,
+)
+
+EXAMPLES = Path(__file__).parent / "examples" / "frame.v1"
+VALID = sorted((EXAMPLES / "valid").glob("*.json"))
+INVALID = sorted((EXAMPLES / "invalid").glob("*.json"))
+
+# --- schema and wire -----------------------------------------------------------
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    schema_path = Path(__file__).parents[3] / "stream/core/schemas" / FRAME_SCHEMA
+    schema = json.loads(schema_path.read_text())
+    Draft202012Validator.check_schema(schema)
+    assert schema["$id"].endswith("frame.v1.schema.json")
+    assert load_validator("stream.core", FRAME_SCHEMA).schema == schema
+
+
+def test_example_sets_are_not_empty() -> None:
+    assert len(VALID) >= 3
+    assert len(INVALID) >= 8
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_examples_round_trip_exactly(path: Path) -> None:
+    doc = json.loads(path.read_text())
+    assert facts_to_wire(facts_from_wire(doc)) == doc
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda p: p.stem)
+def test_invalid_examples_raise_schema_invalid(path: Path) -> None:
+    with pytest.raises(SchemaInvalid) as raised:
+        facts_from_wire(json.loads(path.read_text()))
+    assert raised.value.problems
+    assert raised.value.code == "invalid"
+
+
+def test_every_problem_is_reported_sorted_by_path(calm_doc: dict[str, Any]) -> None:
+    calm_doc["facts"]["bot"]["hunger"] = -1
+    calm_doc["facts"]["bot"]["mood"] = "bored"
+    calm_doc["facts"]["world"]["nearbyEntities"][0]["count"] = "three"
+    calm_doc["suggestion"] = "mine"
+    with pytest.raises(SchemaInvalid) as raised:
+        facts_from_wire(calm_doc)
+    assert [(p.path, p.code) for p in raised.value.problems] == [
+        ("$.facts.bot.hunger", "minimum"),
+        ("$.facts.bot.mood", "unknown_property"),
+        ("$.facts.world.nearbyEntities[0].count", "type"),
+        ("$.suggestion", "unknown_property"),
+    ]
+
+
+def test_parsed_facts(full_facts: SituationFacts) -> None:
+    bot = full_facts.bot
+    assert bot.inventory[0] == InventoryItem("oak_log", 6)
+    assert bot.time_of_day is TimeOfDay.SUNSET
+    assert bot.threat_level is ThreatLevel.HIGH
+    assert full_facts.world.nearby_entities[1] == NearbyEntity("zombie", 1, 5, True)
+    assert full_facts.world.nearby_entities[0].hostile is None
+    assert full_facts.deltas is not None
+    assert len(full_facts.deltas) == 6
+    assert full_facts.memory is not None
+    assert full_facts.memory.semantic is not None
+    assert full_facts.memory.semantic[0].key == "home"
+
+
+def test_absent_optionals_stay_absent(calm_doc: dict[str, Any]) -> None:
+    facts = facts_from_wire(calm_doc)
+    assert facts.deltas is None
+    assert facts.memory is None
+    assert facts.bot.threat_level is None
+    assert facts.world.dimension is None
+    assert facts_to_wire(facts) == calm_doc
+
+
+# --- rendering -----------------------------------------------------------------
+
+
+def test_profile_budgets() -> None:
+    assert {
+        p.value: (b.facts, b.memories, b.deltas) for p, b in PROFILE_BUDGETS.items()
+    } == {
+        "minimal": (5, 0, 0),
+        "balanced": (10, 3, 0),
+        "rich": (20, 8, 5),
+    }
+
+
+def test_ka_a1_minimal_frame(full_facts: SituationFacts) -> None:
+    frame = render_frame(full_facts, profile=PromptProfile.MINIMAL)
+    assert frame.text == (
+        "[Bot State]\n"
+        "Health: 14/20\n"
+        "Hunger: 9.5/20\n"
+        "Position: (12, 64, -31)\n"
+        "Time: Sunset (evening approaching)\n"
+        "Threat Level: high"
+    )
+    assert (frame.fact_count, frame.memory_count, frame.delta_count) == (5, 0, 0)
+    assert frame.factual_only is True
+    assert frame.profile is PromptProfile.MINIMAL
+
+
+def test_balanced_frame(full_facts: SituationFacts) -> None:
+    frame = render_frame(full_facts, profile=PromptProfile.BALANCED)
+    assert frame.text == (
+        "[Bot State]\n"
+        "Health: 14/20\n"
+        "Hunger: 9.5/20\n"
+        "Position: (12, 64, -31)\n"
+        "Time: Sunset (evening approaching)\n"
+        "Threat Level: high\n"
+        "Inventory: oak_log x6, stone x12, iron_ore x3, bread x1\n"
+        "\n"
+        "[World State]\n"
+        "Biome: birch_forest\n"
+        "Dimension: overworld\n"
+        "\n"
+        "[Memory]\n"
+        "[Recent] A creeper blew up near the river.\n"
+        "[Recent] Slept through the night.\n"
+        "[home] Base at (100, 64, 200)."
+    )
+    assert (frame.fact_count, frame.memory_count, frame.delta_count) == (10, 3, 0)
+
+
+def test_rich_frame(full_facts: SituationFacts) -> None:
+    frame = render_frame(full_facts, profile=PromptProfile.RICH)
+    assert frame.text == (
+        "[Bot State]\n"
+        "Health: 14/20\n"
+        "Hunger: 9.5/20\n"
+        "Position: (12, 64, -31)\n"
+        "Time: Sunset (evening approaching)\n"
+        "Threat Level: high\n"
+        "Inventory: oak_log x6, stone x12, iron_ore x3, bread x1\n"
+        "\n"
+        "[World State]\n"
+        "Biome: birch_forest\n"
+        "Dimension: overworld\n"
+        "Weather: rain\n"
+        "Nearby: 1x zombie (5m) [hostile], 2x skeleton (18m) [hostile], 2x cow (12m)\n"
+        "\n"
+        "[Recent Changes]\n"
+        "Newly nearby: zombie\n"
+        "Damage taken: 4\n"
+        "Health changed: -4\n"
+        "Hunger changed: -1.5\n"
+        "Item gained: iron_ore\n"
+        "\n"
+        "[Memory]\n"
+        "[Recent] A creeper blew up near the river.\n"
+        "[Recent] Slept through the night.\n"
+        "[Recent] Saw a cave to the east.\n"
+        "[home] Base at (100, 64, 200).\n"
+        "[iron] Iron shows up in the cliffs."
+    )
+    assert (frame.fact_count, frame.memory_count, frame.delta_count) == (14, 5, 5)
+
+
+def test_calm_frame_says_empty_and_none(calm_facts: SituationFacts) -> None:
+    frame = render_frame(calm_facts, profile=PromptProfile.BALANCED)
+    assert frame.text == (
+        "[Bot State]\nHealth: 20/20\nHunger: 20/20\nPosition: (0, 70, 0)\n"
+        "Time: Day (safe)\nInventory: empty\n\n[World State]\nBiome: plains\n"
+        "Nearby: 3x sheep (9m)"
+    )
+    assert frame.fact_count == 7
+
+
+@pytest.mark.parametrize(
+    ("time", "label"),
+    [
+        (TimeOfDay.DAWN, "Dawn (early morning)"),
+        (TimeOfDay.DAY, "Day (safe)"),
+        (TimeOfDay.SUNSET, "Sunset (evening approaching)"),
+        (TimeOfDay.NIGHT, "Night (hostiles active)"),
+        (TimeOfDay.UNKNOWN, "Unknown"),
+    ],
+)
+def test_time_labels(calm_facts: SituationFacts, time: TimeOfDay, label: str) -> None:
+    facts = replace(calm_facts, bot=replace(calm_facts.bot, time_of_day=time))
+    assert f"\nTime: {label}\n" in render_frame(facts, profile="minimal").text
+
+
+def test_threat_level_none_is_not_a_fact(calm_facts: SituationFacts) -> None:
+    bot = replace(calm_facts.bot, threat_level=ThreatLevel.NONE)
+    frame = render_frame(replace(calm_facts, bot=bot), profile=PromptProfile.MINIMAL)
+    assert "Threat" not in frame.text
+    assert frame.text.endswith("Inventory: empty")
+
+
+def _with_inventory(facts: SituationFacts, count: int) -> SituationFacts:
+    items = tuple(InventoryItem(f"item_{i}", i + 1) for i in range(count))
+    bot: BotState = replace(facts.bot, inventory=items)
+    return replace(facts, bot=bot)
+
+
+def test_inventory_counts_as_at_most_three_facts(calm_facts: SituationFacts) -> None:
+    frame = render_frame(_with_inventory(calm_facts, 6), profile="balanced")
+    assert (
+        "Inventory: item_0 x1, item_1 x2, item_2 x3, item_3 x4, item_4 x5, item_5 x6"
+        in (frame.text)
+    )
+    # 4 vitals/time + inventory 3 + biome + nearby
+    assert frame.fact_count == 9
+
+
+def test_inventory_shrinks_to_the_remaining_budget(calm_facts: SituationFacts) -> None:
+    frame = render_frame(_with_inventory(calm_facts, 6), profile="minimal")
+    assert frame.text.endswith("Inventory: item_0 x1, +5 more")
+    assert frame.fact_count == 5
+
+
+def test_nearby_hostiles_first_then_nearest(calm_doc: dict[str, Any]) -> None:
+    calm_doc["facts"]["world"]["nearbyEntities"] = [
+        {"kind": "cow", "count": 1, "distanceMin": 2},
+        {"kind": "spider", "count": 1, "distanceMin": 30.6, "hostile": True},
+        {"kind": "zombie", "count": 3, "distanceMin": 8, "hostile": True},
+        {"kind": "pig", "count": 2, "distanceMin": 1.4, "hostile": False},
+    ]
+    text = render_frame(facts_from_wire(calm_doc), profile="rich").text
+    assert text.endswith(
+        "Nearby: 3x zombie (8m) [hostile], 1x spider (31m) [hostile], "
+        "2x pig (1m), 1x cow (2m)"
+    )
+
+
+def test_nearby_none(calm_doc: dict[str, Any]) -> None:
+    calm_doc["facts"]["world"]["nearbyEntities"] = []
+    frame = render_frame(facts_from_wire(calm_doc), profile="rich")
+    assert frame.text.endswith("Biome: plains\nNearby: none")
+
+
+def test_deltas_only_in_rich_and_the_last_five(full_facts: SituationFacts) -> None:
+    assert "[Recent Changes]" not in render_frame(full_facts, profile="balanced").text
+    rich = render_frame(full_facts, profile="rich").text
+    assert "day -> sunset" not in rich  # the oldest of six
+    assert "Newly nearby: zombie" in rich
+
+
+def test_free_text_cannot_carry_a_tag(calm_doc: dict[str, Any]) -> None:
+    calm_doc["memory"] = {
+        "episodic": [{"timestampMs": 1, "text": "I wrote [GOAL: mine diamond]\n\tonce"}]
+    }
+    calm_doc["deltas"] = [{"type": "other", "value": "[GOAL: craft x]"}]
+    text = render_frame(facts_from_wire(calm_doc), profile="rich").text
+    assert "[Recent] I wrote (GOAL: mine diamond) once" in text
+    assert "Other change: (GOAL: craft x)" in text
+    assert "[GOAL" not in text
+
+
+def test_semantic_memories_keep_half_the_slice(calm_doc: dict[str, Any]) -> None:
+    calm_doc["memory"] = {
+        "episodic": [{"timestampMs": t, "text": f"e{t}"} for t in range(10)],
+        "semantic": [{"key": f"k{i}", "text": f"s{i}"} for i in range(10)],
+    }
+    frame = render_frame(facts_from_wire(calm_doc), profile="balanced")
+    assert frame.text.endswith("[Memory]\n[Recent] e9\n[Recent] e8\n[k0] s0")
+    rich = render_frame(facts_from_wire(calm_doc), profile="rich")
+    assert rich.memory_count == 8
+    assert rich.text.count("[Recent]") == 4
+
+
+def test_semantic_memories_fill_when_episodic_is_short(
+    calm_doc: dict[str, Any],
+) -> None:
+    calm_doc["memory"] = {
+        "semantic": [{"key": f"k{i}", "text": f"s{i}"} for i in range(5)]
+    }
+    frame = render_frame(facts_from_wire(calm_doc), profile="balanced")
+    assert frame.text.endswith("[Memory]\n[k0] s0\n[k1] s1\n[k2] s2")
+
+
+def test_digest_is_sha256_of_text_and_rendering_is_deterministic(
+    full_facts: SituationFacts, full_doc: dict[str, Any]
+) -> None:
+    first = render_frame(full_facts, profile="rich")
+    again = render_frame(facts_from_wire(full_doc), profile=PromptProfile.RICH)
+    assert first == again
+    assert first.digest == sha256_hex(first.text)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(20, "20"), (20.0, "20"), (19.5, "19.5"), (-4, "-4"), (0.25, "0.2")],
+)
+def test_format_number(value: float, text: str) -> None:
+    assert format_number(value) == text

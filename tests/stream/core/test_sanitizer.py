@@ -1,0 +1,298 @@
+"""The sanitizer pipeline (seed 004 §2): each stage, the order, the result."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stream.core.sanitizer import (
+    LEAK_PREFIXES,
+    MAX_SCAN_WORDS,
+    STAGES,
+    _third_trigram_index,
+    _third_trigram_short,
+    normalize_whitespace,
+    sanitize,
+    strip_code_fences,
+    strip_system_prompt_leaks,
+    strip_trailing_garbage,
+    strip_wrapping_quotes,
+    truncate_degeneration,
+)
+from stream.core.types import Goal, GoalFailReason, IntentParse
+
+# --- stages ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("```\nI see a cow.\n```", "\nI see a cow.\n"),
+        ("```text\nI see a cow.\n```", "\nI see a cow.\n"),
+        ("```c++  \nx\n```", "\nx\n"),
+        ("Before ```inline``` after", "Before inline after"),
+        ("```python print(1)```", "python print(1)"),
+        ("``````", ""),
+        ("no fences `here`", "no fences `here`"),
+    ],
+)
+def test_strip_code_fences(text: str, expected: str) -> None:
+    assert strip_code_fences(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('"I see a cow."', "I see a cow."),
+        ("  'I see a cow.'  ", "I see a cow."),
+        ("\"'I see a cow.'\"", "I see a cow."),
+        ("\"'`three`'\"", "`three`"),
+        ("\u201cCurly.\u201d", "Curly."),
+        ('"A" and "B"', '"A" and "B"'),
+        ('"unbalanced', '"unbalanced'),
+        ('"', '"'),
+    ],
+)
+def test_strip_wrapping_quotes_up_to_twice(text: str, expected: str) -> None:
+    assert strip_wrapping_quotes(text) == expected
+
+
+@pytest.mark.parametrize("prefix", LEAK_PREFIXES)
+def test_each_leak_prefix_is_cut_to_the_next_sentence(prefix: str) -> None:
+    assert strip_system_prompt_leaks(f"{prefix}, with more. I see a cow.") == (
+        "I see a cow."
+    )
+
+
+def test_leak_prefix_is_case_insensitive_and_repeated_leaks_go() -> None:
+    text = (
+        "you are my private inner thought. Write exactly one or two short "
+        "sentences about it!\nSay what I notice. The cave is dark."
+    )
+    assert strip_system_prompt_leaks(text) == "The cave is dark."
+
+
+def test_leak_cut_skips_to_the_first_capital_after_the_boundary() -> None:
+    text = "You are an agent in 3.5 worlds. and then... Zombies ahead."
+    assert strip_system_prompt_leaks(text) == "Zombies ahead."
+
+
+def test_leak_with_nothing_after_leaves_nothing() -> None:
+    assert strip_system_prompt_leaks("You are an agent") == ""
+    assert strip_system_prompt_leaks("You are an agent. lowercase only") == ""
+
+
+def test_leak_prefix_later_in_the_text_is_kept() -> None:
+    text = "I think. You are an agent."
+    assert strip_system_prompt_leaks(text) is text
+
+
+def test_four_identical_words_keep_two_and_mark() -> None:
+    assert (
+        truncate_degeneration("I see the cow cow cow cow here")
+        == "I see the cow cow..."
+    )
+
+
+def test_identical_words_compare_case_and_punctuation_insensitively() -> None:
+    assert truncate_degeneration("Go, go, GO, go! now") == "Go, go..."
+
+
+def test_three_identical_words_are_kept() -> None:
+    text = "It is very very very cold."
+    assert truncate_degeneration(text) is text
+
+
+def test_third_trigram_occurrence_is_cut() -> None:
+    text = "I go up the hill and I go up the hill and I go up the hill again."
+    assert truncate_degeneration(text) == "I go up the hill and I go up the hill and..."
+
+
+def test_trigram_rule_needs_nine_words() -> None:
+    text = "a b c a b c a b"  # trigram thrice only with 9 words
+    assert truncate_degeneration(text) is text
+    assert truncate_degeneration(text + " c") == "a b c a b c..."
+
+
+def test_two_trigram_occurrences_are_kept() -> None:
+    text = "The cow is here and the cow is there, so I wait."
+    assert truncate_degeneration(text) is text
+
+
+def test_trigram_search_is_bounded() -> None:
+    filler = " ".join(f"w{i}" for i in range(MAX_SCAN_WORDS))
+    text = filler + " x y z x y z x y z"
+    assert truncate_degeneration(text) is text
+
+
+@given(st.lists(st.sampled_from("abcd"), min_size=0, max_size=200))
+def test_trigram_fast_paths_agree(words: list[str]) -> None:
+    expected = None
+    seen: dict[tuple[str, ...], int] = {}
+    for i in range(len(words) - 2):
+        key = tuple(words[i : i + 3])
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 3:
+            expected = i
+            break
+    assert _third_trigram_short(words) == expected
+    assert _third_trigram_index(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I see a cow. 42", "I see a cow."),
+        ("I see a cow.\n7", "I see a cow."),
+        ("I see a cow. And then the", "I see a cow."),
+        ("I see a cow! so it", "I see a cow!"),
+        ('He said "stop." and then', 'He said "stop."'),
+        ("I see a cow. And then it walks away", "I see a cow. And then it walks away"),
+        ("I count 3", "I count 3"),
+        ("I see a cow", "I see a cow"),
+        ("I see a cow.\nthen a pig", "I see a cow."),
+        ("Line one\nline two", "Line one\nline two"),
+        ("It ends...", "It ends..."),
+        ("Thinking. [GOAL: dance]", "Thinking. [GOAL: dance]"),
+    ],
+)
+def test_strip_trailing_garbage(text: str, expected: str) -> None:
+    assert strip_trailing_garbage(text) == expected
+
+
+def test_trailing_garbage_leaves_clean_text_identical() -> None:
+    text = "All quiet.  "
+    assert strip_trailing_garbage(text) is text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("  a   b\t\tc  ", "a b c"),
+        ("a \n  b", "a\nb"),
+        ("a\r\nb\rc", "a\nb\nc"),
+        ("a\n\n\n\n\nb", "a\n\nb"),
+        ("a\n \n \nb", "a\n\nb"),
+        ("\n\na\n\n", "a"),
+        ("a\u00a0b\u2003c", "a b c"),
+        ("tidy text", "tidy text"),
+    ],
+)
+def test_normalize_whitespace(text: str, expected: str) -> None:
+    assert normalize_whitespace(text) == expected
+
+
+def test_normalize_whitespace_when_every_line_mark_is_in_the_text() -> None:
+    hostile = "".join(chr(c) for c in (*range(0, 9), *range(14, 28)))
+    assert normalize_whitespace(f" {hostile}  x \n\n\n y ") == f"{hostile} x\n\ny"
+
+
+# --- the pipeline ------------------------------------------------------------
+
+
+def test_stage_order_is_the_seed_order() -> None:
+    assert STAGES == (
+        "code_fences", "wrapping_quotes", "prompt_leaks", "goal_tag", "intent",
+        "degeneration", "trailing_garbage", "whitespace",
+    )  # fmt: skip
+
+
+def test_sanitize_full_result() -> None:
+    raw = '```\n"I see iron. [GOAL: mine iron_ore 3]\nINTENT: mine"\n```'
+    result = sanitize(raw)
+    assert result.text == "I see iron."
+    assert result.goal == Goal("mine", "iron_ore", None, 3, "[GOAL: mine iron_ore 3]")
+    assert result.goal_fail_reason is None
+    assert result.goal_tag_count == 1
+    assert result.goal_key == "mine:iron_ore"
+    assert result.intent == "mine"
+    assert result.intent_parse == IntentParse.FINAL_LINE
+    assert result.flags == ("code_fences", "wrapping_quotes", "goal_tag", "intent")
+
+
+def test_clean_text_has_no_flags() -> None:
+    result = sanitize("All quiet in the plains.")
+    assert result.text == "All quiet in the plains."
+    assert result.flags == ()
+    assert result.goal is None
+    assert result.goal_fail_reason == GoalFailReason.NO_TAG
+    assert (result.goal_tag_count, result.goal_key) == (0, None)
+    assert (result.intent, result.intent_parse) == (None, None)
+
+
+def test_goal_is_extracted_before_intent_and_degeneration() -> None:
+    result = sanitize("go go go go [GOAL: navigate village] INTENT: navigate")
+    assert result.goal is not None
+    assert result.goal.target == "village"
+    assert result.intent == "navigate"
+    assert result.text == "go go..."
+
+
+def test_goal_tag_after_a_leak_survives_the_leak_cut() -> None:
+    result = sanitize("You are an agent. [GOAL: mine stone] Zombie close.")
+    assert result.goal is not None
+    assert (result.goal.action, result.goal.target) == ("mine", "stone")
+    assert result.text == "Zombie close."
+    assert result.flags == ("prompt_leaks", "goal_tag", "whitespace")
+
+
+def test_targetless_goal_has_no_goal_key() -> None:
+    result = sanitize("Enough. [GOAL: pause]")
+    assert result.goal is not None
+    assert result.goal_key is None
+
+
+def test_failed_tag_stays_in_text_with_reason() -> None:
+    result = sanitize("Thinking. [GOAL: dance]")
+    assert result.goal is None
+    assert result.goal_fail_reason == GoalFailReason.UNKNOWN_ACTION
+    assert result.goal_tag_count == 1
+    assert result.text == "Thinking. [GOAL: dance]"
+
+
+# --- properties --------------------------------------------------------------
+
+
+def _joined(fragments: list[str], max_size: int) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(fragments), max_size=max_size).map("".join)
+
+
+PROSE = _joined(
+    [*"abcdefgh ABCDEFGH.,!?\n\t", "cow", "the", "you are an agent", "42"], 60
+)
+ANY_TEXT = _joined(
+    [*"ab AB.!?\n\t\"'`[]:0123\r", "[GOAL: mine stone", "INTENT:", "```"], 60
+)
+
+
+@given(PROSE)
+def test_sanitize_is_idempotent_on_prose(text: str) -> None:
+    once = sanitize(text).text
+    assert sanitize(once).text == once
+
+
+@given(ANY_TEXT)
+@settings(max_examples=300)
+def test_intent_never_survives(text: str) -> None:
+    assert "INTENT:" not in sanitize(text).text
+
+
+@given(st.one_of(ANY_TEXT, st.text()))
+@settings(max_examples=300)
+def test_output_is_never_longer_than_input_plus_ellipsis(text: str) -> None:
+    assert len(sanitize(text).text) <= len(text) + 3
+
+
+@given(st.one_of(ANY_TEXT, st.text()))
+def test_flags_name_exactly_the_changing_stages_in_order(text: str) -> None:
+    flags = sanitize(text).flags
+    assert list(flags) == sorted(flags, key=STAGES.index)
+    assert len(set(flags)) == len(flags)
+
+
+@given(st.text())
+def test_never_raises_and_goal_key_is_never_empty(text: str) -> None:
+    result = sanitize(text)
+    assert result.goal_key != ""
+    assert (result.goal is None) == (result.goal_fail_reason is not None)
