@@ -1,0 +1,175 @@
+"""end_to_end mode: the run's own stream, planning consuming it, ack stats.
+
+Seed 000 EV-C6 (mode line, ack statistics) and PA-D3 (a goal-less thought
+never becomes a task). The real worker path is in
+tests/integration/test_eval_end_to_end.py.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.errors import CoreError
+from evals.models import Benchmark, Run
+from evals.services.harness import eval_agent_name, eval_run_create, eval_run_execute
+from stream.services.agents import agent_create
+
+# The run's stream must be an inactive agent (no keep-alive ticks, no API
+# key that works); that needs agent_create(is_active=...).
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(
+        "is_active" not in inspect.signature(agent_create).parameters,
+        reason="end_to_end needs stream.services.agents.agent_create(is_active=...)",
+    ),
+]
+
+SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+GOAL_IDS = {"smoke:hunger-raw-mutton", "smoke:zombie-close"}
+NO_GOAL_IDS = {"smoke:stable-plains", "smoke:sheltered-night", "smoke:fox-at-dawn"}
+
+
+@pytest.fixture(autouse=True)
+def artifacts(settings: Any, tmp_path: Path) -> Path:
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    return Path(settings.EVALS_ARTIFACTS_DIR)
+
+
+def run_end_to_end(user: Any, suite: str = "smoke.jsonl", **options: Any) -> Run:
+    run = eval_run_create(
+        suite_path=SHIPPED / suite,
+        profile="balanced",
+        mode="end_to_end",
+        model="scripted",
+        user=user,
+        schedule=False,
+        **options,
+    )
+    return eval_run_execute(run=run)
+
+
+def test_ev_c6_end_to_end_logs_its_mode_and_records_ack_statistics(
+    owner: Any, log_lines: Any
+) -> None:
+    run = run_end_to_end(owner)
+
+    assert log_lines("[Eval] mode=") == ["[Eval] mode=end_to_end planning_ack=true"]
+    assert (
+        log_lines("[Thought-to-task] ack batch")
+        == [
+            "[Thought-to-task] ack batch size=1 fetched=1 converted=1 skipped=0 errors=0"
+        ]
+        * 2
+    )
+    planning = {c.case_id: c.details["planning"] for c in run.case_results.all()}
+    for case_id in GOAL_IDS:
+        stats = planning[case_id]
+        assert (stats["fetched"], stats["converted"], stats["acked"]) == (1, 1, 1)
+        assert (stats["skipped"], stats["errors"]) == (0, 0)
+        assert len(stats["taskIds"]) == 1
+        assert stats["convertEligible"] is True
+    for case_id in NO_GOAL_IDS:
+        stats = planning[case_id]
+        assert (stats["fetched"], stats["converted"], stats["acked"]) == (0, 0, 0)
+        assert stats["taskIds"] == []
+        assert stats["convertEligible"] is False
+    assert run.metrics["tasks_created"] == 2
+    assert (run.status, run.verdict_passed) == (Run.Status.COMPLETED, True)
+
+
+def test_pa_d3_goal_less_scenarios_create_no_tasks(owner: Any) -> None:
+    from stream.models import Task
+
+    run = run_end_to_end(owner)
+
+    tasks_created = {
+        c.case_id: c.details["tasksCreated"] for c in run.case_results.all()
+    }
+    assert tasks_created == {
+        "smoke:stable-plains": 0,
+        "smoke:sheltered-night": 0,
+        "smoke:hunger-raw-mutton": 1,
+        "smoke:fox-at-dawn": 0,
+        "smoke:zombie-close": 1,
+    }
+    tasks = Task.objects.filter(agent__name=run.config["agent"])
+    assert sorted(tasks.values_list("action", "target")) == [
+        ("build", "cobblestone"),
+        ("smelt", "raw_mutton"),
+    ]
+    assert all(t.thought.eval_run_id == run.run_id for t in tasks)
+
+
+def test_end_to_end_stream_is_an_isolated_inactive_agent(owner: Any) -> None:
+    from stream.models import Agent, Thought
+
+    run = run_end_to_end(owner)
+
+    agent = Agent.objects.get(name=eval_agent_name(run.run_id))
+    assert run.config["agent"] == f"eval-{run.run_id}"
+    assert (agent.owner, agent.is_active) == (owner, False)
+    thoughts = Thought.objects.filter(agent=agent)
+    assert thoughts.count() == 5
+    assert set(thoughts.values_list("eval_run_id", "source", "type")) == {
+        (run.run_id, "eval", "eval")
+    }
+    acked = thoughts.filter(processed=True)
+    assert set(acked.values_list("processed_by", flat=True)) == {f"eval:{run.run_id}"}
+    assert acked.count() == 2
+    assert Thought.objects.exclude(agent=agent).count() == 0
+
+
+def test_end_to_end_compulsion_becomes_a_task_and_fails_the_run(
+    owner: Any, log_lines: Any
+) -> None:
+    run = run_end_to_end(
+        owner,
+        suite="idle-v1.jsonl",
+        script_path=SHIPPED / "idle-v1-regressed.script.jsonl",
+    )
+
+    meadow = run.case_results.get(case_id="idle-v1:stable-meadow-day").details
+    assert meadow["tasksCreated"] == 1
+    assert meadow["failReasons"] == ["compulsion"]
+    assert log_lines("[Eval] FAIL") == [
+        "[Eval] FAIL properties_satisfied=false failed=no_compulsion"
+    ]
+
+
+def test_end_to_end_without_a_user_uses_the_first_superuser(staff: Any) -> None:
+    run = run_end_to_end(None)
+
+    from stream.models import Agent
+
+    assert Agent.objects.get(name=run.config["agent"]).owner == staff
+
+
+def test_end_to_end_with_no_possible_owner_stores_nothing() -> None:
+    with pytest.raises(CoreError) as caught:
+        eval_run_create(
+            suite_path=SHIPPED / "smoke.jsonl",
+            profile="balanced",
+            mode="end_to_end",
+            model="scripted",
+        )
+
+    assert "needs a user to own the run's stream" in caught.value.message
+    assert (Benchmark.objects.count(), Run.objects.count()) == (0, 0)
+
+
+def test_end_to_end_artifacts_carry_the_planning_section(owner: Any) -> None:
+    run = run_end_to_end(owner)
+    path = Path(run.artifacts_dir) / "scenarios" / "smoke:zombie-close.json"
+
+    artifact = json.loads(path.read_text())
+
+    assert artifact["mode"] == "end_to_end"
+    assert artifact["tasksCreated"] == 1
+    assert artifact["planning"]["agent"] == run.config["agent"]
+    summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
+    assert summary["metrics"]["tasks_created"] == 2
