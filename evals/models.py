@@ -73,6 +73,9 @@ class SuiteVersion(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.benchmark_id}@{self.suite_sha256[:12]}"
+
 
 class Run(models.Model):
     class Status(models.TextChoices):
@@ -88,7 +91,9 @@ class Run(models.Model):
         IMPORT = "import", "imported from an eval store"
 
     run_id = models.CharField(max_length=200, unique=True)
-    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="runs")
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="runs"
+    )
     status = models.CharField(max_length=16, choices=Status.choices)
     source = models.CharField(max_length=16, choices=Source.choices)
     started_at = models.DateTimeField()
