@@ -1,0 +1,868 @@
+"""stream.core.planning: pure rules of planning (no database)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stream.core.planning import (
+    DRIVE_TICK_INTERVAL_MS,
+    PROPAGATED_META_KEYS,
+    REBUILT_KEYS,
+    STUCK_PENDING_MS,
+    TRANSITIONS,
+    ConversionOutcome,
+    DriveGoal,
+    DriveInputs,
+    DriveReason,
+    OpenTask,
+    OriginKind,
+    SoakObservations,
+    SoakTask,
+    StallClass,
+    StallInputs,
+    TaskAction,
+    TaskOrigin,
+    TaskStatus,
+    ThoughtCandidate,
+    allowed_from,
+    apply_metadata_patch,
+    build_goal_tag,
+    build_task_metadata,
+    check_drive_gates,
+    check_progress,
+    classify_stall,
+    decide_conversion,
+    decide_drive_tick,
+    decide_transition,
+    drive_tick_thought,
+    evaluate_soak,
+    find_suppressor,
+    is_stuck,
+    keys_to_warn,
+    origin_to_wire,
+    project_incoming_metadata,
+    select_drive,
+    suppresses,
+    task_title,
+)
+
+P, A, C, F = (
+    TaskStatus.PENDING,
+    TaskStatus.ACTIVE,
+    TaskStatus.COMPLETED,
+    TaskStatus.FAILED,
+)
+MIN = 60_000
+
+# --- transitions ---------------------------------------------------------------------
+
+EXPECTED_TRANSITIONS = {
+    (P, TaskAction.CLAIM): A,
+    (A, TaskAction.PROGRESS): A,
+    (A, TaskAction.COMPLETE): C,
+    (A, TaskAction.FAIL): F,
+    (P, TaskAction.FAIL): F,
+}
+
+
+@pytest.mark.parametrize("status", list(TaskStatus))
+@pytest.mark.parametrize("action", list(TaskAction))
+def test_transition_table_is_exactly_the_documented_one(
+    status: TaskStatus, action: TaskAction
+) -> None:
+    decision = decide_transition(status, action)
+    expected = EXPECTED_TRANSITIONS.get((status, action))
+    assert decision.to_status == expected
+    assert decision.allowed is (expected is not None)
+    assert decision.reason == (
+        "ok"
+        if expected is not None
+        else f"illegal_transition:{status.value}->{action.value}"
+    )
+
+
+def test_terminal_statuses_have_no_way_out() -> None:
+    assert not [key for key in TRANSITIONS if key[0] in (C, F)]
+
+
+def test_allowed_from() -> None:
+    assert allowed_from(TaskAction.CLAIM) == {P}
+    assert allowed_from(TaskAction.FAIL) == {P, A}
+    assert allowed_from(TaskAction.COMPLETE) == {A}
+
+
+@pytest.mark.parametrize(
+    ("current", "new", "problem"),
+    [
+        (0.0, 0.0, None),
+        (0.2, 1.0, None),
+        (0.5, 0.5, None),
+        (0.5, 0.4, "progress_regressed"),
+        (0.0, -0.01, "progress_out_of_range"),
+        (0.0, 1.01, "progress_out_of_range"),
+    ],
+)
+def test_check_progress(current: float, new: float, problem: str | None) -> None:
+    assert check_progress(current, new) == problem
+
+
+@given(
+    st.floats(0, 1, allow_nan=False),
+    st.floats(-2, 2, allow_nan=False, allow_infinity=False),
+)
+def test_progress_accepted_iff_fraction_and_not_backwards(
+    current: float, new: float
+) -> None:
+    assert (check_progress(current, new) is None) == (0 <= new <= 1 and new >= current)
+
+
+# --- metadata projection (seed 004 §1) ---------------------------------------------------
+
+
+def test_projection_keeps_the_allowlist_and_reports_the_rest() -> None:
+    projection = project_incoming_metadata(
+        {
+            "goalKey": "collect:oak_log",
+            "subtaskKey": "s",
+            "taskProvenance": {"a": 1},
+            "tags": ["x"],
+            "createdAt": "then",
+            "zeta": 1,
+            "alpha": 2,
+        }
+    )
+    assert projection.goal_key == "collect:oak_log"
+    assert projection.kept == (("subtaskKey", "s"), ("taskProvenance", {"a": 1}))
+    assert projection.dropped == ("alpha", "zeta")
+    assert projection.rebuilt_ignored == ("createdAt", "tags")
+
+
+@pytest.mark.parametrize("value", ["", "   ", None, 7, ["a"]])
+def test_seed004_projection_treats_empty_goal_key_as_absent(value: Any) -> None:
+    projection = project_incoming_metadata({"goalKey": value})
+    assert projection.goal_key is None
+    assert projection.kept == ()
+    assert projection.dropped == ()
+
+
+def test_projection_of_nothing() -> None:
+    projection = project_incoming_metadata(None)
+    assert (projection.goal_key, projection.kept, projection.dropped) == (None, (), ())
+
+
+@given(st.dictionaries(st.text(max_size=12), st.one_of(st.none(), st.text())))
+def test_projection_partitions_every_key(incoming: dict[str, Any]) -> None:
+    projection = project_incoming_metadata(incoming)
+    allow, rebuilt = set(PROPAGATED_META_KEYS), set(REBUILT_KEYS)
+    assert {k for k, _ in projection.kept} <= allow - {"goalKey"}
+    assert set(projection.dropped) == set(incoming) - allow - rebuilt
+    assert set(projection.rebuilt_ignored) == set(incoming) & rebuilt
+    assert projection.goal_key != ""
+    assert projection.goal_key is None or projection.goal_key.strip()
+
+
+def test_keys_to_warn_only_new_ones_sorted() -> None:
+    assert keys_to_warn(["b", "a", "c", "a"], frozenset({"c"})) == ("a", "b")
+    assert keys_to_warn([], frozenset()) == ()
+
+
+def test_build_task_metadata_rebuilds_from_scratch() -> None:
+    projection = project_incoming_metadata(
+        {"goalKey": "k:v", "subtaskKey": "s", "retryCount": 9}
+    )
+    assert build_task_metadata(
+        projection,
+        now_iso="2026-02-03T12:00:00+00:00",
+        tags=["a"],
+        category="gathering",
+        solver="acquisition",
+    ) == {
+        "createdAt": "2026-02-03T12:00:00+00:00",
+        "updatedAt": "2026-02-03T12:00:00+00:00",
+        "retryCount": 0,
+        "maxRetries": 3,
+        "childTaskIds": [],
+        "tags": ["a"],
+        "category": "gathering",
+        "solver": "acquisition",
+        "subtaskKey": "s",
+    }
+
+
+def test_metadata_patch_never_writes_origin_or_identity() -> None:
+    current = {"createdAt": "t0", "updatedAt": "t0", "note": "old"}
+    patch = apply_metadata_patch(
+        current,
+        {"origin": {"kind": "api"}, "goalKey": "x:y", "createdAt": "t9", "note": "new"},
+        now_iso="t1",
+    )
+    assert patch.metadata == {"createdAt": "t0", "updatedAt": "t1", "note": "new"}
+    assert patch.ignored == ("createdAt", "goalKey", "origin")
+    assert current == {"createdAt": "t0", "updatedAt": "t0", "note": "old"}
+
+
+def test_origin_to_wire() -> None:
+    assert origin_to_wire(TaskOrigin(OriginKind.GOAL_RESOLVER, "r", 4)) == {
+        "kind": "goal_resolver",
+        "name": "r",
+        "parentTaskId": 4,
+    }
+    assert origin_to_wire(None) is None
+
+
+def test_task_title() -> None:
+    assert task_title("collect", "oak_log", 8) == "collect oak_log x8"
+    assert task_title("explore", "nearby", None) == "explore nearby"
+
+
+# --- idempotency (seed 004 §3.2) -----------------------------------------------------
+
+
+def open_task(
+    status: TaskStatus = P, age_ms: int = 0, progress: float = 0.0, key: str = "k:v"
+) -> OpenTask:
+    return OpenTask(1, key, status, 10 * MIN - age_ms, progress)
+
+
+@pytest.mark.parametrize(
+    ("task", "suppressing"),
+    [
+        (open_task(P, STUCK_PENDING_MS - 1), True),
+        (open_task(P, STUCK_PENDING_MS), False),
+        (open_task(P, STUCK_PENDING_MS + 1), False),
+        (open_task(A, STUCK_PENDING_MS + MIN, 0.1), True),
+        (open_task(P, STUCK_PENDING_MS + MIN, 0.1), True),
+        (open_task(A, STUCK_PENDING_MS), False),
+        (open_task(C, 0), False),
+        (open_task(F, 0), False),
+        (open_task(P, 0, key="other:key"), False),
+    ],
+)
+def test_suppression_rule_and_stuck_timeout(task: OpenTask, suppressing: bool) -> None:
+    assert suppresses(task, goal_key="k:v", now_ms=10 * MIN) is suppressing
+
+
+@given(
+    st.sampled_from(list(TaskStatus)),
+    st.integers(0, 20 * MIN),
+    st.floats(0, 1, allow_nan=False),
+)
+def test_suppresses_is_open_and_not_stuck(
+    status: TaskStatus, age: int, progress: float
+) -> None:
+    task = OpenTask(1, "k:v", status, 0, progress)
+    is_open = status in (P, A)
+    assert suppresses(task, goal_key="k:v", now_ms=age) == (
+        is_open and not is_stuck(task, now_ms=age)
+    )
+    assert is_stuck(task, now_ms=age) == (
+        is_open and progress == 0 and age >= STUCK_PENDING_MS
+    )
+
+
+def test_find_suppressor_returns_the_oldest_blocker() -> None:
+    tasks = [
+        OpenTask(3, "k:v", P, 9 * MIN, 0.0),
+        OpenTask(2, "k:v", A, 8 * MIN, 0.5),
+        OpenTask(1, "k:v", P, 0, 0.0),  # stuck
+    ]
+    blocker = find_suppressor(tasks, goal_key="k:v", now_ms=10 * MIN)
+    assert blocker is not None
+    assert blocker.task_id == 2
+    assert find_suppressor(tasks, goal_key="x:y", now_ms=10 * MIN) is None
+
+
+# --- conversion (PA-D3, seed 004 §4.1) ----------------------------------------------------
+
+GOAL = {"action": "collect", "target": "oak_log", "amount": 8}
+
+
+def candidate(**overrides: Any) -> ThoughtCandidate:
+    values: dict[str, Any] = {
+        "thought_id": 7,
+        "convert_eligible": True,
+        "grounding_passed": True,
+        "goal_key": "collect:oak_log",
+        "metadata": {"extractedGoal": GOAL},
+        "source": "agent",
+        "eligibility_reason": "eligible",
+    }
+    values.update(overrides)
+    return ThoughtCandidate(**values)
+
+
+@pytest.mark.parametrize("eligible", [False, None])
+def test_pa_d3_only_exactly_eligible_thoughts_convert(eligible: bool | None) -> None:
+    decision = decide_conversion(
+        candidate(convert_eligible=eligible), open_tasks=[], now_ms=0
+    )
+    assert (decision.outcome, decision.reason, decision.draft) == (
+        ConversionOutcome.SKIPPED,
+        "not_convert_eligible",
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "outcome", "reason"),
+    [
+        ({"metadata": {}}, ConversionOutcome.SKIPPED, "no_extracted_goal"),
+        (
+            {"metadata": {"extractedGoal": "collect"}},
+            ConversionOutcome.ERROR,
+            "malformed_extracted_goal",
+        ),
+        (
+            {"metadata": {"extractedGoal": {"action": "", "target": "x"}}},
+            ConversionOutcome.ERROR,
+            "malformed_extracted_goal",
+        ),
+        ({"grounding_passed": None}, ConversionOutcome.SKIPPED, "grounding_not_passed"),
+    ],
+)
+def test_conversion_skip_and_error_reasons(
+    overrides: dict[str, Any], outcome: ConversionOutcome, reason: str
+) -> None:
+    decision = decide_conversion(candidate(**overrides), open_tasks=[], now_ms=0)
+    assert (decision.outcome, decision.reason, decision.draft) == (
+        outcome,
+        reason,
+        None,
+    )
+
+
+def test_conversion_builds_the_draft() -> None:
+    decision = decide_conversion(candidate(), open_tasks=[], now_ms=0)
+    assert decision.outcome == ConversionOutcome.CONVERTED
+    draft = decision.draft
+    assert draft is not None
+    assert (draft.title, draft.action, draft.target, draft.amount) == (
+        "collect oak_log x8",
+        "collect",
+        "oak_log",
+        8,
+    )
+    assert draft.goal_key == "collect:oak_log"
+    assert draft.origin == TaskOrigin(OriginKind.COGNITION, "thought-to-task")
+    assert (draft.tags, draft.category, draft.solver) == (
+        ("thought-to-task", "gathering"),
+        "gathering",
+        "acquisition",
+    )
+    assert draft.metadata == {
+        "goalKey": "collect:oak_log",
+        "taskProvenance": {
+            "thoughtId": 7,
+            "convertEligible": True,
+            "eligibilityReason": "eligible",
+            "source": "agent",
+            "extractedGoalSource": "llm",
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("thought_key", "meta_key", "expected"),
+    [
+        ("collect:oak_log", "x:y", "collect:oak_log"),
+        ("", "meta:key", "meta:key"),
+        (None, "", "collect:oak_log"),
+    ],
+)
+def test_seed004_goal_key_layers_treat_empty_as_absent(
+    thought_key: str | None, meta_key: str, expected: str
+) -> None:
+    decision = decide_conversion(
+        candidate(
+            goal_key=thought_key,
+            metadata={"extractedGoal": GOAL, "goalKey": meta_key},
+        ),
+        open_tasks=[],
+        now_ms=0,
+    )
+    assert decision.draft is not None
+    assert decision.draft.goal_key == expected
+
+
+def test_goal_key_missing_everywhere_still_converts_without_one() -> None:
+    decision = decide_conversion(
+        candidate(
+            goal_key="", metadata={"extractedGoal": {"action": "x", "target": ""}}
+        ),
+        open_tasks=[],
+        now_ms=0,
+    )
+    assert decision.draft is not None
+    assert decision.draft.goal_key is None
+    assert decision.draft.metadata["goalKey"] is None
+
+
+def test_conversion_suppressed_by_an_open_task_with_the_same_goal_key() -> None:
+    blocker = OpenTask(41, "collect:oak_log", P, 0, 0.0)
+    decision = decide_conversion(candidate(), open_tasks=[blocker], now_ms=MIN)
+    assert (decision.outcome, decision.reason, decision.suppressed_by) == (
+        ConversionOutcome.SKIPPED,
+        "duplicate_goal_key",
+        41,
+    )
+    stuck = decide_conversion(
+        candidate(), open_tasks=[blocker], now_ms=STUCK_PENDING_MS
+    )
+    assert stuck.outcome == ConversionOutcome.CONVERTED
+
+
+def test_drive_tick_thought_converts_with_its_own_origin_and_tags() -> None:
+    shape = drive_tick_thought(
+        DriveGoal("collect", "oak_log", 8, DriveReason.NO_LOGS),
+        goal_key="collect:oak_log",
+    )
+    decision = decide_conversion(
+        candidate(metadata=shape.metadata, source="drive-tick"),
+        open_tasks=[],
+        now_ms=0,
+    )
+    assert decision.draft is not None
+    assert decision.draft.origin == TaskOrigin(OriginKind.COGNITION, "drive-tick")
+    assert decision.draft.tags == ("drive-tick", "autonomous", "gathering")
+    assert decision.draft.metadata["taskProvenance"]["extractedGoalSource"] == (
+        "drive-tick"
+    )
+
+
+# --- drive tick (seed 004 §3) ---------------------------------------------------------
+
+
+def inputs(**overrides: Any) -> DriveInputs:
+    values: dict[str, Any] = {
+        "health": 20,
+        "food": 20,
+        "hostiles": 0,
+        "game_mode": "survival",
+        "now_ms": 10 * MIN,
+        "last_tick_ms": None,
+    }
+    values.update(overrides)
+    return DriveInputs(**values)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "reason", "remaining"),
+    [
+        ({}, "passed", 0),
+        ({"game_mode": None}, "passed", 0),
+        ({"game_mode": "creative"}, "game_mode:creative", 0),
+        ({"game_mode": "Spectator"}, "game_mode:spectator", 0),
+        ({"health": 16}, "passed", 0),
+        ({"health": 15.5}, "health_low", 0),
+        ({"food": 15}, "food_low", 0),
+        ({"hostiles": 1}, "hostiles_present", 0),
+        ({"last_tick_ms": 10 * MIN - DRIVE_TICK_INTERVAL_MS + 1}, "interval", 1),
+        ({"last_tick_ms": 10 * MIN - DRIVE_TICK_INTERVAL_MS}, "passed", 0),
+    ],
+)
+def test_drive_gates(overrides: dict[str, Any], reason: str, remaining: int) -> None:
+    gate = check_drive_gates(inputs(**overrides))
+    assert (gate.passed, gate.reason, gate.remaining_ms) == (
+        reason == "passed",
+        reason,
+        remaining,
+    )
+
+
+@given(
+    st.sampled_from(["creative", "spectator", "CREATIVE", " spectator "]),
+    st.floats(0, 20),
+    st.floats(0, 20),
+    st.integers(0, 5),
+    st.one_of(st.none(), st.integers(0, 10 * MIN)),
+)
+def test_drive_tick_never_fires_in_creative_or_spectator(
+    mode: str, health: float, food: float, hostiles: int, last: int | None
+) -> None:
+    decision = decide_drive_tick(
+        inputs(
+            game_mode=mode,
+            health=health,
+            food=food,
+            hostiles=hostiles,
+            last_tick_ms=last,
+        ),
+        inventory={},
+        night_approaching=False,
+        has_shelter=False,
+        open_tasks=[],
+    )
+    assert decision.fire is False
+    assert decision.reason == f"game_mode:{mode.strip().lower()}"
+
+
+@given(
+    st.sampled_from(["health", "food", "hostiles"]),
+    st.floats(0, 15.99),
+    st.integers(1, 50),
+)
+def test_drive_tick_never_fires_under_the_safety_gates(
+    gate: str, low: float, hostiles: int
+) -> None:
+    values: dict[str, Any] = (
+        {"hostiles": hostiles} if gate == "hostiles" else {gate: low}
+    )
+    decision = decide_drive_tick(
+        inputs(**values),
+        inventory={},
+        night_approaching=False,
+        has_shelter=False,
+        open_tasks=[],
+    )
+    expected = {"health": "health_low", "food": "food_low"}.get(
+        gate, "hostiles_present"
+    )
+    assert (decision.fire, decision.reason) == (False, expected)
+
+
+@pytest.mark.parametrize(
+    ("inventory", "night", "shelter", "expected"),
+    [
+        ({}, False, False, ("collect", "oak_log", 8, DriveReason.NO_LOGS)),
+        ({"dirt": 3}, True, False, ("collect", "oak_log", 8, DriveReason.NO_LOGS)),
+        (
+            {"oak_log": 2},
+            True,
+            False,
+            ("build", "basic_shelter", 1, DriveReason.NIGHT_NO_SHELTER),
+        ),
+        (
+            {"oak_log": 2},
+            True,
+            True,
+            ("craft", "crafting_table", 1, DriveReason.NO_CRAFTING_TABLE),
+        ),
+        (
+            {"birch_log": 20, "crafting_table": 1},
+            False,
+            False,
+            ("craft", "wooden_pickaxe", 1, DriveReason.NO_PICKAXE),
+        ),
+        (
+            {"oak_log": 15, "crafting_table": 1, "stone_pickaxe": 1},
+            False,
+            False,
+            ("collect", "oak_log", 8, DriveReason.LOW_LOG_STOCK),
+        ),
+        (
+            {"oak_log": 16, "crafting_table": 1, "wooden_pickaxe": 1},
+            False,
+            False,
+            ("explore", "nearby", 1, DriveReason.DEFAULT),
+        ),
+    ],
+)
+def test_drive_priority_list(
+    inventory: dict[str, int],
+    night: bool,
+    shelter: bool,
+    expected: tuple[str, str, int, DriveReason],
+) -> None:
+    goal = select_drive(inventory, night_approaching=night, has_shelter=shelter)
+    assert (goal.action, goal.target, goal.amount, goal.reason) == expected
+
+
+def test_drive_tick_suppressed_by_an_open_task_until_it_is_stuck() -> None:
+    task = OpenTask(5, "collect:oak_log", P, 0, 0.0)
+    young = decide_drive_tick(
+        inputs(now_ms=STUCK_PENDING_MS - 1),
+        inventory={},
+        night_approaching=False,
+        has_shelter=False,
+        open_tasks=[task],
+    )
+    assert (young.fire, young.reason, young.suppressed_by) == (
+        False,
+        "duplicate_goal_key",
+        5,
+    )
+    stuck = decide_drive_tick(
+        inputs(now_ms=STUCK_PENDING_MS),
+        inventory={},
+        night_approaching=False,
+        has_shelter=False,
+        open_tasks=[task],
+    )
+    assert (stuck.fire, stuck.reason, stuck.goal_key) == (
+        True,
+        "no_logs",
+        "collect:oak_log",
+    )
+
+
+def test_build_goal_tag() -> None:
+    assert build_goal_tag("collect", "oak_log", 8) == "[GOAL: collect oak_log 8]"
+    assert build_goal_tag("explore", "nearby", None) == "[GOAL: explore nearby]"
+
+
+def test_drive_tick_output_shape() -> None:
+    shape = drive_tick_thought(
+        DriveGoal("build", "basic_shelter", 1, DriveReason.NIGHT_NO_SHELTER),
+        goal_key="build:basic_shelter",
+    )
+    assert shape.content == (
+        "Drive tick (night_no_shelter): [GOAL: build basic_shelter 1]"
+    )
+    assert shape.tags == ("drive-tick", "autonomous", "building")
+    assert shape.metadata == {
+        "source": "drive-tick",
+        "cognitiveSystem": "drive-tick",
+        "extractedGoalSource": "drive-tick",
+        "extractedGoal": {
+            "action": "build",
+            "target": "basic_shelter",
+            "targetId": None,
+            "amount": 1,
+            "raw": "[GOAL: build basic_shelter 1]",
+        },
+        "goalKey": "build:basic_shelter",
+        "grounding": {
+            "pass": True,
+            "reason": "drive_tick",
+            "category": None,
+            "missing": [],
+        },
+        "novelty": "high",
+        "convertEligible": True,
+        "tags": ["drive-tick", "autonomous", "building"],
+        "category": "building",
+        "driveReason": "night_no_shelter",
+    }
+
+
+# --- stall taxonomy (seed 004 §7.3) ----------------------------------------------------------
+
+
+def stall(**overrides: Any) -> StallClass | None:
+    values: dict[str, Any] = {
+        "status": P,
+        "action": "collect",
+        "goal_key": "collect:oak_log",
+        "progress": 0.0,
+        "created_ms": 0,
+        "blocked_reason": "",
+        "blocked_at_ms": None,
+        "source_convert_eligible": True,
+        "executor_seen_ms": MIN,
+    }
+    now = overrides.pop("now_ms", MIN)
+    values.update(overrides)
+    return classify_stall(StallInputs(**values), now_ms=now, executor_stale_ms=2 * MIN)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({}, None),
+        ({"status": C, "source_convert_eligible": False}, None),
+        ({"status": F, "action": "dance"}, None),
+        ({"source_convert_eligible": False}, StallClass.CONVERT_ELIGIBLE_GATE),
+        ({"source_convert_eligible": None}, None),
+        ({"action": "dance"}, StallClass.UNPLANNABLE),
+        ({"goal_key": None}, StallClass.GOAL_KEY_MISSING),
+        ({"goal_key": ""}, StallClass.GOAL_KEY_MISSING),
+        (
+            {"status": A, "blocked_reason": "no_path", "blocked_at_ms": 0},
+            StallClass.BLOCKED_REASON,
+        ),
+        ({"blocked_reason": "no_path", "blocked_at_ms": None}, None),
+        ({"executor_seen_ms": None}, StallClass.EXECUTOR_UNAVAILABLE),
+        (
+            {"executor_seen_ms": 0, "now_ms": 2 * MIN + 1},
+            StallClass.EXECUTOR_UNAVAILABLE,
+        ),
+        (
+            {"now_ms": STUCK_PENDING_MS, "executor_seen_ms": STUCK_PENDING_MS},
+            StallClass.STUCK_PENDING,
+        ),
+        (
+            {
+                "now_ms": STUCK_PENDING_MS,
+                "executor_seen_ms": STUCK_PENDING_MS,
+                "progress": 0.1,
+                "status": A,
+            },
+            None,
+        ),
+        (
+            {"action": "dance", "goal_key": None, "executor_seen_ms": None},
+            StallClass.UNPLANNABLE,
+        ),
+    ],
+)
+def test_stall_classes_and_their_precedence(
+    overrides: dict[str, Any], expected: StallClass | None
+) -> None:
+    assert stall(**overrides) == expected
+
+
+def test_stall_class_values_are_the_seeds_names() -> None:
+    assert [c.value for c in StallClass] == [
+        "convertEligible_gate",
+        "unplannable",
+        "goalKey_missing",
+        "blocked_reason",
+        "executor_unavailable",
+        "stuck_pending",
+    ]
+
+
+# --- soak checks (seed 004 §7.2) -------------------------------------------------------
+
+
+def soak_task(task_id: int, key: str, created: int, **kw: Any) -> SoakTask:
+    values: dict[str, Any] = {
+        "task_id": task_id,
+        "goal_key": key,
+        "is_drive_tick": True,
+        "status": C,
+        "created_ms": created,
+        "claimed_ms": created + 1000,
+        "first_progress_ms": created + 2000,
+        "finished_ms": created + 3000,
+        "source_convert_eligible": True,
+    }
+    values.update(kw)
+    return SoakTask(**values)
+
+
+HEALTHY = (
+    soak_task(1, "collect:oak_log", 0),
+    soak_task(
+        2,
+        "craft:crafting_table",
+        3 * MIN,
+        claimed_ms=9 * MIN,
+        first_progress_ms=9 * MIN,
+        finished_ms=9 * MIN + 1000,
+    ),
+    soak_task(3, "craft:crafting_table", 8 * MIN),
+)
+
+
+def observations(**overrides: Any) -> SoakObservations:
+    values: dict[str, Any] = {
+        "end_ms": 12 * MIN,
+        "tasks": HEALTHY,
+        "drive_ticks": 3,
+        "goal_tags": 2,
+        "intent_extractions": 1,
+        "model_emits_intent": None,
+        "creative_drive_ticks": 0,
+        "creative_due_refusals": 4,
+    }
+    values.update(overrides)
+    return SoakObservations(**values)
+
+
+def verdicts(obs: SoakObservations) -> dict[int, bool]:
+    return {c.check_id: c.passed for c in evaluate_soak(obs)}
+
+
+def test_soak_checks_all_pass_on_a_healthy_run() -> None:
+    checks = evaluate_soak(observations())
+    assert [(c.check_id, c.name, c.passed) for c in checks] == [
+        (1, "task_creation_cadence", True),
+        (2, "executor_claims", True),
+        (3, "progress_closure", True),
+        (4, "idempotency_under_repetition", True),
+        (5, "stuck_timeout_recovery", True),
+        (6, "compliance_signal", True),
+        (7, "no_low_novelty_task_creation", True),
+        (8, "creative_spectator_safety", True),
+    ]
+    assert checks[4].observed == "stalled=[2] recovered=[2]"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "failing"),
+    [
+        ({"drive_ticks": 0}, 1),
+        ({"goal_tags": 0}, 1),
+        (
+            {"tasks": (soak_task(1, "a:b", 0), soak_task(2, "c:d", 2 * MIN))},
+            1,
+        ),
+        (
+            {
+                "tasks": (
+                    soak_task(
+                        1, "a:b", 0, claimed_ms=None, first_progress_ms=None, status=F
+                    ),
+                )
+            },
+            2,
+        ),
+        ({"intent_extractions": 0}, 6),
+        (
+            {
+                "tasks": (
+                    *HEALTHY,
+                    soak_task(
+                        4, "x:y", 0, is_drive_tick=False, source_convert_eligible=False
+                    ),
+                )
+            },
+            7,
+        ),
+        ({"creative_drive_ticks": 1}, 8),
+    ],
+)
+def test_each_soak_check_fails_on_its_own_violation(
+    overrides: dict[str, Any], failing: int
+) -> None:
+    result = verdicts(observations(**overrides))
+    assert [check for check, ok in result.items() if not ok] == [failing]
+
+
+def test_soak_progress_closure_fails_when_nothing_finishes() -> None:
+    open_task_ = soak_task(
+        1, "a:b", 0, status=A, first_progress_ms=1000, finished_ms=None
+    )
+    result = verdicts(observations(tasks=(open_task_,)))
+    assert result[3] is False
+
+
+def test_soak_duplicate_while_the_first_is_young_or_moving_fails_check_4() -> None:
+    young = (
+        soak_task(1, "a:b", 0, finished_ms=None, status=A),
+        soak_task(2, "a:b", MIN),
+    )
+    moving_old = (
+        soak_task(1, "a:b", 0, first_progress_ms=MIN, finished_ms=None, status=A),
+        soak_task(2, "a:b", 6 * MIN),
+    )
+    assert verdicts(observations(tasks=young))[4] is False
+    assert verdicts(observations(tasks=moving_old))[4] is False
+
+
+def test_soak_stall_without_recovery_fails_check_5() -> None:
+    stalled = soak_task(
+        1, "a:b", 0, claimed_ms=None, first_progress_ms=None, finished_ms=None, status=P
+    )
+    checks = evaluate_soak(observations(tasks=(stalled, soak_task(2, "c:d", 3 * MIN))))
+    assert checks[4].passed is False
+    assert checks[4].observed == "stalled=[1] recovered=[]"
+
+
+def test_soak_compliance_passes_on_the_explicit_no_intent_observation() -> None:
+    checks = evaluate_soak(observations(intent_extractions=0, model_emits_intent=False))
+    assert checks[5].passed is True
+    assert checks[5].observed == "intentExtractions=0; model emits no INTENT"
+
+
+def test_soak_creative_check_says_when_not_tested() -> None:
+    checks = evaluate_soak(observations(creative_drive_ticks=None))
+    assert (checks[7].passed, checks[7].observed) == (
+        True,
+        "not tested (no creative window)",
+    )
