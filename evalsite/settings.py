@@ -422,4 +422,5 @@ LOGGING = build_logging(level=LOG_LEVEL, fmt=LOG_FORMAT)
 # Each capability registers a function that loads its demo data (idempotent).
 DEMO_DATA_LOADERS: list[str] = [
     "stream.demo.load_demo",
+    "evals.demo.load_demo",
 ]
