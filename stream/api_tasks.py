@@ -183,6 +183,7 @@ class TaskListView(APIView):
     permission_classes = [IsAgent]
 
     @extend_schema(
+        operation_id="tasks_list",
         parameters=[STATUS_PARAM, LIMIT_PARAM],
         responses=inline_serializer(
             "TaskList",
@@ -215,7 +216,7 @@ class TaskListView(APIView):
 class TaskDetailView(APIView):
     permission_classes = [IsAgent]
 
-    @extend_schema(responses=TaskOutputSerializer)
+    @extend_schema(operation_id="tasks_retrieve", responses=TaskOutputSerializer)
     def get(self, request: Request, pk: int) -> Response:
         task = task_list(agent=request.auth).filter(pk=pk).first()
         if task is None:
