@@ -32,13 +32,23 @@ class CreatedAgent:
     api_key: str
 
 
-def agent_create(*, name: str, owner: AbstractBaseUser) -> CreatedAgent:
-    """Create an agent and its API key; the key is returned once, never stored."""
+def agent_create(
+    *, name: str, owner: AbstractBaseUser, is_active: bool = True
+) -> CreatedAgent:
+    """Create an agent and its API key; the key is returned once, never stored.
+
+    An inactive agent (an eval run's isolated stream) gets no keep-alive ticks
+    and its key authenticates nothing.
+    """
     prefix = secrets.token_hex(KEY_PREFIX_BYTES)
     api_key = f"es_{prefix}_{secrets.token_urlsafe(32)}"
     with transaction.atomic():
         agent = Agent.objects.create(
-            name=name, owner=owner, key_prefix=prefix, key_hash=_hash_key(api_key)
+            name=name,
+            owner=owner,
+            key_prefix=prefix,
+            key_hash=_hash_key(api_key),
+            is_active=is_active,
         )
     logger.info("[Agents] agent_created name=%s prefix=%s", name, prefix)
     return CreatedAgent(agent=agent, api_key=api_key)
