@@ -373,10 +373,7 @@ def eval_run_create(
         run.summary = _run_summary(run, status="running", metrics={}, cases=[])
         run.save(update_fields=["summary"])
         if schedule:
-            chunks = scenario_chunks(
-                [s.scenario_id for s in suite.scenarios], settings.EVALS_CHUNK_SIZE
-            )
-            transaction.on_commit(lambda: _schedule(run.pk, chunks, queue=queue))
+            eval_run_enqueue(run=run, queue=queue, suite=suite)
     logger.info(
         "[Eval] run_created run_id=%s suite=%s profile=%s mode=%s model=%s "
         "sampler=%s seed=%s scenarios=%s",
@@ -439,6 +436,24 @@ def _eval_agent_create(run_id: str, *, owner: Any) -> str:
 def scenario_chunks(ids: Sequence[str], size: int) -> list[list[str]]:
     """``ids`` in order, cut into lists of at most ``size``."""
     return [list(ids[start : start + size]) for start in range(0, len(ids), size)]
+
+
+def eval_run_enqueue(
+    *, run: Run, queue: str | None = None, suite: LoadedSuite | None = None
+) -> None:
+    """Send the run's chord after the current transaction commits.
+
+    One ``evals.run_scenarios`` task per ``EVALS_CHUNK_SIZE`` scenarios (in
+    suite order), joined by ``evals.finalize_run``; routed to ``queue`` when
+    given. Enqueueing a half-done run again is safe: finished scenarios are
+    skipped, so this also resumes a run whose worker went away.
+    """
+    if suite is None:
+        suite = load_suite(Path(run.config["suitePath"]))
+    chunks = scenario_chunks(
+        [s.scenario_id for s in suite.scenarios], settings.EVALS_CHUNK_SIZE
+    )
+    transaction.on_commit(lambda: _schedule(run.pk, chunks, queue=queue))
 
 
 def _schedule(run_pk: int, chunks: list[list[str]], *, queue: str | None) -> None:

@@ -1,0 +1,161 @@
+"""Eval runs fanned out to a real Celery worker process (issue 6).
+
+On the embedded default this exercises the filesystem broker and SQLite; in
+CI (CELERY_BROKER_URL=redis://..., DATABASE_URL=postgres://...) Redis and
+Postgres. The worker writes the bundle where the run says (its
+``artifacts_dir`` is fixed when the run is created).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evals.models import Run
+from evals.services.harness import (
+    eval_run_create,
+    eval_run_enqueue,
+    eval_run_scenarios,
+)
+from stream.services.agents import agent_create
+
+pytestmark = pytest.mark.integration
+
+SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SMOKE_IDS = [
+    "smoke:stable-plains",
+    "smoke:sheltered-night",
+    "smoke:hunger-raw-mutton",
+    "smoke:fox-at-dawn",
+    "smoke:zombie-close",
+]
+needs_inactive_agents = pytest.mark.skipif(
+    "is_active" not in inspect.signature(agent_create).parameters,
+    reason="end_to_end needs stream.services.agents.agent_create(is_active=...)",
+)
+
+
+@pytest.fixture(autouse=True)
+def real_chord(settings: Any, tmp_path: Path) -> None:
+    # Celery reads CELERY_TASK_ALWAYS_EAGER (True in test settings) before
+    # app.conf.task_always_eager, so only this sends the chord to the worker.
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    # Three chunks for five scenarios, so the chord really fans out.
+    settings.EVALS_CHUNK_SIZE = 2
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+
+
+def wait_finished(run: Run, worker: Any, timeout: float = 90.0) -> Run:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.completed_at is not None:
+            return run
+        time.sleep(0.3)
+    pytest.fail(f"run {run.run_id} did not finish; worker log:\n{worker.log()}")
+
+
+def test_thought_only_run_on_a_real_worker(celery_worker_process: Any) -> None:
+    run = eval_run_create(
+        suite_path=SHIPPED / "smoke.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        queue=celery_worker_process.queue,
+    )
+
+    run = wait_finished(run, celery_worker_process)
+
+    assert (run.status, run.verdict_passed, run.progress_done) == (
+        Run.Status.COMPLETED,
+        True,
+        5,
+    )
+    assert sorted(run.case_results.values_list("case_id", flat=True)) == sorted(
+        SMOKE_IDS
+    )
+    summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
+    assert summary["run"]["status"] == "completed"
+    log = celery_worker_process.log()
+    assert log.count("[Eval] mode=thought_only") == 1
+    assert log.count("[Eval] scenario_run id=") == 5
+    assert (
+        "[Eval] summary action_rate=0.4 grounding_pass_rate=1 repetition_rate=0 "
+        "compulsion_proxy=0 latency_p95_ms=455.1"
+    ) in log
+    assert "[Eval] PASS properties_satisfied=true action_rate_may_be_zero=true" in log
+
+
+def test_worker_resumes_a_half_done_run_without_redoing_scenarios(
+    celery_worker_process: Any,
+) -> None:
+    run = eval_run_create(
+        suite_path=SHIPPED / "smoke.jsonl",
+        profile="minimal",
+        mode="thought_only",
+        model="scripted",
+        schedule=False,
+    )
+    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS[:2])
+    done_before = dict(run.case_results.values_list("case_id", "pk"))
+
+    eval_run_enqueue(run=run, queue=celery_worker_process.queue)
+    run = wait_finished(run, celery_worker_process)
+
+    log = celery_worker_process.log()
+    assert [sid for sid in SMOKE_IDS if f"scenario_run id={sid} " in log] == (
+        SMOKE_IDS[2:]
+    )
+    assert (
+        dict(
+            run.case_results.filter(case_id__in=SMOKE_IDS[:2]).values_list(
+                "case_id", "pk"
+            )
+        )
+        == done_before
+    )
+    assert (run.status, run.progress_done) == (Run.Status.COMPLETED, 5)
+
+
+@needs_inactive_agents
+def test_end_to_end_run_on_a_real_worker(
+    celery_worker_process: Any, owner: Any
+) -> None:
+    from stream.models import Task
+
+    run = eval_run_create(
+        suite_path=SHIPPED / "smoke.jsonl",
+        profile="balanced",
+        mode="end_to_end",
+        model="scripted",
+        user=owner,
+        queue=celery_worker_process.queue,
+    )
+
+    run = wait_finished(run, celery_worker_process)
+
+    assert (run.status, run.verdict_passed) == (Run.Status.COMPLETED, True)
+    assert run.metrics["tasks_created"] == 2
+    tasks = {c.case_id: c.details["tasksCreated"] for c in run.case_results.all()}
+    # PA-D3: the three goal-less scenarios created no task.
+    assert tasks == {
+        "smoke:stable-plains": 0,
+        "smoke:sheltered-night": 0,
+        "smoke:hunger-raw-mutton": 1,
+        "smoke:fox-at-dawn": 0,
+        "smoke:zombie-close": 1,
+    }
+    assert Task.objects.filter(agent__name=run.config["agent"]).count() == 2
+    log = celery_worker_process.log()
+    assert log.count("[Eval] mode=end_to_end planning_ack=true") == 1
+    assert (
+        log.count(
+            "[Thought-to-task] ack batch size=1 fetched=1 converted=1 skipped=0 errors=0"
+        )
+        == 2
+    )
