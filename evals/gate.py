@@ -31,16 +31,23 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
 from core.errors import CoreError
-from evals.core.gate import evaluate_gate, verdict_to_json, verdict_to_markdown
+from evals.core.gate import (
+    BaselineSource,
+    GateVerdict,
+    evaluate_gate,
+    resolve_snapshot,
+    verdict_to_json,
+    verdict_to_markdown,
+)
 from evals.core.metric_registry import parse_overrides
-from evals.core.store import ALL_KINDS, StoreKind, load_store
+from evals.core.store import StoreKind, load_store
 
 logger = logging.getLogger(__name__)
 
 EXIT_PASSED = 0
 EXIT_REGRESSION = 1
 EXIT_UNUSABLE = 2
-# Below this many files a process pool costs more than it saves.
+# A pool of one process only adds pickling to the work.
 _PARALLEL_MIN_WORKERS = 2
 
 
@@ -96,24 +103,52 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _run(args: argparse.Namespace, executor: Executor | None) -> int:
+def decide(args: argparse.Namespace, executor: Executor | None) -> GateVerdict:
+    """Read what the gate needs, no more, and decide.
+
+    Every file is validated, but shadow records are only counted and only
+    the latest completed run per benchmark is kept. In snapshot mode the base store
+    is read for its baselines, then for the runs the snapshot names (their
+    case results give the flipped cases), never in full.
+    """
     overrides = parse_overrides(args.metric_direction)
-    # Snapshot mode needs the base store's baselines, and its runs only to
-    # find case results for flipped cases.
-    base_kinds = (
-        ALL_KINDS
-        if args.snapshot_id is None
-        else frozenset({StoreKind.BASELINES, StoreKind.RUNS})
+    shadows_counted = {StoreKind.SHADOWS}
+    candidate = load_store(
+        args.candidate,
+        counted_only=shadows_counted,
+        latest_runs_only=True,
+        executor=executor,
     )
-    base = load_store(args.base, kinds=base_kinds, executor=executor)
-    candidate = load_store(args.candidate, executor=executor)
-    verdict = evaluate_gate(
+    if args.snapshot_id is None:
+        base = load_store(
+            args.base,
+            counted_only=shadows_counted,
+            latest_runs_only=True,
+            executor=executor,
+        )
+    else:
+        base = load_store(args.base, kinds={StoreKind.BASELINES})
+        snapshot, source = resolve_snapshot(
+            args.snapshot_id, base=base, candidate=candidate
+        )
+        if source is BaselineSource.BASE:
+            names = {f"{entry.run_id}.json" for entry in snapshot.benchmarks}
+            base = load_store(
+                args.base,
+                kinds={StoreKind.BASELINES, StoreKind.RUNS},
+                run_file_names=names,
+            )
+    return evaluate_gate(
         base=base,
         candidate=candidate,
         snapshot_id=args.snapshot_id,
         min_cases=args.min_cases,
         overrides=overrides,
     )
+
+
+def _run(args: argparse.Namespace, executor: Executor | None) -> int:
+    verdict = decide(args, executor)
     markdown = verdict_to_markdown(verdict)
     if args.json is not None:
         _write(args.json, json.dumps(verdict_to_json(verdict), indent=2) + "\n")

@@ -66,8 +66,10 @@ class RecallSource(StrEnum):
 # --- field rules ------------------------------------------------------------
 
 _TIMESTAMP_RE = re.compile(
-    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$"
+    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d{1,9}))?(?:Z|[+-]\d{2}:\d{2})\Z",
+    re.ASCII,
 )
+_UNSAFE_SEGMENT_RE = re.compile(r"[\x00-\x1f\x7f/\\]")
 
 
 def is_safe_path_segment(value: str) -> bool:
@@ -75,10 +77,8 @@ def is_safe_path_segment(value: str) -> bool:
     return (
         0 < len(value) <= SAFE_SEGMENT_MAX_CHARS
         and value not in (".", "..")
-        and "/" not in value
-        and "\\" not in value
-        and value.strip() != ""
-        and not any(ord(char) < 0x20 or ord(char) == 0x7F for char in value)
+        and not value.isspace()
+        and _UNSAFE_SEGMENT_RE.search(value) is None
     )
 
 
@@ -88,17 +88,14 @@ def parse_timestamp(value: str) -> datetime | None:
     Fractions beyond microseconds are accepted and truncated, because clients
     in other languages write nanoseconds; the original string is what is kept.
     """
-    if not _TIMESTAMP_RE.match(value):
+    match = _TIMESTAMP_RE.match(value)
+    if match is None:
         return None
-    text = value
-    dot = text.find(".")
-    if dot != -1:
-        end = dot + 1
-        while end < len(text) and text[end].isdigit():
-            end += 1
-        text = text[: dot + 1] + text[dot + 1 : min(end, dot + 7)] + text[end:]
+    fraction = match.group(1)
+    if fraction is not None and len(fraction) > 6:
+        value = value[: match.start(1) + 6] + value[match.end(1) :]
     try:
-        return datetime.fromisoformat(text)
+        return datetime.fromisoformat(value)
     except ValueError:
         return None
 

@@ -206,9 +206,16 @@ def _invalid_messages(side: str, counts: InvalidCounts) -> list[str]:
     return [f"{side} store has {count} {what}" for count, what in lines if count > 0]
 
 
-def _resolve_snapshot(
-    snapshot_id: str, base: StoreContents, candidate: StoreContents
-) -> tuple[BaselineSnapshot, BaselineSource, StoreContents]:
+def resolve_snapshot(
+    snapshot_id: str, *, base: StoreContents, candidate: StoreContents
+) -> tuple[BaselineSnapshot, BaselineSource]:
+    """The named snapshot: from the base store, else from the candidate.
+
+    Within a store, ``baselines/<id>.json`` wins over another file carrying
+    the same snapshotId. Raises ``BaselineInvalid`` when the base store's
+    ``baselines/<id>.json`` is invalid (no bootstrap then) and
+    ``BaselineNotFound`` when neither store has it.
+    """
     expected_path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
     for source, store in (
         (BaselineSource.BASE, base),
@@ -217,7 +224,7 @@ def _resolve_snapshot(
         matches = [s for s in store.baselines if s.item.snapshot_id == snapshot_id]
         if matches:
             preferred = [s for s in matches if s.path == expected_path]
-            return (preferred or matches)[0].item, source, store
+            return (preferred or matches)[0].item, source
         if source is BaselineSource.BASE and any(
             item.path == expected_path for item in base.invalid_baselines
         ):
@@ -345,7 +352,8 @@ def evaluate_gate(
             )
         invalid_base: InvalidCounts | None = base.invalid_counts
     else:
-        found, source, holder = _resolve_snapshot(snapshot_id, base, candidate)
+        found, source = resolve_snapshot(snapshot_id, base=base, candidate=candidate)
+        holder = base if source is BaselineSource.BASE else candidate
         snapshot = SnapshotRef(
             found.snapshot_id, found.created_at, found.source_root_dir, source
         )

@@ -76,9 +76,10 @@ _MODES = frozenset(mode.value for mode in RecallMode)
 _SOURCES = frozenset(source.value for source in RecallSource)
 
 
-def _fast_ok(document: Any) -> bool:
+def fast_valid(document: Any) -> bool:
     """True only for documents that certainly pass every rule.
 
+    ``False`` proves nothing: ask the ``*_problems`` function then.
     Written out by hand because it runs once per stored record.
     """
     if type(document) is not dict or document.keys() != _KEYS:
@@ -160,7 +161,7 @@ def validate_shadow_record(document: Any) -> ShadowRecord:
 
     ``validate_shadow_record(x).to_wire() == x`` for every valid ``x``.
     """
-    if not _fast_ok(document):
+    if not fast_valid(document):
         raise_if_problems(shadow_record_problems(document), "eval shadow recall record")
     return ShadowRecord(
         trace_id=document["traceId"],

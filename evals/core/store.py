@@ -25,11 +25,12 @@ swapped in whole.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import StrEnum
@@ -50,14 +51,25 @@ from evals.core.formats_types import (
     timestamp_key,
 )
 from evals.core.packs import validate_manifest
-from evals.core.runs import latest_completed_runs, validate_run_summary
-from evals.core.shadow import shadow_relative_path, validate_shadow_record
+from evals.core.runs import fast_valid as fast_valid_run
+from evals.core.runs import (
+    latest_completed_runs,
+    run_summary_problems,
+    validate_run_summary,
+)
+from evals.core.shadow import fast_valid as fast_valid_shadow
+from evals.core.shadow import (
+    shadow_record_problems,
+    shadow_relative_path,
+    validate_shadow_record,
+)
 
 __all__ = [
     "EvalStore",
     "HarnessFlags",
     "InvalidCounts",
     "InvalidItem",
+    "ItemCounts",
     "StoreContents",
     "StoreKind",
     "StoreUnreadable",
@@ -110,7 +122,9 @@ class InvalidItem:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidCounts:
+class ItemCounts:
+    """A number per kind of document (valid ones, or invalid ones)."""
+
     benchmarks: int = 0
     runs: int = 0
     shadows: int = 0
@@ -129,12 +143,24 @@ class InvalidCounts:
         }
 
 
+InvalidCounts = ItemCounts
+
+
 @dataclass(frozen=True, slots=True)
 class StoreContents:
-    """Everything read from one store root; ``kinds`` says what was read."""
+    """Everything read from one store root.
+
+    ``kinds`` says what was read; for the kinds in ``counted_only`` every file
+    was validated and counted (``valid_counts``) but valid items were not
+    kept, so their tuple is empty by design. With ``latest_runs_only``,
+    ``runs`` holds only the latest completed run of each benchmark.
+    """
 
     root: str
     kinds: frozenset[StoreKind]
+    counted_only: frozenset[StoreKind] = frozenset()
+    latest_runs_only: bool = False
+    valid_counts: ItemCounts = ItemCounts()
     manifests: tuple[StoredItem[Manifest], ...] = ()
     runs: tuple[StoredItem[RunSummary], ...] = ()
     shadows: tuple[StoredItem[ShadowRecord], ...] = ()
@@ -145,8 +171,8 @@ class StoreContents:
     invalid_baselines: tuple[InvalidItem, ...] = ()
 
     @property
-    def invalid_counts(self) -> InvalidCounts:
-        return InvalidCounts(
+    def invalid_counts(self) -> ItemCounts:
+        return ItemCounts(
             benchmarks=len(self.invalid_manifests),
             runs=len(self.invalid_runs),
             shadows=len(self.invalid_shadows),
@@ -215,39 +241,121 @@ def _validator(kind: StoreKind, memory_red_team_enabled: bool) -> Callable[[Any]
     return validate_baseline_snapshot
 
 
+def _checker(
+    kind: StoreKind, memory_red_team_enabled: bool
+) -> Callable[[Any], list[SchemaProblem]]:
+    """Problems of a document without building it (for counted-only kinds)."""
+    if kind is StoreKind.RUNS:
+        return lambda document: (
+            [] if fast_valid_run(document) else run_summary_problems(document)
+        )
+    if kind is StoreKind.SHADOWS:
+        return lambda document: (
+            [] if fast_valid_shadow(document) else shadow_record_problems(document)
+        )
+    build = _validator(kind, memory_red_team_enabled)
+
+    def check(document: Any) -> list[SchemaProblem]:
+        try:
+            build(document)
+        except SchemaInvalid as error:
+            return list(error.problems)
+        return []
+
+    return check
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_READ_SIZE = 1 << 16
+
+
 def _read_one(path: str) -> bytes:
-    if os.path.islink(path):
-        raise SchemaInvalid(
-            "link",
-            problems=[SchemaProblem("$", "link", "store files must not be links")],
-        )
+    """The bytes of a store file; a link is a problem, never followed.
+
+    ``O_NOFOLLOW`` refuses a final-component link atomically (ELOOP) without
+    an extra ``lstat`` per file; where it does not exist, ``islink`` is used.
+    """
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        if not _NOFOLLOW and os.path.islink(path):
+            raise OSError(errno.ELOOP, "link")
+        descriptor = os.open(path, _OPEN_FLAGS)
+        try:
+            chunks = [os.read(descriptor, _READ_SIZE)]
+            while len(chunks[-1]) == _READ_SIZE:
+                chunks.append(os.read(descriptor, _READ_SIZE))
+        finally:
+            os.close(descriptor)
     except OSError as error:
-        problem = SchemaProblem(
-            "$", "unreadable", f"cannot read file: {error.strerror}"
-        )
-        raise SchemaInvalid("unreadable", problems=[problem]) from None
+        if error.errno == errno.ELOOP:
+            problem = SchemaProblem("$", "link", "store files must not be links")
+        else:
+            problem = SchemaProblem(
+                "$", "unreadable", f"cannot read file: {error.strerror}"
+            )
+        raise SchemaInvalid(problem.message, problems=[problem]) from None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _load_chunk(
-    job: tuple[str, StoreKind, list[str], bool],
-) -> list[tuple[str, Any, tuple[SchemaProblem, ...]]]:
-    """Validate some files of one kind: ``(relative path, item, problems)``."""
-    root, kind, paths, memory_red_team_enabled = job
-    check = _validator(kind, memory_red_team_enabled)
-    cut = len(root) + 1
-    out: list[tuple[str, Any, tuple[SchemaProblem, ...]]] = []
-    for path in paths:
+@dataclass(frozen=True, slots=True)
+class _Job:
+    root: str
+    kind: StoreKind
+    paths: tuple[str, ...]
+    memory_red_team_enabled: bool
+    keep: bool
+    latest_only: bool = False
+
+
+def _latest_stored_runs(
+    items: Iterable[StoredItem[RunSummary]],
+) -> list[StoredItem[RunSummary]]:
+    """The latest completed run per benchmark, in path order.
+
+    Same choice as ``latest_completed_runs`` (ties: greater runId, then the
+    first path), so reducing per chunk and then overall loses nothing.
+    """
+    best: dict[str, tuple[Any, StoredItem[RunSummary]]] = {}
+    for stored in items:
+        run = stored.item
+        if run.status is not RunStatus.COMPLETED:
+            continue
+        key = (run.recency, run.run_id)
+        current = best.get(run.benchmark_id)
+        if current is None or key > current[0]:
+            best[run.benchmark_id] = (key, stored)
+    return sorted((stored for _, stored in best.values()), key=lambda s: s.path)
+
+
+@dataclass(frozen=True, slots=True)
+class _ChunkResult:
+    valid: tuple[StoredItem[Any], ...]
+    invalid: tuple[InvalidItem, ...]
+    valid_count: int
+
+
+def _load_chunk(job: _Job) -> _ChunkResult:
+    """Validate some files of one kind; keep valid items only if asked."""
+    cut = len(job.root) + 1
+    valid: list[StoredItem[Any]] = []
+    invalid: list[InvalidItem] = []
+    count = 0
+    build = _validator(job.kind, job.memory_red_team_enabled)
+    check = _checker(job.kind, job.memory_red_team_enabled)
+    for path in job.paths:
         relative = path[cut:].replace(os.sep, "/")
         try:
-            item = check(parse_json_document(_read_one(path), what=relative))
+            document = parse_json_document(_read_one(path), what=relative)
+            if job.keep:
+                valid.append(StoredItem(relative, build(document)))
+            elif problems := check(document):
+                raise SchemaInvalid("invalid", problems=problems)
+            count += 1
         except SchemaInvalid as error:
-            out.append((relative, None, error.problems))
-        else:
-            out.append((relative, item, ()))
-    return out
+            invalid.append(InvalidItem(relative, error.problems))
+    if job.latest_only:
+        valid = list(_latest_stored_runs(valid))
+    return _ChunkResult(tuple(valid), tuple(invalid), count)
 
 
 def load_store(
@@ -255,15 +363,24 @@ def load_store(
     *,
     memory_red_team_enabled: bool = True,
     kinds: Iterable[StoreKind] = ALL_KINDS,
+    counted_only: Iterable[StoreKind] = (),
+    run_file_names: Collection[str] | None = None,
+    latest_runs_only: bool = False,
     executor: Executor | None = None,
 ) -> StoreContents:
     """Read and validate every document of the given kinds under ``root``.
 
     Missing kind folders are empty. ``memory_red_team_enabled`` is the
     memoryRedTeamBench flag for manifests (reading a store enables nothing,
-    so it defaults on). ``executor`` (e.g. a process pool) spreads validation
-    over workers; the result is identical with or without one. Raises
-    ``StoreUnreadable`` when ``root`` is not a readable directory.
+    so it defaults on). Kinds in ``counted_only`` are validated and counted
+    but their valid items are not kept (the gate only needs to know how many
+    shadow records are invalid). ``run_file_names`` (``{"<runId>.json"}``)
+    limits the runs read to those file names, e.g. the runs a snapshot refers
+    to. ``latest_runs_only`` validates and counts every run but keeps only
+    the latest completed one per benchmark (what the gate compares).
+    ``executor`` (e.g. a process pool) spreads validation over workers;
+    the result is identical with or without one. Raises ``StoreUnreadable``
+    when ``root`` is not a readable directory.
     """
     root_text = os.fspath(root)
     if not os.path.isdir(root_text):
@@ -275,16 +392,23 @@ def load_store(
             f"eval store directory cannot be read: {root_text}: {error.strerror}"
         ) from None
     wanted = frozenset(kinds)
+    counted = frozenset(counted_only) & wanted
     base = root_text.rstrip(os.sep) or os.sep
-    jobs: list[tuple[str, StoreKind, list[str], bool]] = []
+    jobs: list[_Job] = []
     for kind in StoreKind:
         if kind not in wanted:
             continue
         only = MANIFEST_NAME if kind is StoreKind.BENCHMARKS else None
         paths = sorted(_scan(os.path.join(base, kind.value), only))
+        if kind is StoreKind.RUNS and run_file_names is not None:
+            names = frozenset(run_file_names)
+            paths = [path for path in paths if os.path.basename(path) in names]
         for start in range(0, len(paths), _CHUNK):
+            chunk = tuple(paths[start : start + _CHUNK])
+            latest_only = latest_runs_only and kind is StoreKind.RUNS
+            keep = kind not in counted
             jobs.append(
-                (base, kind, paths[start : start + _CHUNK], memory_red_team_enabled)
+                _Job(base, kind, chunk, memory_red_team_enabled, keep, latest_only)
             )
     if executor is None or len(jobs) < 2:
         results = [_load_chunk(job) for job in jobs]
@@ -292,16 +416,24 @@ def load_store(
         results = list(executor.map(_load_chunk, jobs))
     valid: dict[StoreKind, list[StoredItem[Any]]] = {kind: [] for kind in StoreKind}
     invalid: dict[StoreKind, list[InvalidItem]] = {kind: [] for kind in StoreKind}
+    counts = dict.fromkeys(StoreKind, 0)
     for job, result in zip(jobs, results, strict=True):
-        kind = job[1]
-        for relative, item, problems in result:
-            if item is None:
-                invalid[kind].append(InvalidItem(relative, problems))
-            else:
-                valid[kind].append(StoredItem(relative, item))
+        valid[job.kind].extend(result.valid)
+        invalid[job.kind].extend(result.invalid)
+        counts[job.kind] += result.valid_count
+    if latest_runs_only:
+        valid[StoreKind.RUNS] = list(_latest_stored_runs(valid[StoreKind.RUNS]))
     return StoreContents(
         root=root_text,
         kinds=wanted,
+        counted_only=counted,
+        latest_runs_only=latest_runs_only,
+        valid_counts=ItemCounts(
+            benchmarks=counts[StoreKind.BENCHMARKS],
+            runs=counts[StoreKind.RUNS],
+            shadows=counts[StoreKind.SHADOWS],
+            baselines=counts[StoreKind.BASELINES],
+        ),
         manifests=tuple(valid[StoreKind.BENCHMARKS]),
         runs=tuple(valid[StoreKind.RUNS]),
         shadows=tuple(valid[StoreKind.SHADOWS]),
@@ -502,8 +634,8 @@ def status_report(contents: StoreContents, flags: HarnessFlags) -> dict[str, Any
         "deltaReporterEnabled": flags.delta_reporter_enabled,
         "rootDir": contents.root,
         "benchmarks": {
-            "total": len(manifests) + len(contents.invalid_manifests),
-            "valid": len(manifests),
+            "total": contents.valid_counts.benchmarks + len(contents.invalid_manifests),
+            "valid": contents.valid_counts.benchmarks,
             "invalid": len(contents.invalid_manifests),
             "redTeam": len(red_team),
             "totalCases": sum(len(manifest.cases) for manifest in manifests),
@@ -519,7 +651,7 @@ def status_report(contents: StoreContents, flags: HarnessFlags) -> dict[str, Any
             ),
         },
         "runs": {
-            "total": len(runs) + len(contents.invalid_runs),
+            "total": contents.valid_counts.runs + len(contents.invalid_runs),
             "invalid": len(contents.invalid_runs),
             **{status.value: by_status[status] for status in RunStatus},
             "latestRunId": latest_run.run_id if latest_run else None,
@@ -527,7 +659,7 @@ def status_report(contents: StoreContents, flags: HarnessFlags) -> dict[str, Any
             "latestCompletedAt": latest_run.completed_at if latest_run else None,
         },
         "shadows": {
-            "total": len(shadows) + len(contents.invalid_shadows),
+            "total": contents.valid_counts.shadows + len(contents.invalid_shadows),
             "invalid": len(contents.invalid_shadows),
             "latestTraceId": latest_shadow.trace_id if latest_shadow else None,
             "latestRecordedAt": latest_shadow.recorded_at if latest_shadow else None,
@@ -535,7 +667,7 @@ def status_report(contents: StoreContents, flags: HarnessFlags) -> dict[str, Any
         },
         "baselines": {
             "enabled": flags.baseline_snapshots_enabled,
-            "total": len(baselines) + len(contents.invalid_baselines),
+            "total": contents.valid_counts.baselines + len(contents.invalid_baselines),
             "invalid": len(contents.invalid_baselines),
             "latestSnapshotId": latest_baseline.snapshot_id
             if latest_baseline

@@ -231,3 +231,44 @@ def test_gate_never_imports_django(stores: tuple[Path, Path]) -> None:
     )
 
     assert result.returncode == 0, result.stderr
+
+
+def test_snapshot_from_base_reads_only_the_runs_it_names(tmp_path: Path) -> None:
+    base, candidate = tmp_path / "base", tmp_path / "candidate"
+    named = {
+        **run_doc("main-1", "ama", 1, 2),
+        "caseResults": [
+            {"caseId": "x", "passed": True},
+            {"caseId": "y", "passed": False},
+        ],
+    }
+    write(base, "runs/main-1.json", named)
+    write(base, "runs/unrelated.json", "not even json")
+    write(base, "shadow/2026-03-06/broken.json", "{}")
+    snapshot = {
+        "schemaVersion": 1,
+        "snapshotId": "required-main",
+        "createdAt": "2026-03-06T12:00:00.000Z",
+        "sourceRootDir": "/ci",
+        "benchmarkCount": 1,
+        "benchmarks": [{"benchmarkId": "ama", "runId": "main-1", "passRate": 0.5}],
+    }
+    write(base, "baselines/required-main.json", snapshot)
+    flipped = {
+        **run_doc("c1", "ama", 1, 2),
+        "caseResults": [
+            {"caseId": "x", "passed": False},
+            {"caseId": "y", "passed": True},
+        ],
+    }
+    write(candidate, "runs/c1.json", flipped)
+
+    result = gate(
+        "--base", base, "--candidate", candidate, "--snapshot-id", "required-main"
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "(resolved from base)" in result.stdout
+    assert "## Flipped Cases\n- ama x: pass -> fail\n- ama y: fail -> pass\n" in (
+        result.stdout
+    )

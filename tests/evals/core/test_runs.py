@@ -159,6 +159,8 @@ def test_passed_and_failed_cannot_exceed_total() -> None:
         "yesterday",
         "2026-13-06T10:00:00Z",
         "2026-02-30T10:00:00Z",
+        "2026-03-06T10:00:00Z\n",
+        "2026-03-06T10:00:00.1234567890Z",
     ],
 )
 def test_timestamps_must_be_iso_with_a_zone(timestamp: str) -> None:
@@ -366,9 +368,9 @@ def test_fast_path_accepts_only_valid_documents(
         document.pop(key, None)
     document.update(sets)
 
-    if runs._fast_ok(document):
+    if runs.fast_valid(document):
         assert run_summary_problems(document) == []
 
 
 def test_fast_path_takes_the_seed_example() -> None:
-    assert runs._fast_ok(copy.deepcopy(SEED_RUN))
+    assert runs.fast_valid(copy.deepcopy(SEED_RUN))

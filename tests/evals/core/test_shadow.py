@@ -240,9 +240,9 @@ def test_fast_path_accepts_only_valid_documents(
         document.pop(key, None)
     document.update(sets)
 
-    if shadow._fast_ok(document):
+    if shadow.fast_valid(document):
         assert shadow_record_problems(document) == []
 
 
 def test_fast_path_takes_the_seed_example() -> None:
-    assert shadow._fast_ok(copy.deepcopy(SEED_SHADOW))
+    assert shadow.fast_valid(copy.deepcopy(SEED_SHADOW))

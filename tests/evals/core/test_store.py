@@ -454,3 +454,66 @@ def test_snapshot_from_latest_uses_latest_completed_runs(tmp_path: Path) -> None
     path = store.write_baseline(snapshot)
     assert path == tmp_path / "baselines" / "nightly.json"
     assert load_store(tmp_path).baselines[0].item == snapshot
+
+
+# --- reading only what a caller needs -----------------------------------------
+
+
+def test_counted_only_kinds_are_validated_but_not_kept(tmp_path: Path) -> None:
+    fill(tmp_path)
+    (tmp_path / "shadow" / "2026-03-06" / "broken.json").write_text("{}")
+
+    contents = load_store(tmp_path, counted_only={StoreKind.SHADOWS})
+
+    assert contents.shadows == ()
+    assert contents.valid_counts.shadows == 1
+    assert [i.path for i in contents.invalid_shadows] == [
+        "shadow/2026-03-06/broken.json"
+    ]
+    assert contents.counted_only == frozenset({StoreKind.SHADOWS})
+    assert status_report(contents, HarnessFlags())["shadows"]["total"] == 2
+
+
+def test_latest_runs_only_keeps_the_latest_completed_run_per_benchmark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = EvalStore(tmp_path)
+    for index, (benchmark_id, minute, status) in enumerate(
+        [
+            ("a", 1, "completed"),
+            ("a", 5, "completed"),
+            ("a", 9, "failed"),
+            ("b", 3, "completed"),
+            ("b", 2, "completed"),
+        ]
+    ):
+        document = {
+            **RUN,
+            "runId": f"run-{index}",
+            "benchmarkId": benchmark_id,
+            "status": status,
+            "completedAt": f"2026-03-06T10:0{minute}:00Z",
+        }
+        store.write_run(validate_run_summary(document))
+    monkeypatch.setattr(store_module, "_CHUNK", 2)
+
+    sequential = load_store(tmp_path, latest_runs_only=True)
+    with ThreadPoolExecutor(max_workers=2) as executor:
+        parallel = load_store(tmp_path, latest_runs_only=True, executor=executor)
+
+    assert [s.item.run_id for s in sequential.runs] == ["run-1", "run-3"]
+    assert parallel == sequential
+    assert sequential.valid_counts.runs == 5
+    assert sequential.latest_runs_only
+
+
+def test_run_file_names_limit_the_runs_read(tmp_path: Path) -> None:
+    store = EvalStore(tmp_path)
+    for index in range(3):
+        store.write_run(validate_run_summary({**RUN, "runId": f"run-{index}"}))
+
+    contents = load_store(
+        tmp_path, kinds={StoreKind.RUNS}, run_file_names={"run-2.json", "gone.json"}
+    )
+
+    assert [s.item.run_id for s in contents.runs] == ["run-2"]

@@ -1,0 +1,237 @@
+"""Gate time of the seed-002 CI gate on big eval stores (issue 7).
+
+Builds two stores (base and candidate) of 100 benchmarks x 1,000 runs and
+100,000 shadow records each, then times ``python -m evals.gate``'s work:
+reading and validating both stores and deciding the gate. Target: < 5 s.
+
+Printed next to it, measured in the same run on the same files:
+- the read anchor: opening, reading and ``json.loads`` every file in one
+  process, the floor any validating reader pays before checking anything;
+- the ratio of the gate time to the 5 s target and to the anchor;
+- CPU seconds next to wall seconds, because a shared machine's wall clock
+  says more about its neighbours than about the gate (load average shown).
+
+Both gate modes are timed: stores (base latest runs vs candidate) and
+snapshot (``baselines/required-main.json`` of the base vs candidate), each in
+one process and with ``--workers`` processes.
+
+Usage: python bench/gate.py [--benchmarks 100] [--runs 1000] [--shadows 100000]
+       [--workers N] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evals.core.gate import GateVerdict  # noqa: E402
+from evals.core.store import (  # noqa: E402
+    EvalStore,
+    StoreKind,
+    load_store,
+    snapshot_from_latest,
+    store_json_bytes,
+)
+from evals.gate import build_parser, decide  # noqa: E402
+
+TARGET_S = 5.0
+
+
+def _write(path: str, document: dict[str, object]) -> None:
+    with open(path, "wb") as handle:
+        handle.write(store_json_bytes(document))
+
+
+def build_store(
+    root: Path, *, benchmarks: int, runs: int, shadows: int, shift: int
+) -> None:
+    """A store whose pass rates move by ``shift`` cases against shift=0."""
+    (root / "runs").mkdir(parents=True)
+    for b in range(benchmarks):
+        benchmark_id = f"bench-{b:03d}"
+        for r in range(runs):
+            total = 50
+            passed = max(
+                0, min(total, 30 + (b + r) % 10 + (shift if r == runs - 1 else 0))
+            )
+            minute, second = divmod(r, 60)
+            _write(
+                str(root / "runs" / f"{benchmark_id}-run-{r:04d}.json"),
+                {
+                    "schemaVersion": 1,
+                    "runId": f"{benchmark_id}-run-{r:04d}",
+                    "benchmarkId": benchmark_id,
+                    "status": "completed" if r % 7 else "failed",
+                    "startedAt": f"2026-03-06T{minute // 60:02d}:{minute % 60:02d}:"
+                    f"{second:02d}.000Z",
+                    "completedAt": f"2026-03-06T{minute // 60:02d}:{minute % 60:02d}:"
+                    f"{second:02d}.500Z",
+                    "totalCases": total,
+                    "passedCases": passed,
+                    "failedCases": total - passed,
+                    "metrics": {
+                        "actionOutcomeScore": round(passed / total, 4),
+                        "trustViolationRate": round((total - passed) / total / 10, 4),
+                        "latency_p95_ms": 800 + r % 50,
+                    },
+                    "gitRef": "abc123",
+                },
+            )
+    for s in range(shadows):
+        day = f"2026-03-{1 + s % 28:02d}"
+        folder = root / "shadow" / day
+        if s < 28:
+            folder.mkdir(parents=True)
+        trace_id = f"{s:016x}"
+        _write(
+            str(folder / f"{trace_id}.json"),
+            {
+                "schemaVersion": 1,
+                "traceId": trace_id,
+                "recordedAt": f"{day}T10:{s % 60:02d}:00.000Z",
+                "sessionKey": "agent:main",
+                "promptHash": "abc123",
+                "promptLength": 42,
+                "retrievalQueryHash": "def456",
+                "retrievalQueryLength": 42,
+                "recallMode": "full",
+                "recallResultLimit": 4,
+                "source": "hot_qmd",
+                "recalledMemoryCount": 2,
+                "injected": True,
+                "contextChars": 240,
+                "memoryIds": ["mem-1", "mem-2"],
+                "durationMs": 22,
+            },
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    wall: float
+    cpu: float  # this process
+    workers_cpu: float  # reaped worker processes
+
+
+def _clocks() -> tuple[float, float, float]:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (
+        time.perf_counter(),
+        time.process_time(),
+        children.ru_utime + children.ru_stime,
+    )
+
+
+def _since(start: tuple[float, float, float]) -> Timing:
+    now = _clocks()
+    return Timing(now[0] - start[0], now[1] - start[1], now[2] - start[2])
+
+
+def read_anchor(roots: list[Path]) -> Timing:
+    start = _clocks()
+    for root in roots:
+        for folder, _, names in os.walk(root):
+            for name in names:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    json.loads(handle.read())
+    return _since(start)
+
+
+def time_gate(
+    base: Path, candidate: Path, workers: int, snapshot_id: str | None
+) -> tuple[Timing, GateVerdict]:
+    """Clocks of ``python -m evals.gate``'s reading and deciding."""
+    argv = ["--base", str(base), "--candidate", str(candidate)]
+    if snapshot_id is not None:
+        argv += ["--snapshot-id", snapshot_id]
+    args = build_parser().parse_args(argv)
+    start = _clocks()
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            verdict = decide(args, executor)
+    else:
+        verdict = decide(args, None)
+    return _since(start), verdict
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmarks", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--shadows", type=int, default=100_000)
+    parser.add_argument("--workers", type=int, default=min(os.cpu_count() or 1, 8))
+    parser.add_argument("--dir", type=Path, help="where to build the stores (kept)")
+    args = parser.parse_args()
+
+    work = args.dir or Path(tempfile.mkdtemp(prefix="bench-gate-"))
+    base, candidate = work / "base", work / "candidate"
+    try:
+        if not base.exists():
+            started = time.perf_counter()
+            sizes = {
+                "benchmarks": args.benchmarks,
+                "runs": args.runs,
+                "shadows": args.shadows,
+            }
+            build_store(base, shift=0, **sizes)
+            build_store(candidate, shift=1, **sizes)
+            snapshot = snapshot_from_latest(
+                load_store(base, kinds={StoreKind.RUNS}),
+                snapshot_id="required-main",
+                created_at="2026-03-07T00:00:00.000Z",
+            )
+            EvalStore(base).write_baseline(snapshot)
+            print(f"built 2 stores in {time.perf_counter() - started:.1f} s")
+        files = args.benchmarks * args.runs + args.shadows
+        print(
+            f"stores: {args.benchmarks} benchmarks x {args.runs} runs + "
+            f"{args.shadows} shadow records = {files} files each, {2 * files} in all"
+        )
+        print(f"cpus={os.cpu_count()}, load average={os.getloadavg()[0]:.2f}")
+        anchor = read_anchor([base, candidate])
+        print(
+            "read anchor (open+read+json.loads of both stores, 1 process): "
+            f"wall {anchor.wall:.2f} s, cpu {anchor.cpu:.2f} s"
+        )
+        best = math.inf
+        for label, snapshot_id in (("stores", None), ("snapshot", "required-main")):
+            for workers in sorted({1, args.workers}):
+                timing, verdict = time_gate(base, candidate, workers, snapshot_id)
+                if snapshot_id is None:
+                    best = min(best, timing.wall)
+                cpu = (
+                    f"cpu {timing.cpu:.2f} s = {timing.cpu / anchor.cpu:.2f}x anchor cpu"
+                    if workers == 1
+                    else f"parent cpu {timing.cpu:.2f} s + workers cpu "
+                    f"{timing.workers_cpu:.2f} s"
+                )
+                print(
+                    f"gate, {label} mode, {workers} process(es): wall {timing.wall:.2f} s "
+                    f"({timing.wall / TARGET_S:.2f}x the {TARGET_S:.0f} s target), {cpu}; "
+                    f"compared={verdict.compared_benchmarks}, passed={verdict.passed}"
+                )
+        print(
+            f"gate time (stores mode, best wall): {best:.2f} s vs target "
+            f"{TARGET_S:.0f} s: ratio {best / TARGET_S:.2f} "
+            f"({'within' if best < TARGET_S else 'OVER'} target)"
+        )
+    finally:
+        if args.dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
