@@ -127,7 +127,9 @@ _NOT_WORD = re.compile(r"[^a-z_]+")
 _NOT_ID = re.compile(r"[^a-z0-9_.:-]+")
 _NOT_KEY = re.compile(r"[^a-z0-9]+")  # "_" too, so runs collapse
 _DIGITS = frozenset("0123456789")
+_TRAILING_PUNCT = ".,;:!?"
 _HSPACE = " \t"
+_AFTER_TAG = _DIGITS | frozenset(_HSPACE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +148,18 @@ class GoalExtraction:
     raw: str | None
 
 
+def _reduce(token: str) -> str:
+    """``token`` lowercased and reduced to ``[a-z_]``."""
+    low = token.lower()
+    # The common case is already clean; skip the regex for it.
+    if low.isascii() and low.replace("_", "").isalpha():
+        return low
+    return _NOT_WORD.sub("", low)
+
+
 def normalize_action(word: str) -> str | None:
     """The canonical action for ``word`` (any case, synonyms mapped), or None."""
-    token = _NOT_WORD.sub("", word.lower())
+    token = _reduce(word)
     action = ACTION_NORMALIZE_MAP.get(token, token)
     return action if action in CANONICAL_ACTIONS else None
 
@@ -174,23 +185,25 @@ def _parse_inner(
     explicit_amount: int | None = None
     bare_amount: int | None = None
     for token in tokens[1:]:
-        low = token.lower()
-        if low.startswith("id="):
-            value = _NOT_ID.sub("", low[3:])
-            if value:
-                target_id = value
-            continue
-        if low.startswith("amount="):
-            explicit_amount = _amount(low[7:].rstrip(".,;:!?"))
-            continue
-        number = _amount(low.rstrip(".,;:!?"))
-        if number is not None:
-            # A trailing number is the documented form; an earlier one
-            # ("collect 8 oak_log") is taken too, the first one wins.
-            if bare_amount is None:
-                bare_amount = number
-            continue
-        word = _NOT_WORD.sub("", low)
+        if "=" in token:
+            low = token.lower()
+            if low.startswith("id="):
+                value = _NOT_ID.sub("", low[3:])
+                if value:
+                    target_id = value
+                continue
+            if low.startswith("amount="):
+                explicit_amount = _amount(low[7:].rstrip(_TRAILING_PUNCT))
+                continue
+        if token[0] in _DIGITS:
+            number = _amount(token.rstrip(_TRAILING_PUNCT))
+            if number is not None:
+                # A trailing number is the documented form; an earlier one
+                # ("collect 8 oak_log") is taken too, the first one wins.
+                if bare_amount is None:
+                    bare_amount = number
+                continue
+        word = _reduce(token)
         if word:
             words.append(word)
     if not words and action not in TARGETLESS_ACTIONS:
@@ -267,7 +280,7 @@ def extract_goal_tag(text: str) -> GoalExtraction:
     goal, reason, has_amount = _parse_inner(inner, raw)
     if goal is None:
         return GoalExtraction(text, None, reason, tag_count, raw)
-    if closed and not has_amount:
+    if closed and not has_amount and end < n and text[end] in _AFTER_TAG:
         after = _trailing_amount(text, end)
         if after is not None:
             end = after[1]
@@ -291,7 +304,16 @@ def canonical_goal_key(action: str, target: str) -> str:
 
 
 def _canonical_part(value: str) -> str:
-    return _NOT_KEY.sub("_", value.lower()).strip("_")
+    low = value.lower()
+    if (
+        low.isascii()
+        and low.replace("_", "").isalnum()
+        and "__" not in low
+        and low[0] != "_"
+        and low[-1] != "_"
+    ):
+        return low  # already canonical: the common case, no regex
+    return _NOT_KEY.sub("_", low).strip("_")
 
 
 def goal_key_or_none(action: str, target: str) -> str | None:

@@ -98,7 +98,7 @@ _LEAK_RUN = re.compile(
     r"(?:\s*+(?i:"
     + "|".join(re.escape(p) for p in LEAK_PREFIXES)
     + r")[^\n.!?]*+(?:[.!?]++(?!\s|\Z)[^\n.!?]*+)*+[.!?\n]?"
-    + r"(?:[^A-Z\[]|\[(?![A-Z]))*+)+"
+    + r"[^A-Z\[]*+(?:\[(?![A-Z])[^A-Z\[]*+)*+)+"
 )
 
 
@@ -125,6 +125,7 @@ MIN_TRIGRAM_WORDS: Final = 9
 # goal tag's. 20,000 words is ~30x the longest completion a sampler allows.
 MAX_SCAN_WORDS: Final = 20_000
 _SHORT_WORDS: Final = 64
+_FIRST_PREFIX: Final = 256
 ELLIPSIS: Final = "..."
 
 
@@ -164,16 +165,12 @@ def _third_trigram_short(words: list[str]) -> int | None:
     return None
 
 
-def _third_trigram_index(words: list[str]) -> int | None:
-    """Index of the earliest third occurrence of a word trigram, or None.
+def _third_trigram_bulk(words: list[str]) -> int | None:
+    """``_third_trigram_short`` from C-level iterators (dict, map, compress).
 
-    Built from C-level iterators (dict, map, compress) rather than a Python
-    loop, for long inputs: positions that are not a trigram's first
-    occurrence are repeats, and repeats that are not a trigram's first repeat
-    are third occurrences.
+    Positions that are not a trigram's first occurrence are repeats, and
+    repeats that are not a trigram's first repeat are third occurrences.
     """
-    if len(words) <= _SHORT_WORDS:
-        return _third_trigram_short(words)
     trigrams = list(zip(words, words[1:], words[2:], strict=False))
     first = dict(zip(reversed(trigrams), range(len(trigrams) - 1, -1, -1), strict=True))
     repeats = list(
@@ -187,6 +184,24 @@ def _third_trigram_index(words: list[str]) -> int | None:
     return next(thirds, None)
 
 
+def _third_trigram_index(words: list[str]) -> int | None:
+    """Index of the earliest third occurrence of a word trigram, or None.
+
+    Growing prefixes are searched, so a loop early in a long text is found
+    without indexing the rest: an occurrence found inside a prefix is the
+    earliest overall, because nothing after the prefix can precede it.
+    """
+    if len(words) <= _SHORT_WORDS:
+        return _third_trigram_short(words)
+    size = _FIRST_PREFIX
+    while size < len(words):
+        found = _third_trigram_bulk(words[:size])
+        if found is not None:
+            return found
+        size *= 8
+    return _third_trigram_bulk(words)
+
+
 def _cut(text: str, end: int) -> str:
     return text[:end].rstrip().rstrip(_PUNCT + "-").rstrip() + ELLIPSIS
 
@@ -196,9 +211,11 @@ def truncate_degeneration(text: str) -> str:
 
     Words are runs of characters other than whitespace and [.,;:!?], compared
     case-insensitively. Four or more identical consecutive words: keep up to
-    the end of the second one. Else, in a text of nine or more words, a word
-    trigram occurring a third time: cut right before that occurrence. Only
-    the first ``MAX_SCAN_WORDS`` words are examined.
+    the end of the second one. In a text of nine or more words, a word
+    trigram occurring a third time: cut right before that occurrence. When
+    both apply, the earlier cut wins (so the result has neither and a second
+    pass changes nothing). Only the first ``MAX_SCAN_WORDS`` words are
+    examined.
     """
     comparable = _comparable(text)
     words = comparable.lower().split(None, MAX_SCAN_WORDS)
@@ -206,16 +223,18 @@ def truncate_degeneration(text: str) -> str:
         del words[MAX_SCAN_WORDS:]
     if len(words) < MIN_REPEATED_WORDS:
         return text
+    cuts = []
     repeated = _repeated_word_index(words)
     if repeated is not None:
         start = _word_start(comparable, repeated + 1)
-        return _cut(text, start + len(comparable[start:].split(None, 1)[0]))
-    if len(words) < MIN_TRIGRAM_WORDS:
-        return text
-    third = _third_trigram_index(words)
-    if third is None:
-        return text
-    return _cut(text, _word_start(comparable, third))
+        cuts.append(start + len(comparable[start:].split(None, 1)[0]))
+    if len(words) >= MIN_TRIGRAM_WORDS:
+        # A trigram cut after the repeated-word cut cannot win: look before it.
+        scope = words if repeated is None else words[: repeated + 4]
+        third = _third_trigram_index(scope)
+        if third is not None:
+            cuts.append(_word_start(comparable, third))
+    return _cut(text, min(cuts)) if cuts else text
 
 
 # --- trailing garbage --------------------------------------------------------
@@ -247,7 +266,8 @@ def strip_trailing_garbage(text: str) -> str:
     if len(last) == 2 and last[1].isascii() and last[1].isdigit():
         head = body[: len(body) - len(last[1])]
         previous = head.rstrip()
-        if "\n" in head[len(previous) :] or _is_ended(previous):
+        gap = head[len(previous) :]
+        if "\n" in gap or "\r" in gap or _is_ended(previous):
             body = previous
     if body and not _is_ended(body):
         for words in range(1, MAX_FRAGMENT_WORDS + 1):
@@ -262,53 +282,40 @@ def strip_trailing_garbage(text: str) -> str:
 
 # --- whitespace --------------------------------------------------------------
 
-# Stand-ins for "\n" while every other whitespace run is collapsed; the first
-# one absent from the text is used, so no input character is ever changed.
-_LINE_MARKS: Final = tuple(chr(c) for c in (*range(0x00, 0x09), *range(0x0E, 0x1C)))
 # Every whitespace character str.split() knows, except " " and "\n".
 _OTHER_SPACES: Final = tuple(
     c for c in map(chr, range(0x3001)) if c.isspace() and c not in " \n"
 )
-# Above this length, checking first is cheaper than rebuilding tidy text.
-_LONG: Final = 4096
-_UNTIDY: Final = ("  ", " \n", "\n ", "\n\n\n")
-
-
-def _is_tidy(text: str) -> bool:
-    """True when normalize_whitespace would return ``text`` unchanged."""
-    if not text or text[0] in " \n" or text[-1] in " \n":
-        return not text
-    if any(pattern in text for pattern in _UNTIDY):
-        return False
-    return not any(c in text for c in _OTHER_SPACES)
+_ASCII_OTHER_SPACES: Final = tuple(c for c in _OTHER_SPACES if c.isascii())
+# Below this length one split/join is the cheapest way for single-line text.
+_SHORT_TEXT: Final = 4096
 
 
 def normalize_whitespace(text: str) -> str:
     """Collapse horizontal whitespace, trim lines, keep at most one blank line.
 
     Newlines are kept (Contract B); ``\\r\\n`` and ``\\r`` become ``\\n``;
-    other whitespace characters become single spaces. Built on ``str.split``
-    and ``str.replace`` (linear, no per-character Python code).
+    every other whitespace character becomes a space. Only ``str.replace``
+    passes (each run at least halves what it targets), so the cost is linear
+    and no Python code runs per character.
     """
-    if len(text) > _LONG and _is_tidy(text):
-        return text
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "\n" not in text:
+    if "\n" not in text and len(text) <= _SHORT_TEXT:
         return " ".join(text.split())
-    mark = next((m for m in _LINE_MARKS if m not in text), None)
-    if mark is None:  # every stand-in occurs: only hostile input gets here
-        lines = (" ".join(line.split()) for line in text.split("\n"))
-        out = "\n".join(lines).strip("\n")
-        while "\n\n\n" in out:
-            out = out.replace("\n\n\n", "\n\n")
-        return out
-    out = " ".join(text.replace("\n", mark).split())
-    out = out.replace(" " + mark, mark).replace(mark + " ", mark).strip(mark + " ")
-    triple = mark * 3
-    while triple in out:
-        out = out.replace(triple, mark * 2)
-    return out.replace(mark, "\n")
+    # str.isascii() is a flag check, and ASCII text can hold only ASCII blanks.
+    for space in _ASCII_OTHER_SPACES if text.isascii() else _OTHER_SPACES:
+        if space in text:
+            text = text.replace(space, " ")
+    while "  " in text:
+        text = text.replace("  ", " ")
+    if " \n" in text:
+        text = text.replace(" \n", "\n")
+    if "\n " in text:
+        text = text.replace("\n ", "\n")
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip(" \n")
 
 
 # --- the pipeline --------------------------------------------------------------

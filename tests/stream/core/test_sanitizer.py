@@ -10,6 +10,7 @@ from stream.core.sanitizer import (
     LEAK_PREFIXES,
     MAX_SCAN_WORDS,
     STAGES,
+    _third_trigram_bulk,
     _third_trigram_index,
     _third_trigram_short,
     normalize_whitespace,
@@ -115,6 +116,16 @@ def test_trigram_rule_needs_nine_words() -> None:
     assert truncate_degeneration(text + " c") == "a b c a b c..."
 
 
+def test_the_earlier_of_the_two_cuts_wins() -> None:
+    text = "go up the go up the go up the cow cow cow cow"
+    assert truncate_degeneration(text) == "go up the go up the..."
+    assert truncate_degeneration("a a a a b c b c b c") == "a a..."
+
+
+def test_numbers_left_after_the_number_rule_go_as_a_fragment() -> None:
+    assert strip_trailing_garbage("Done.\n4\n2") == "Done."
+
+
 def test_two_trigram_occurrences_are_kept() -> None:
     text = "The cow is here and the cow is there, so I wait."
     assert truncate_degeneration(text) is text
@@ -137,7 +148,13 @@ def test_trigram_fast_paths_agree(words: list[str]) -> None:
             expected = i
             break
     assert _third_trigram_short(words) == expected
+    assert _third_trigram_bulk(words) == expected
     assert _third_trigram_index(words) == expected
+
+
+def test_trigram_prefix_search_finds_late_loops() -> None:
+    words = [f"w{i}" for i in range(3000)] + ["x", "y", "z"] * 3
+    assert _third_trigram_index(words) == 3006
 
 
 @pytest.mark.parametrize(
@@ -183,9 +200,9 @@ def test_normalize_whitespace(text: str, expected: str) -> None:
     assert normalize_whitespace(text) == expected
 
 
-def test_normalize_whitespace_when_every_line_mark_is_in_the_text() -> None:
-    hostile = "".join(chr(c) for c in (*range(0, 9), *range(14, 28)))
-    assert normalize_whitespace(f" {hostile}  x \n\n\n y ") == f"{hostile} x\n\ny"
+def test_normalize_whitespace_of_long_text_matches_short_text() -> None:
+    line = "a \t b\u2003 c \n\n\n\n d \r\n"
+    assert normalize_whitespace(line * 1000) == "\n".join(["a b c\n\nd"] * 1000)
 
 
 # --- the pipeline ------------------------------------------------------------
@@ -258,9 +275,15 @@ def _joined(fragments: list[str], max_size: int) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(fragments), max_size=max_size).map("".join)
 
 
+# Idempotence holds where no rule is single-pass by contract: wrapping quotes
+# (twice), goal tags (first wins), a trailing number (one), INTENT or tags that
+# expose a quote or leak once removed. Such text is left out here.
 PROSE = _joined(
-    [*"abcdefgh ABCDEFGH.,!?\n\t", "cow", "the", "you are an agent", "42"], 60
-)
+    [*"abcdefgh ABCDEFGH.,!?\n\t\r\u00a0", "cow", "cow cow ", "go up the ",
+     "you are an agent", "You are an agent. ", "Say what I notice", "```",
+     "```py\n"],
+    60,
+)  # fmt: skip
 ANY_TEXT = _joined(
     [*"ab AB.!?\n\t\"'`[]:0123\r", "[GOAL: mine stone", "INTENT:", "```"], 60
 )
