@@ -16,6 +16,11 @@ Invariants:
 - Line structure is kept (Contract B): only horizontal whitespace is
   collapsed; at most one blank line separates paragraphs.
 - ``flags`` name exactly the stages that changed the text.
+- A second pass changes nothing, except where a rule is single-shot by
+  contract (quotes: two levels; goal tags: the first one; one trailing
+  number) or a removal exposes what an earlier stage would have removed (a
+  leak or quote revealed by removing INTENT or a tag): stage order is seed
+  order, not a fixpoint.
 """
 
 from __future__ import annotations
