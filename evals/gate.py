@@ -62,6 +62,7 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line described in the module docstring."""
     parser = argparse.ArgumentParser(
         prog="python -m evals.gate",
         description="Compare a candidate eval store against a baseline and gate on "
@@ -107,9 +108,9 @@ def decide(args: argparse.Namespace, executor: Executor | None) -> GateVerdict:
     """Read what the gate needs, no more, and decide.
 
     Every file is validated, but shadow records are only counted and only
-    the latest completed run per benchmark is kept. In snapshot mode the base store
-    is read for its baselines, then for the runs the snapshot names (their
-    case results give the flipped cases), never in full.
+    the latest completed run per benchmark is kept. In snapshot mode the
+    base store is read for its baselines, then for the runs the snapshot
+    names (their case results give the flipped cases), never in full.
     """
     overrides = parse_overrides(args.metric_direction)
     shadows_counted = {StoreKind.SHADOWS}

@@ -114,6 +114,7 @@ def is_finite_number(value: object) -> bool:
 
 
 def is_non_empty_string(value: object) -> bool:
+    """A string with at least one non-whitespace character."""
     return type(value) is str and value.strip() != ""
 
 
@@ -238,10 +239,12 @@ def raise_if_problems(problems: list[SchemaProblem], what: str) -> None:
 
 
 def sorted_map(values: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A copy with keys sorted, so maps always serialise in the same order."""
     return None if values is None else {key: values[key] for key in sorted(values)}
 
 
 def put_optional(out: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``out[key]`` unless ``value`` is ``None`` (absent stays absent)."""
     if value is not None:
         out[key] = value
 

@@ -262,9 +262,12 @@ def _compare(
     *,
     min_cases: int | None,
     overrides: Mapping[str, MetricDirection] | None,
-) -> BenchmarkDelta:
+) -> tuple[BenchmarkDelta, list[str], list[str]]:
+    """The delta of one benchmark, and its gate-level regressions/improvements."""
     regressions: list[str] = []
     improvements: list[str] = []
+    gate_regressions: list[str] = []
+    gate_improvements: list[str] = []
     candidate_rate = run.pass_rate
     rate_delta = round(candidate_rate - base.pass_rate, DELTA_PLACES)
     shown = f"{format_number(base.pass_rate)} -> {format_number(candidate_rate)}"
@@ -277,9 +280,11 @@ def _compare(
     elif rate_delta < 0:
         rate_outcome = DeltaOutcome.REGRESSION
         regressions.append(f"passRate {shown}")
+        gate_regressions.append(f"{benchmark_id} pass rate regressed ({shown})")
     elif rate_delta > 0:
         rate_outcome = DeltaOutcome.IMPROVEMENT
         improvements.append(f"passRate {shown}")
+        gate_improvements.append(f"{benchmark_id} pass rate improved ({shown})")
     else:
         rate_outcome = DeltaOutcome.UNCHANGED
     metric_deltas: list[MetricDelta] = []
@@ -298,14 +303,16 @@ def _compare(
             improvements.append(
                 f"{name} {format_number(before)} -> {format_number(after)}"
             )
+            gate_improvements.append(f"{benchmark_id} {improvements[-1]}")
         else:
             outcome = DeltaOutcome.REGRESSION
             regressions.append(
                 f"{name} {format_number(before)} -> {format_number(after)}"
             )
+            gate_regressions.append(f"{benchmark_id} {regressions[-1]}")
         metric_deltas.append(MetricDelta(name, before, after, delta, way, outcome))
     to_fail, to_pass = _flips(base.case_results, run.case_results)
-    return BenchmarkDelta(
+    result = BenchmarkDelta(
         benchmark_id=benchmark_id,
         base_run_id=base.run_id,
         candidate_run_id=run.run_id,
@@ -321,6 +328,7 @@ def _compare(
         cases_flipped_to_fail=to_fail,
         cases_flipped_to_pass=to_pass,
     )
+    return result, gate_regressions, gate_improvements
 
 
 def evaluate_gate(
@@ -386,33 +394,17 @@ def evaluate_gate(
         candidate_run = latest.get(benchmark_id)
         if candidate_run is None:
             continue
-        delta = _compare(
+        delta, worse, better = _compare(
             benchmark_id,
             bases[benchmark_id],
             candidate_run,
             min_cases=min_cases,
             overrides=overrides,
         )
-        shown = (
-            f"({format_number(delta.base_pass_rate)} -> "
-            f"{format_number(delta.candidate_pass_rate)})"
-        )
-        if delta.pass_rate_outcome is DeltaOutcome.REGRESSION:
-            regressions.append(f"{benchmark_id} pass rate regressed {shown}")
-        elif delta.pass_rate_outcome is DeltaOutcome.IMPROVEMENT:
-            improvements.append(f"{benchmark_id} pass rate improved {shown}")
-        elif delta.inconclusive:
+        regressions.extend(worse)
+        improvements.extend(better)
+        if delta.inconclusive:
             inconclusive.append(benchmark_id)
-        regressions.extend(
-            f"{benchmark_id} {entry}"
-            for entry in delta.regressions
-            if not entry.startswith("passRate ")
-        )
-        improvements.extend(
-            f"{benchmark_id} {entry}"
-            for entry in delta.improvements
-            if not entry.startswith("passRate ")
-        )
         deltas.append(delta)
     return GateVerdict(
         passed=not regressions,

@@ -481,6 +481,7 @@ class EvalStore:
         self.root = Path(root)
 
     def pack_dir(self, benchmark_id: str) -> Path:
+        """``benchmarks/<id>``; unsafe ids raise ``SchemaInvalid`` (as below)."""
         return (
             self.root
             / StoreKind.BENCHMARKS.value
@@ -579,6 +580,7 @@ class EvalStore:
         return PackWrite(path=target, overwritten=exists)
 
     def load(self, *, memory_red_team_enabled: bool = True) -> StoreContents:
+        """Everything in this store (``load_store`` with the defaults)."""
         return load_store(self.root, memory_red_team_enabled=memory_red_team_enabled)
 
 

@@ -263,6 +263,17 @@ def test_only_shared_metrics_are_compared(tmp_path: Path) -> None:
     assert verdict.improvements == ("ama both 1 -> 2",)
 
 
+def test_a_metric_named_like_the_pass_rate_is_still_judged(tmp_path: Path) -> None:
+    base = make_store(tmp_path / "b", [run("b", "s", 1, 1, metrics={"passRate": 0.9})])
+    candidate = make_store(
+        tmp_path / "c", [run("c", "s", 1, 1, metrics={"passRate": 0.8})]
+    )
+
+    verdict = evaluate_gate(base=base, candidate=candidate)
+
+    assert (verdict.passed, verdict.regressions) == (False, ("s passRate 0.9 -> 0.8",))
+
+
 def test_neutral_metrics_are_reported_but_never_judged(tmp_path: Path) -> None:
     base = make_store(
         tmp_path / "b", [run("b", "s", 1, 1, metrics={"action_rate": 0.4})]
