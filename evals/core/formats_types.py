@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -217,12 +217,28 @@ def non_finite_problems(document: object, path: str = "$") -> list[SchemaProblem
     return found
 
 
+# ``scan_once`` is set by JSONDecoder.__init__; typeshed does not declare it.
+_SCAN_VALUE: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_JSON_WHITESPACE = " \t\n\r"
+
+
 def parse_json_document(data: bytes | str, *, what: str) -> Any:
     """Parse one UTF-8 JSON document.
 
     Raises ``SchemaInvalid`` with a single ``invalid_json`` problem at ``$``.
     ``NaN``/``Infinity`` parse; every validator refuses them as numbers.
     """
+    # The store reads hundreds of thousands of small files: scanning the value
+    # directly skips json.loads' encoding sniffing. Anything unusual (leading
+    # whitespace, a BOM, trailing data, an error) goes through json.loads,
+    # which decides.
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value, end = _SCAN_VALUE(text, 0)
+        if not text[end:].strip(_JSON_WHITESPACE):
+            return value
+    except (StopIteration, ValueError):
+        pass
     try:
         return json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:

@@ -14,6 +14,7 @@ from core.errors import Conflict, SchemaInvalid
 from evals.core import store as store_module
 from evals.core.archive import UnsafeArchive
 from evals.core.baselines import validate_baseline_snapshot
+from evals.core.formats_types import parse_json_document
 from evals.core.packs import validate_manifest
 from evals.core.runs import validate_run_summary
 from evals.core.shadow import validate_shadow_record
@@ -517,3 +518,28 @@ def test_run_file_names_limit_the_runs_read(tmp_path: Path) -> None:
     )
 
     assert [s.item.run_id for s in contents.runs] == ["run-2"]
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b'{"a": [1, 2.5, "x"]}\n', {"a": [1, 2.5, "x"]}),
+        (b'  {"a": 1}  ', {"a": 1}),
+        (b'\xef\xbb\xbf{"a": 1}', {"a": 1}),
+        ('{"é": "記憶"}'.encode(), {"é": "記憶"}),
+        ("[1]", [1]),
+    ],
+)
+def test_json_documents_parse_like_json_loads(data: bytes | str, value: Any) -> None:
+    assert parse_json_document(data, what="f.json") == value
+
+
+@pytest.mark.parametrize(
+    "data", [b"", b'{"a": 1} x', b'{"a": 1}\x0c', b"{", b"\xff", b'{"a": 1}{"b": 2}']
+)
+def test_json_documents_that_are_not_one_value_are_refused(data: bytes) -> None:
+    with pytest.raises(SchemaInvalid) as caught:
+        parse_json_document(data, what="f.json")
+
+    assert caught.value.problems[0].code == "invalid_json"
+    assert caught.value.problems[0].message.startswith("f.json is not valid JSON: ")
