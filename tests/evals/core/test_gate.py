@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ def run(
     passed: int,
     total: int,
     *,
-    metrics: dict[str, float] | None = None,
+    metrics: Mapping[str, float] | None = None,
     completed_at: str = "2026-03-06T10:00:00Z",
     status: str = "completed",
     cases: dict[str, bool] | None = None,
@@ -67,7 +68,7 @@ def run(
         "failedCases": total - passed,
     }
     if metrics is not None:
-        document["metrics"] = metrics
+        document["metrics"] = dict(metrics)
     if cases is not None:
         document["caseResults"] = [{"caseId": k, "passed": v} for k, v in cases.items()]
     return document
@@ -86,9 +87,9 @@ def snapshot(snapshot_id: str, *benchmarks: dict[str, Any]) -> dict[str, Any]:
 
 def make_store(
     root: Path,
-    runs: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    runs: Sequence[dict[str, Any]] = (),
     *,
-    baselines: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    baselines: Sequence[dict[str, Any]] = (),
     raw: dict[str, str] | None = None,
 ) -> StoreContents:
     store = EvalStore(root)
