@@ -1,0 +1,198 @@
+"""Eval harness throughput: evalsite vs Inspect AI on the same 1,000 scenarios.
+
+Runs, in one process and one go:
+
+1. evalsite: a 1,000-scenario suite (generated into a temp dir from the
+   shipped scenarios, with new ids) through ``eval_run_create`` +
+   ``eval_run_execute`` in thought_only mode with the scripted model, every
+   result stored (CaseResult rows, scenario artifacts, summary.json) in a
+   fresh embedded-default SQLite database (WAL) in the temp dir
+   (``--configured-db`` uses the configured database instead), log lines
+   written to a file;
+2. Inspect AI (``pip install -e '.[bench]'``): the same number of samples
+   through its built-in ``mockllm/model`` with ``generate()`` and
+   ``includes()``, run offline as /work/shared/ANCHORS.md describes.
+
+Prints scenarios/s of both, the ratio and PASS/BELOW against the >= 5x
+target. Usage: ``.venv/bin/python bench/evals.py [--scenarios N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_RATIO = 5.0
+
+
+def build_suite(target: Path, count: int) -> tuple[Path, Path, list[dict[str, Any]]]:
+    """``count`` scenarios cycled from the shipped suites, renamed
+    ``bench:<n>:<original id>``, with their scripted outputs."""
+    shipped = ROOT / "evals" / "suites"
+    scenarios: list[dict[str, Any]] = []
+    outputs: dict[str, dict[str, Any]] = {}
+    for name in ("idle-v1", "smoke"):
+        for line in (shipped / f"{name}.jsonl").read_text("utf-8").splitlines():
+            if line.strip():
+                scenarios.append(json.loads(line))
+        for line in (shipped / f"{name}.script.jsonl").read_text("utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                outputs[row["scenario_id"]] = row
+    suite_lines, script_lines, rows = [], [], []
+    for n in range(count):
+        original = scenarios[n % len(scenarios)]
+        scenario = dict(
+            original, scenario_id=f"bench:{n:05d}:{original['scenario_id']}"
+        )
+        output = dict(outputs[original["scenario_id"]])
+        output["scenario_id"] = scenario["scenario_id"]
+        suite_lines.append(json.dumps(scenario, ensure_ascii=False))
+        script_lines.append(json.dumps(output, ensure_ascii=False))
+        rows.append({"scenario": scenario, "output": output["output"]})
+    suite = target / "bench-1k.jsonl"
+    script = target / "bench-1k.script.jsonl"
+    suite.write_text("\n".join(suite_lines) + "\n", encoding="utf-8")
+    script.write_text("\n".join(script_lines) + "\n", encoding="utf-8")
+    return suite, script, rows
+
+
+def setup_django(workdir: Path, *, configured_db: bool) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+    os.environ.setdefault("DJANGO_DEBUG", "true")
+    os.environ["EVALS_ARTIFACTS_DIR"] = str(workdir / "artifacts")
+    if not configured_db:
+        # The embedded default of `make demo`: SQLite (WAL) under the var dir.
+        os.environ.pop("DATABASE_URL", None)
+        os.environ["EVALSITE_VAR_DIR"] = str(workdir / "var")
+        (workdir / "var").mkdir()
+    os.environ.setdefault("LOG_LEVEL", "INFO")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+    # The contract lines are still formatted and written, to a file rather
+    # than the terminal.
+    log_file = (workdir / "evalsite.log").open("w", encoding="utf-8")
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(log_file)
+
+
+def bench_evalsite(suite: Path, script: Path) -> tuple[float, Any]:
+    from evals.services.harness import eval_run_create, eval_run_execute
+
+    started = time.perf_counter()
+    run = eval_run_create(
+        suite_path=suite,
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        script_path=script,
+        schedule=False,
+        started_via="bench",
+    )
+    run = eval_run_execute(run=run)
+    return time.perf_counter() - started, run
+
+
+def bench_inspect(rows: list[dict[str, Any]], workdir: Path) -> float:
+    import inspect_ai.model._model as model_module
+    import inspect_ai.model._tokens as tokens_module
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.scorer import includes
+    from inspect_ai.solver import generate
+
+    def approximate_tokens(text: str, *args: Any, **kwargs: Any) -> int:
+        return len(text) // 4
+
+    # tiktoken downloads its encoding on first use, which fails offline.
+    tokens_module.count_text_tokens = approximate_tokens  # type: ignore[assignment]
+    model_module.count_text_tokens = approximate_tokens  # type: ignore[attr-defined]
+
+    samples = [
+        Sample(
+            input=json.dumps(row["scenario"]["frame"], ensure_ascii=False),
+            target="Default output from mockllm",
+            id=row["scenario"]["scenario_id"],
+        )
+        for row in rows
+    ]
+    task = Task(dataset=samples, solver=[generate()], scorer=includes())
+    started = time.perf_counter()
+    logs = eval(
+        task,
+        model="mockllm/model",
+        display="none",
+        log_dir=str(workdir / "inspect-logs"),
+    )
+    elapsed = time.perf_counter() - started
+    if logs[0].status != "success":
+        raise RuntimeError(f"inspect eval ended with status {logs[0].status}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", type=int, default=1000)
+    parser.add_argument(
+        "--configured-db",
+        action="store_true",
+        help="store results in the configured database instead of a temp SQLite",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="evalsite-bench-evals-"))
+    try:
+        suite, script, rows = build_suite(workdir, args.scenarios)
+        setup_django(workdir, configured_db=args.configured_db)
+        seconds, run = bench_evalsite(suite, script)
+        ours = args.scenarios / seconds
+        stored = run.case_results.count()
+        print(
+            f"evalsite : {args.scenarios} scenarios in {seconds:.2f} s = "
+            f"{ours:,.0f} scenarios/s (thought_only, scripted, {stored} results "
+            f"stored, status {run.status}, verdict "
+            f"{'PASS' if run.verdict_passed else 'FAIL'})"
+        )
+        try:
+            theirs_seconds = bench_inspect(rows, workdir)
+        except ImportError as exc:
+            print(
+                f"inspect  : not measured ({exc}); install it with "
+                "`.venv/bin/pip install -e '.[bench]'`"
+            )
+            return 0
+        theirs = args.scenarios / theirs_seconds
+        print(
+            f"inspect  : {args.scenarios} samples in {theirs_seconds:.2f} s = "
+            f"{theirs:,.0f} samples/s (mockllm/model, generate() + includes(), "
+            "whole eval() call)"
+        )
+        ratio = ours / theirs
+        verdict = "PASS" if ratio >= TARGET_RATIO else "BELOW"
+        print(f"ratio    : {ratio:.1f}x (target >= {TARGET_RATIO:.0f}x) {verdict}")
+        return 0
+    finally:
+        if args.keep:
+            print(f"kept: {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
