@@ -36,6 +36,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from core.canonical import sha256_hex
 from core.errors import CoreError, NotFound, SchemaInvalid, SchemaProblem
 from evals.core.bundles import (
     ModelConfig,
@@ -63,7 +64,7 @@ from evals.core.suite_types import (
     SuiteInvalid,
     VerdictProperty,
 )
-from evals.core.suites import load_suite
+from evals.core.suites import parse_suite
 from evals.models import Benchmark, CaseResult, Run, SuiteVersion
 from stream.core.adapters import DEFAULT_SAMPLER, SAMPLERS, ModelAdapter
 from stream.core.frames import facts_from_wire, render_frame
@@ -93,6 +94,10 @@ DEFAULT_SEED = 0
 SUITE_SUFFIX = ".jsonl"
 SCRIPT_SUFFIX = ".script.jsonl"
 ACTIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING)
+# Results are committed in batches (one transaction per batch, not per
+# scenario); a worker that dies redoes at most one batch.
+RECORD_BATCH = 25
+RECORD_INTERVAL_S = 0.5
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -168,7 +173,7 @@ def suite_files() -> list[SuiteFile]:
         if path.name.endswith(SCRIPT_SUFFIX) or not path.is_file():
             continue
         try:
-            suite = load_suite(path)
+            suite = suite_read(path)
         except SuiteInvalid as exc:
             files.append(
                 SuiteFile(
@@ -212,10 +217,39 @@ def suite_get(*, suite_id: str) -> Benchmark:
     return benchmark
 
 
-def _load_suite_logged(path: Path) -> LoadedSuite:
-    """``load_suite`` with EV-C1/EV-C2's log lines (every invalid line)."""
+# Parsed suites by (path, sha256 of the bytes). The file is read on every
+# call (EV-C1); only the parse of bytes already seen is reused, so an edited
+# file is always parsed and validated afresh. Without it every chunk of a
+# large run would re-validate the whole suite.
+_SUITE_CACHE: dict[tuple[str, str], LoadedSuite] = {}
+_SUITE_CACHE_SIZE = 8
+
+
+def suite_read(path: Path) -> LoadedSuite:
+    """``load_suite``'s contract (``NotFound``, ``SuiteInvalid``), reading the
+    bytes every time and reusing the parse of identical bytes."""
     try:
-        suite = load_suite(path)
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+        raise NotFound(
+            f"suite file not found: {path}",
+            code="suite_not_found",
+            details={"path": str(path)},
+        ) from exc
+    key = (str(path), sha256_hex(data))
+    suite = _SUITE_CACHE.get(key)
+    if suite is None:
+        suite = parse_suite(data, path=path)
+        if len(_SUITE_CACHE) >= _SUITE_CACHE_SIZE:
+            _SUITE_CACHE.pop(next(iter(_SUITE_CACHE)))
+        _SUITE_CACHE[key] = suite
+    return suite
+
+
+def _load_suite_logged(path: Path) -> LoadedSuite:
+    """``suite_read`` with EV-C1/EV-C2's log lines (every invalid line)."""
+    try:
+        suite = suite_read(path)
     except SuiteInvalid as exc:
         for invalid in exc.invalid_lines:
             logger.error(
@@ -325,7 +359,7 @@ def eval_run_create(
         )
     # Builds the adapter once now so a bad script or endpoint config is a
     # clear error before anything is stored.
-    model_adapter(model, script_path=script)
+    _, script_sha256 = _adapter_for(model, script)
     suite = _load_suite_logged(suite_file)
     now = now or timezone.now()
     run_id = new_run_id(now, random.SystemRandom())
@@ -341,6 +375,7 @@ def eval_run_create(
         "samplerParams": sampler_to_wire(sampler_params),
         "seed": seed,
         "script": str(script) if script else None,
+        "scriptSha256": script_sha256,
         "suitePath": str(suite_file),
         "suiteLineCount": suite.line_count,
         "chunkSize": settings.EVALS_CHUNK_SIZE,
@@ -396,6 +431,30 @@ def _model_id(model: str, script: Path | None) -> str:
     return model_id(model)
 
 
+# Scripted adapters by (path, sha256 of the script bytes), for the same
+# reason as _SUITE_CACHE: a chunk re-reads the script, never re-parses it.
+_ADAPTER_CACHE: dict[tuple[str, str], ModelAdapter] = {}
+
+
+def _adapter_for(model: str, script: Path | None) -> tuple[ModelAdapter, str | None]:
+    """The model's adapter and, for the scripted model, its script's sha256."""
+    if model != "scripted" or script is None:
+        return model_adapter(model, script_path=script), None
+    try:
+        script_sha256 = sha256_hex(script.read_bytes())
+    except OSError:
+        # model_adapter reports an unreadable script with a clear error.
+        return model_adapter(model, script_path=script), None
+    key = (str(script), script_sha256)
+    adapter = _ADAPTER_CACHE.get(key)
+    if adapter is None:
+        adapter = model_adapter(model, script_path=script)
+        if len(_ADAPTER_CACHE) >= _SUITE_CACHE_SIZE:
+            _ADAPTER_CACHE.pop(next(iter(_ADAPTER_CACHE)))
+        _ADAPTER_CACHE[key] = adapter
+    return adapter, script_sha256
+
+
 def _suite_benchmark_upsert(suite: LoadedSuite) -> Benchmark:
     benchmark, created = Benchmark.objects.get_or_create(
         benchmark_id=suite.suite_id,
@@ -449,7 +508,7 @@ def eval_run_enqueue(
     skipped, so this also resumes a run whose worker went away.
     """
     if suite is None:
-        suite = load_suite(Path(run.config["suitePath"]))
+        suite = suite_read(Path(run.config["suitePath"]))
     chunks = scenario_chunks(
         [s.scenario_id for s in suite.scenarios], settings.EVALS_CHUNK_SIZE
     )
@@ -499,7 +558,7 @@ def _run_context(run: Run) -> RunContext:
     config = run.config
     suite_path = Path(config["suitePath"])
     try:
-        suite = load_suite(suite_path)
+        suite = suite_read(suite_path)
     except (NotFound, SuiteInvalid) as exc:
         raise RunBroken(
             f"suite {suite_path} can no longer be read: {exc.message}",
@@ -511,13 +570,24 @@ def _run_context(run: Run) -> RunContext:
             f"(sha256 {run.suite_sha256} -> {suite.suite_sha256}); start a new run",
             code="suite_changed",
         )
+    script = config.get("script")
     try:
-        adapter = model_adapter(config["model"], script_path=config.get("script"))
+        adapter, script_sha256 = _adapter_for(
+            config["model"], Path(script) if script else None
+        )
     except CoreError as exc:
         raise RunBroken(
             f"model {config['model']} can no longer be built: {exc.message}",
             code="model_unavailable",
         ) from exc
+    if script_sha256 != config.get("scriptSha256"):
+        # Outputs of one run come from one version of the script.
+        raise RunBroken(
+            f"script {script} changed after the run started "
+            f"(sha256 {config.get('scriptSha256')} -> {script_sha256}); "
+            "start a new run",
+            code="script_changed",
+        )
     sampler = SAMPLERS[config["sampler"]]
     return RunContext(
         suite=suite,
@@ -587,17 +657,25 @@ def eval_run_scenarios(
     )
     agent = _eval_agent(run) if context.mode == "end_to_end" else None
     recorded = 0
+    pending: list[tuple[Scenario, dict[str, Any]]] = []
+    last_flush = time.monotonic()
     for scenario in context.suite.scenarios:
         if scenario.scenario_id not in wanted or scenario.scenario_id in done:
             continue
         artifact = _run_scenario(run, context, scenario, agent)
-        if _record(run, scenario, artifact):
-            recorded += 1
-            if on_progress is not None:
-                on_progress(
-                    Run.objects.values_list("progress_done", flat=True).get(pk=run.pk),
-                    run.total_cases,
-                )
+        write_json_atomic(
+            Path(run.artifacts_dir) / scenario_artifact_path(scenario.scenario_id),
+            artifact,
+        )
+        pending.append((scenario, artifact))
+        if (
+            len(pending) >= RECORD_BATCH
+            or time.monotonic() - last_flush >= RECORD_INTERVAL_S
+        ):
+            recorded += _record(run, pending, on_progress)
+            pending, last_flush = [], time.monotonic()
+    if pending:
+        recorded += _record(run, pending, on_progress)
     return recorded
 
 
@@ -847,26 +925,58 @@ def _goal_emitted(extracted: bool, fail_reason: str | None) -> bool:
     )
 
 
-def _record(run: Run, scenario: Scenario, artifact: dict[str, Any]) -> bool:
-    """Write the artifact, then the CaseResult; False if it already existed."""
-    path = Path(run.artifacts_dir) / scenario_artifact_path(scenario.scenario_id)
-    write_json_atomic(path, artifact)
+def _record(
+    run: Run,
+    batch: list[tuple[Scenario, dict[str, Any]]],
+    on_progress: ProgressCallback | None,
+) -> int:
+    """Store the CaseResults of ``batch`` (artifacts already on disk) and
+    bump ``progress_done`` by the number stored, in one transaction.
+
+    A row that exists already (a duplicate delivery of the same chunk got
+    there first) is skipped, never counted twice.
+    """
+    rows = [
+        CaseResult(
+            run=run,
+            case_id=scenario.scenario_id,
+            passed=artifact["pass"],
+            error=artifact["error"] or "",
+            latency_ms=artifact["latencyMs"],
+            stimulus_kind=scenario.stimulus.kind.value,
+            affordance=scenario.stimulus.action_affordance.value,
+            tags=list(scenario.tags),
+            details=artifact,
+        )
+        for scenario, artifact in batch
+    ]
+    with transaction.atomic():
+        existing = set(
+            CaseResult.objects.filter(
+                run=run, case_id__in=[r.case_id for r in rows]
+            ).values_list("case_id", flat=True)
+        )
+        rows = [r for r in rows if r.case_id not in existing]
+        try:
+            with transaction.atomic():
+                CaseResult.objects.bulk_create(rows)
+            stored = len(rows)
+        except IntegrityError:
+            stored = sum(_record_one(row) for row in rows)
+        Run.objects.filter(pk=run.pk).update(
+            progress_done=F("progress_done") + stored, updated_at=timezone.now()
+        )
+    if on_progress is not None:
+        done = Run.objects.values_list("progress_done", flat=True).get(pk=run.pk)
+        on_progress(done, run.total_cases)
+    return stored
+
+
+def _record_one(row: CaseResult) -> bool:
     try:
         with transaction.atomic():
-            CaseResult.objects.create(
-                run=run,
-                case_id=scenario.scenario_id,
-                passed=artifact["pass"],
-                error=artifact["error"] or "",
-                latency_ms=artifact["latencyMs"],
-                stimulus_kind=scenario.stimulus.kind.value,
-                affordance=scenario.stimulus.action_affordance.value,
-                tags=list(scenario.tags),
-                details=artifact,
-            )
-            Run.objects.filter(pk=run.pk).update(progress_done=F("progress_done") + 1)
+            row.save(force_insert=True)
     except IntegrityError:
-        # A duplicate delivery of the same chunk recorded it first.
         return False
     return True
 
@@ -1081,7 +1191,7 @@ def eval_run_execute(*, run: Run, on_progress: ProgressCallback | None = None) -
     half-done run (finished scenarios are skipped).
     """
     suite_ids = [
-        s.scenario_id for s in load_suite(Path(run.config["suitePath"])).scenarios
+        s.scenario_id for s in suite_read(Path(run.config["suitePath"])).scenarios
     ]
     for ids in scenario_chunks(suite_ids, settings.EVALS_CHUNK_SIZE):
         eval_run_scenarios(run_pk=run.pk, scenario_ids=ids, on_progress=on_progress)

@@ -196,14 +196,8 @@ def test_wait_runs_here_prints_the_summary_and_exits_0(artifacts: Path) -> None:
     assert lines[4] == "verdict: PASS (properties satisfied; action_rate may be zero)"
     assert lines[5] == f"artifacts: {run.artifacts_dir}"
     assert lines[6] == f"url: http://127.0.0.1:8000/evals/runs/{run.run_id}/"
-    # stderr is no TTY here: one plain line per tenth of the run.
-    assert err.splitlines() == [
-        "progress 1/5 (20%)",
-        "progress 2/5 (40%)",
-        "progress 3/5 (60%)",
-        "progress 4/5 (80%)",
-        "progress 5/5 (100%)",
-    ]
+    # stderr is no TTY here: plain lines; five results are one stored batch.
+    assert err.splitlines() == ["progress 5/5 (100%)"]
     assert Path(run.artifacts_dir, "summary.json").is_file()
     assert run.config["startedVia"] == "cli"
 
@@ -294,3 +288,37 @@ def test_user_is_recorded_as_the_runs_creator(owner: Any) -> None:
     eval_run(*SMOKE, "--user", "alice", "--wait")
 
     assert Run.objects.get().created_by == owner
+
+
+def test_progress_without_a_tty_prints_a_line_per_tenth() -> None:
+    from django.core.management.base import OutputWrapper
+
+    from evals.management.commands.eval_run import Progress
+
+    out = StringIO()
+    progress = Progress(OutputWrapper(out), is_tty=False)
+    for done in (3, 10, 11, 20, 25, 40):
+        progress(done, 40)
+
+    assert out.getvalue().splitlines() == [
+        "progress 3/40 (7%)",
+        "progress 10/40 (25%)",
+        "progress 20/40 (50%)",
+        "progress 25/40 (62%)",
+        "progress 40/40 (100%)",
+    ]
+
+
+def test_progress_on_a_tty_redraws_one_bar() -> None:
+    from django.core.management.base import OutputWrapper
+
+    from evals.management.commands.eval_run import Progress
+
+    out = StringIO()
+    progress = Progress(OutputWrapper(out), is_tty=True)
+    progress(10, 40)
+    progress(40, 40)
+    progress.finish()
+
+    bar = "#" * 7 + "-" * 23
+    assert out.getvalue() == f"\r[{bar}] 10/40\r[{'#' * 30}] 40/40\n"

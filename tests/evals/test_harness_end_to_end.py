@@ -7,7 +7,6 @@ tests/integration/test_eval_end_to_end.py.
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,8 @@ import pytest
 from core.errors import CoreError
 from evals.models import Benchmark, Run
 from evals.services.harness import eval_agent_name, eval_run_create, eval_run_execute
-from stream.services.agents import agent_create
 
-# The run's stream must be an inactive agent (no keep-alive ticks, no API
-# key that works); that needs agent_create(is_active=...).
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(
-        "is_active" not in inspect.signature(agent_create).parameters,
-        reason="end_to_end needs stream.services.agents.agent_create(is_active=...)",
-    ),
-]
+pytestmark = pytest.mark.django_db
 
 SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
 GOAL_IDS = {"smoke:hunger-raw-mutton", "smoke:zombie-close"}

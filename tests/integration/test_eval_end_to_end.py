@@ -8,7 +8,6 @@ Postgres. The worker writes the bundle where the run says (its
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from pathlib import Path
@@ -22,7 +21,6 @@ from evals.services.harness import (
     eval_run_enqueue,
     eval_run_scenarios,
 )
-from stream.services.agents import agent_create
 
 pytestmark = pytest.mark.integration
 
@@ -34,10 +32,6 @@ SMOKE_IDS = [
     "smoke:fox-at-dawn",
     "smoke:zombie-close",
 ]
-needs_inactive_agents = pytest.mark.skipif(
-    "is_active" not in inspect.signature(agent_create).parameters,
-    reason="end_to_end needs stream.services.agents.agent_create(is_active=...)",
-)
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +116,6 @@ def test_worker_resumes_a_half_done_run_without_redoing_scenarios(
     assert (run.status, run.progress_done) == (Run.Status.COMPLETED, 5)
 
 
-@needs_inactive_agents
 def test_end_to_end_run_on_a_real_worker(
     celery_worker_process: Any, owner: Any
 ) -> None:
