@@ -698,3 +698,55 @@ def test_nothing_is_scheduled_when_the_suite_is_invalid(
         )
 
     assert callbacks == []
+
+
+def test_script_edited_mid_run_fails_the_run(suites: Path, log_lines: Any) -> None:
+    script = suites / "smoke.script.jsonl"
+    run = eval_run_create(
+        suite_path=suites / "smoke.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        schedule=False,
+    )
+    old_sha = run.config["scriptSha256"]
+    # Any byte counts, even a trailing blank line.
+    script.write_text(script.read_text() + "\n")
+
+    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+
+    run.refresh_from_db()
+    assert (
+        old_sha
+        == hashlib.sha256((SHIPPED / "smoke.script.jsonl").read_bytes()).hexdigest()
+    )
+    assert (run.status, run.case_results.count()) == (Run.Status.FAILED, 0)
+    assert run.error == (
+        f"script {script} changed after the run started (sha256 {old_sha} -> "
+        f"{sha256_of(script)}); start a new run"
+    )
+    assert log_lines("[Eval] run_failed") == [
+        f"[Eval] run_failed run_id={run.run_id} reason=script_changed"
+    ]
+
+
+def test_results_are_committed_in_batches_with_progress(
+    suites: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("evals.services.harness.RECORD_BATCH", 2)
+    run = eval_run_create(
+        suite_path=suites / "smoke.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        schedule=False,
+    )
+    seen: list[tuple[int, int]] = []
+
+    eval_run_scenarios(
+        run_pk=run.pk,
+        scenario_ids=SMOKE_IDS,
+        on_progress=lambda done, total: seen.append((done, total)),
+    )
+
+    assert seen == [(2, 5), (4, 5), (5, 5)]
