@@ -313,3 +313,32 @@ def test_suite_trend_figure_is_a_plain_plotly_dict(finished: Run) -> None:
     assert figure["data"][4]["y"] == [1.0, 0.9]
     assert figure["layout"]["yaxis"]["range"] == [0, 1.05]
     json.dumps(figure)
+
+
+def test_run_page_renders_a_run_of_another_benchmark_kind(owner_client: Any) -> None:
+    from django.utils import timezone
+
+    from evals.models import Benchmark, CaseResult
+
+    pack = Benchmark.objects.create(
+        benchmark_id="memory-pack", kind=Benchmark.Kind.PACK, title="pack"
+    )
+    run = Run.objects.create(
+        run_id="ci-run-1",
+        benchmark=pack,
+        status=Run.Status.COMPLETED,
+        source=Run.Source.API,
+        started_at=timezone.now(),
+        total_cases=1,
+        passed_cases=1,
+        metrics={"recall": 0.9},
+    )
+    CaseResult.objects.create(run=run, case_id="case-1", passed=True)
+
+    response = owner_client.get("/evals/runs/ci-run-1/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "benchmark pack memory-pack" in html
+    assert "<code>recall</code></td><td>0.9</td>" in html
+    assert "/evals/suites/memory-pack/" not in html
