@@ -38,7 +38,7 @@ venv: $(STAMP)
 
 demo: $(STAMP)
 	@mkdir -p var
-	DJANGO_DEBUG=true $(PY) manage.py demo
+	DJANGO_DEBUG=true EVAL_HARNESS_ENABLED=true EVAL_SHADOW_MODE_ENABLED=true BENCHMARK_BASELINE_SNAPSHOTS_ENABLED=true BENCHMARK_DELTA_REPORTER_ENABLED=true MEMORY_RED_TEAM_BENCH_ENABLED=true $(PY) manage.py demo
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .

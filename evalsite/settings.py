@@ -380,6 +380,18 @@ EVALS_SUITES_DIR = env_path("EVALS_SUITES_DIR", BASE_DIR / "evals" / "suites")
 EVALS_ARTIFACTS_DIR = env_path("EVALS_ARTIFACTS_DIR", BASE_DIR / "artifacts")
 EVALS_CHUNK_SIZE = env_int("EVALS_CHUNK_SIZE", 25, minimum=1)
 
+# Benchmark packs, runs, shadow records and baselines (seed 002). The on-disk
+# eval store is an import/export format of the database; the feature flags
+# default off, as in the seed (`make demo` turns them on).
+EVAL_STORE_DIR = env_path("EVAL_STORE_DIR", VAR_DIR / "eval-store")
+EVAL_HARNESS_ENABLED = env_bool("EVAL_HARNESS_ENABLED", False)
+EVAL_SHADOW_MODE_ENABLED = env_bool("EVAL_SHADOW_MODE_ENABLED", False)
+BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = env_bool(
+    "BENCHMARK_BASELINE_SNAPSHOTS_ENABLED", False
+)
+BENCHMARK_DELTA_REPORTER_ENABLED = env_bool("BENCHMARK_DELTA_REPORTER_ENABLED", False)
+MEMORY_RED_TEAM_BENCH_ENABLED = env_bool("MEMORY_RED_TEAM_BENCH_ENABLED", False)
+
 # The beat schedule, in one place.
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {
@@ -423,4 +435,5 @@ LOGGING = build_logging(level=LOG_LEVEL, fmt=LOG_FORMAT)
 DEMO_DATA_LOADERS: list[str] = [
     "stream.demo.load_demo",
     "evals.demo.load_demo",
+    "evals.demo_benchmarks.load_demo",
 ]

@@ -1,0 +1,278 @@
+"""Django admin of the evals app: staff review of invalid pack uploads, and
+read-mostly views of benchmarks, runs, shadow records and snapshots.
+
+Invalid uploads are listed with their errors (every JSON path and message)
+and reviewed with three actions that call the services: re-validate (with
+the flags as they are now), accept (only once it validates: it becomes a
+pack) and reject. A pending upload's text may be corrected in the change
+form ("accept after fix"); saving re-validates it, so the errors shown are
+always those of the text shown. This is the one place a JSON document is
+edited by hand: the alternative, asking the uploader to upload again, loses
+the review trail. Everything else is read-only here; documents come in
+through REST, the upload page and the commands, which validate them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+
+from core.errors import CoreError, SchemaInvalid
+from evals.models import (
+    BaselineSnapshot,
+    Benchmark,
+    CaseResult,
+    InvalidUpload,
+    Run,
+    ShadowRecord,
+    SuiteVersion,
+)
+from evals.services.benchmarks import (
+    invalid_upload_accept,
+    invalid_upload_reject,
+    invalid_upload_revalidate,
+)
+
+
+def _pretty(document: Any) -> str:
+    return format_html(
+        "<pre>{}</pre>", json.dumps(document, indent=2, ensure_ascii=False)
+    )
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View and delete only: documents are written by the services."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(InvalidUpload)
+class InvalidUploadAdmin(admin.ModelAdmin):
+    list_display = (
+        "pk",
+        "kind",
+        "filename",
+        "status",
+        "error_count",
+        "uploaded_by",
+        "created_at",
+        "reviewed_by",
+    )
+    list_filter = ("status", "kind")
+    search_fields = ("filename", "raw")
+    ordering = ("-created_at",)
+    actions = ("revalidate", "accept", "reject")
+    fields = (
+        "kind",
+        "filename",
+        "status",
+        "uploaded_by",
+        "created_at",
+        "reviewed_by",
+        "reviewed_at",
+        "error_table",
+        "file_list",
+        "raw",
+    )
+    readonly_fields = (
+        "kind",
+        "filename",
+        "status",
+        "uploaded_by",
+        "created_at",
+        "reviewed_by",
+        "reviewed_at",
+        "error_table",
+        "file_list",
+    )
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: InvalidUpload | None = None
+    ) -> tuple[str, ...]:
+        if obj is not None and obj.status != InvalidUpload.Status.PENDING:
+            return (*self.readonly_fields, "raw")
+        return self.readonly_fields
+
+    @admin.display(description="errors")
+    def error_count(self, obj: InvalidUpload) -> int:
+        return len(obj.errors or [])
+
+    @admin.display(description="errors (JSON path: problem)")
+    def error_table(self, obj: InvalidUpload) -> str:
+        if not obj.errors:
+            return "none: it validates and can be accepted"
+        return format_html(
+            "<table><thead><tr><th>JSON path</th><th>problem</th><th>code</th>"
+            "</tr></thead><tbody>{}</tbody></table>",
+            format_html_join(
+                "",
+                "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>",
+                (
+                    (e.get("path", ""), e.get("message", ""), e.get("code", ""))
+                    for e in obj.errors
+                ),
+            ),
+        )
+
+    @admin.display(description="extra pack files")
+    def file_list(self, obj: InvalidUpload) -> str:
+        names = sorted(obj.pack_files or {})
+        return ", ".join(names) if names else "none"
+
+    def save_model(
+        self, request: HttpRequest, obj: InvalidUpload, form: Any, change: bool
+    ) -> None:
+        # The errors must always describe the text as saved.
+        super().save_model(request, obj, form, change)
+        problems = invalid_upload_revalidate(upload=obj)
+        if problems:
+            self.message_user(
+                request,
+                f"Upload {obj.pk} still has {len(problems)} problem(s).",
+                messages.WARNING,
+            )
+        else:
+            self.message_user(
+                request, f"Upload {obj.pk} now validates: accept it to import it."
+            )
+
+    @admin.action(description="Re-validate selected uploads")
+    def revalidate(
+        self, request: HttpRequest, queryset: QuerySet[InvalidUpload]
+    ) -> None:
+        valid = invalid = 0
+        for upload in queryset:
+            try:
+                problems = invalid_upload_revalidate(upload=upload)
+            except CoreError as error:
+                self.message_user(
+                    request, f"Upload {upload.pk}: {error.message}", messages.ERROR
+                )
+                continue
+            if problems:
+                invalid += 1
+            else:
+                valid += 1
+        self.message_user(
+            request, f"Re-validated: {valid} now valid, {invalid} still invalid."
+        )
+
+    @admin.action(description="Accept selected uploads (only valid ones import)")
+    def accept(self, request: HttpRequest, queryset: QuerySet[InvalidUpload]) -> None:
+        for upload in queryset:
+            try:
+                result = invalid_upload_accept(upload=upload, reviewer=request.user)
+            except SchemaInvalid as error:
+                self.message_user(
+                    request,
+                    f"Upload {upload.pk} is still invalid "
+                    f"({len(error.problems)} problem(s)); fix it first.",
+                    messages.ERROR,
+                )
+            except CoreError as error:
+                self.message_user(
+                    request, f"Upload {upload.pk}: {error.message}", messages.ERROR
+                )
+            else:
+                self.message_user(
+                    request,
+                    f"Upload {upload.pk} accepted: pack "
+                    f"{result.benchmark.benchmark_id} {result.outcome}.",
+                )
+
+    @admin.action(description="Reject selected uploads")
+    def reject(self, request: HttpRequest, queryset: QuerySet[InvalidUpload]) -> None:
+        rejected = 0
+        for upload in queryset:
+            try:
+                invalid_upload_reject(upload=upload, reviewer=request.user)
+            except CoreError as error:
+                self.message_user(
+                    request, f"Upload {upload.pk}: {error.message}", messages.ERROR
+                )
+            else:
+                rejected += 1
+        self.message_user(request, f"Rejected {rejected} upload(s).")
+
+
+@admin.register(Benchmark)
+class BenchmarkAdmin(ReadOnlyAdmin):
+    list_display = (
+        "benchmark_id",
+        "kind",
+        "benchmark_type",
+        "title",
+        "case_count",
+        "updated_at",
+    )
+    list_filter = ("kind", "benchmark_type")
+    search_fields = ("benchmark_id", "title")
+
+    @admin.display(description="manifest")
+    def manifest_pretty(self, obj: Benchmark) -> str:
+        return _pretty(obj.manifest)
+
+    readonly_fields = ("manifest_pretty",)
+    exclude = ("manifest", "pack_files")
+
+
+class CaseResultInline(admin.TabularInline):
+    model = CaseResult
+    fields = ("case_id", "passed", "latency_ms", "error")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Run)
+class RunAdmin(ReadOnlyAdmin):
+    list_display = (
+        "run_id",
+        "benchmark",
+        "status",
+        "source",
+        "passed_cases",
+        "total_cases",
+        "started_at",
+        "completed_at",
+    )
+    list_filter = ("status", "source", "benchmark__kind")
+    search_fields = ("run_id", "benchmark__benchmark_id", "git_ref")
+    list_select_related = ("benchmark",)
+    date_hierarchy = "started_at"
+    inlines = (CaseResultInline,)
+
+
+@admin.register(ShadowRecord)
+class ShadowRecordAdmin(ReadOnlyAdmin):
+    list_display = ("trace_id", "recorded_at", "day")
+    search_fields = ("trace_id",)
+    date_hierarchy = "recorded_at"
+
+
+@admin.register(BaselineSnapshot)
+class BaselineSnapshotAdmin(ReadOnlyAdmin):
+    list_display = ("snapshot_id", "created_at", "source_root_dir", "created_by")
+    search_fields = ("snapshot_id", "notes")
+
+
+@admin.register(SuiteVersion)
+class SuiteVersionAdmin(ReadOnlyAdmin):
+    list_display = ("benchmark", "suite_sha256", "line_count", "first_seen_at")
+    list_select_related = ("benchmark",)

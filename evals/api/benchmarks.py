@@ -1,0 +1,507 @@
+"""REST API of seed 002: benchmark packs, run summaries, shadow recall records,
+baseline snapshots and the stored-baseline gate, for agents and CI.
+
+Thin: the core validates every document inside the services
+(``evals.services.benchmarks``, ``benchmark_records``, ``store_io``); a
+refused document is a 400 whose ``error.fields`` maps every JSON path to its
+problems, and nothing is written. Session or agent-key authentication (the
+project defaults). Created documents answer 201; a document equal to the
+stored one answers 200 (idempotent re-post); a different document under an
+existing id answers 409; a feature that is off answers 409
+``feature_disabled`` with the seed's message.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.errors import NotFound
+from evals.core.gate import verdict_to_json, verdict_to_markdown
+from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
+from evals.services.benchmark_records import (
+    baseline_snapshot_create,
+    baseline_snapshot_get,
+    baseline_snapshot_list,
+    baseline_snapshot_store,
+    benchmark_run_list,
+    benchmark_run_record,
+    shadow_record_list,
+    shadow_records_ingest,
+)
+from evals.services.benchmarks import (
+    benchmark_get,
+    benchmark_list,
+    benchmark_pack_create,
+    benchmark_pack_upload,
+)
+from evals.services.store_io import baseline_delta_report
+from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
+
+MAX_LIMIT = 200
+DEFAULT_LIMIT = 50
+TRUE_VALUES = ("1", "true", "on", "yes")
+
+ListSerializer = inline_serializer(
+    "BenchmarkPage",
+    {"count": serializers.IntegerField(), "results": serializers.ListField()},
+)
+DocumentSerializer = inline_serializer(
+    "SeedDocument", {"schemaVersion": serializers.IntegerField()}
+)
+PAGING = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+
+
+def _page(request: Request, queryset: Any) -> tuple[int, list[Any]]:
+    values: dict[str, int] = {}
+    for name, default, low, high in (
+        ("limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
+        ("offset", 0, 0, 10**9),
+    ):
+        raw = request.query_params.get(name) or ""
+        try:
+            value = int(raw) if raw else default
+        except ValueError:
+            raise ValidationError({name: [f"{name} must be an integer."]}) from None
+        if not low <= value <= high:
+            raise ValidationError({name: [f"{name} must be between {low} and {high}."]})
+        values[name] = value
+    start = values["offset"]
+    return queryset.count(), list(queryset[start : start + values["limit"]])
+
+
+def _choice(request: Request, name: str, choices: list[str]) -> str | None:
+    value = request.query_params.get(name) or None
+    if value is not None and value not in choices:
+        raise ValidationError({name: [f"{name} must be one of {'|'.join(choices)}."]})
+    return value
+
+
+def _absolute(request: Request, url: str) -> str:
+    return request.build_absolute_uri(url)
+
+
+# --- packs --------------------------------------------------------------------
+
+
+def pack_to_wire(
+    benchmark: Benchmark, *, request: Request, detail: bool = False
+) -> dict[str, Any]:
+    """A benchmark as the API shows it; ``detail`` adds the manifest."""
+    out: dict[str, Any] = {
+        "benchmarkId": benchmark.benchmark_id,
+        "kind": benchmark.kind,
+        "title": benchmark.title,
+        "benchmarkType": benchmark.benchmark_type,
+        "attackClass": benchmark.attack_class or None,
+        "targetSurface": benchmark.target_surface or None,
+        "tags": benchmark.tags,
+        "caseCount": benchmark.case_count,
+        "manifestDigest": benchmark.manifest_digest or None,
+        "createdAt": benchmark.created_at.isoformat(),
+        "updatedAt": benchmark.updated_at.isoformat(),
+        "url": _absolute(request, benchmark.get_absolute_url()),
+    }
+    if hasattr(benchmark, "run_count"):
+        out["runCount"] = benchmark.run_count
+    if detail:
+        out["manifest"] = benchmark.manifest or None
+        out["files"] = sorted(benchmark.pack_files or {})
+    return out
+
+
+class BenchmarkPackListCreateView(APIView):
+    parser_classes = [BoundedJSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        operation_id="benchmarks_packs_list",
+        parameters=[
+            OpenApiParameter("kind", str, enum=list(Benchmark.Kind.values)),
+            OpenApiParameter("type", str, enum=list(Benchmark.BenchmarkType.values)),
+            OpenApiParameter("tag", str),
+            *PAGING,
+        ],
+        responses=ListSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        """Every benchmark (packs, suites, gridworld configurations), by id."""
+        benchmarks = benchmark_list(
+            kind=_choice(request, "kind", list(Benchmark.Kind.values)),
+            benchmark_type=_choice(
+                request, "type", list(Benchmark.BenchmarkType.values)
+            ),
+            tag=request.query_params.get("tag") or None,
+        )
+        count, page = _page(request, benchmarks)
+        return Response(
+            {
+                "count": count,
+                "results": [pack_to_wire(b, request=request) for b in page],
+            }
+        )
+
+    @extend_schema(
+        operation_id="benchmarks_packs_create",
+        parameters=[OpenApiParameter("force", bool)],
+        request={
+            "application/json": DocumentSerializer,
+            "multipart/form-data": inline_serializer(
+                "PackUpload",
+                {
+                    "file": serializers.FileField(),
+                    "force": serializers.BooleanField(required=False),
+                },
+            ),
+        },
+        responses={201: DocumentSerializer, 200: DocumentSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Upload a pack: a JSON manifest body, or a multipart ``file`` (a
+        manifest JSON, or a zip/tar.gz pack). ``force`` replaces a different
+        pack of the same id. An invalid pack is kept for staff review
+        (``error.invalidUploadId``)."""
+        force = (
+            str(
+                request.query_params.get("force") or _form_value(request, "force")
+            ).lower()
+            in TRUE_VALUES
+        )
+        if request.content_type.startswith(("multipart/", "application/x-www-form")):
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise ValidationError({"file": ["a pack file is required."]})
+            if upload.size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+                raise PayloadTooLarge()
+            result = benchmark_pack_upload(
+                data=upload.read(),
+                filename=upload.name or "",
+                user=request.user,
+                force=force,
+            )
+        else:
+            result = benchmark_pack_create(
+                document=request.data,
+                force=force,
+                user=request.user,
+                keep_invalid=True,
+            )
+        body = pack_to_wire(result.benchmark, request=request, detail=True)
+        body["outcome"] = result.outcome
+        code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        return Response(body, code)
+
+
+def _form_value(request: Request, name: str) -> str:
+    data = request.data
+    value = data.get(name, "") if hasattr(data, "get") else ""
+    return str(value)
+
+
+class BenchmarkPackDetailView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_packs_retrieve", responses=DocumentSerializer
+    )
+    def get(self, request: Request, benchmark_id: str) -> Response:
+        """One benchmark with its manifest and the names of its extra files."""
+        benchmark = benchmark_get(benchmark_id=benchmark_id)
+        return Response(pack_to_wire(benchmark, request=request, detail=True))
+
+
+# --- runs ---------------------------------------------------------------------
+
+
+def run_to_wire(run: Run, *, request: Request, detail: bool = False) -> dict[str, Any]:
+    """A run of any benchmark; ``summary`` is its seed-002 run summary."""
+    out: dict[str, Any] = {
+        "runId": run.run_id,
+        "benchmarkId": run.benchmark.benchmark_id,
+        "kind": run.benchmark.kind,
+        "source": run.source,
+        "status": run.status,
+        "startedAt": run.started_at.isoformat(),
+        "completedAt": run.completed_at.isoformat() if run.completed_at else None,
+        "totalCases": run.total_cases,
+        "passedCases": run.passed_cases,
+        "failedCases": run.failed_cases,
+        "passRate": run.pass_rate,
+        "metrics": run.metrics,
+        "gitRef": run.git_ref or None,
+        "url": _absolute(request, run.get_absolute_url()),
+    }
+    if detail:
+        out["summary"] = run.summary or None
+        out["caseResults"] = [
+            {"caseId": case.case_id, "passed": case.passed, **case.details}
+            for case in run.case_results.all()
+        ]
+    return out
+
+
+class BenchmarkRunListCreateView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_runs_list",
+        parameters=[
+            OpenApiParameter("benchmark", str),
+            OpenApiParameter("status", str, enum=list(Run.Status.values)),
+            OpenApiParameter("source", str, enum=list(Run.Source.values)),
+            *PAGING,
+        ],
+        responses=ListSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        """Runs of every benchmark, newest first."""
+        runs = benchmark_run_list(
+            benchmark_id=request.query_params.get("benchmark") or None,
+            status=_choice(request, "status", list(Run.Status.values)),
+            source=_choice(request, "source", list(Run.Source.values)),
+        )
+        count, page = _page(request, runs)
+        return Response(
+            {"count": count, "results": [run_to_wire(r, request=request) for r in page]}
+        )
+
+    @extend_schema(
+        operation_id="benchmarks_runs_create",
+        request=DocumentSerializer,
+        responses={201: DocumentSerializer, 200: DocumentSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Record a run summary (seed 002), optionally with ``caseResults``.
+        201 when recorded, 200 when the same summary was already there, 409
+        when the runId exists with other content."""
+        result = benchmark_run_record(document=request.data, user=request.user)
+        body = run_to_wire(result.run, request=request, detail=True)
+        body["created"] = result.created
+        code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        return Response(body, code)
+
+
+class BenchmarkRunDetailView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_runs_retrieve", responses=DocumentSerializer
+    )
+    def get(self, request: Request, run_id: str) -> Response:
+        """One run with its summary and case results."""
+        run = benchmark_run_list().filter(run_id=run_id).first()
+        if run is None:
+            raise NotFound(f"no run {run_id!r}", details={"runId": run_id})
+        return Response(run_to_wire(run, request=request, detail=True))
+
+
+# --- shadow records -------------------------------------------------------------
+
+
+class ShadowRecordListCreateView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_shadow_list",
+        parameters=[
+            OpenApiParameter("day", str, description="YYYY-MM-DD"),
+            OpenApiParameter("sessionKey", str),
+            *PAGING,
+        ],
+        responses=ListSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        """Shadow recall records, newest first."""
+        day = request.query_params.get("day") or None
+        if day is not None and not _is_day(day):
+            raise ValidationError({"day": ["day must be YYYY-MM-DD."]})
+        records = shadow_record_list(
+            day=day, session_key=request.query_params.get("sessionKey") or None
+        )
+        count, page = _page(request, records)
+        return Response({"count": count, "results": [r.document for r in page]})
+
+    @extend_schema(
+        operation_id="benchmarks_shadow_create",
+        request=DocumentSerializer,
+        responses={
+            201: inline_serializer(
+                "ShadowIngest",
+                {
+                    "created": serializers.IntegerField(),
+                    "unchanged": serializers.IntegerField(),
+                    "traceIds": serializers.ListField(),
+                },
+            )
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Record one shadow recall record, or a batch ``{"records": [...]}``
+        (all or nothing). Needs shadow mode (409 ``feature_disabled``)."""
+        data = request.data
+        if isinstance(data, dict) and "records" in data:
+            extra = sorted(key for key in data if key != "records")
+            if extra:
+                raise ValidationError(
+                    {f"$.{key}": [f"unknown property: {key}"] for key in extra}
+                )
+            records = data["records"]
+            if not isinstance(records, list):
+                raise ValidationError(
+                    {"$.records": ["records must be a non-empty array"]}
+                )
+            result = shadow_records_ingest(documents=records, batch=True)
+        else:
+            result = shadow_records_ingest(documents=[data], batch=False)
+        code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        return Response(
+            {
+                "created": result.created,
+                "unchanged": result.unchanged,
+                "traceIds": list(result.trace_ids),
+            },
+            code,
+        )
+
+
+def _is_day(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return len(text) == 10
+
+
+class ShadowRecordDetailView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_shadow_retrieve", responses=DocumentSerializer
+    )
+    def get(self, request: Request, trace_id: str) -> Response:
+        """One shadow recall record as it was posted."""
+        record = ShadowRecord.objects.filter(trace_id=trace_id).first()
+        if record is None:
+            raise NotFound(
+                f"no shadow record {trace_id!r}", details={"traceId": trace_id}
+            )
+        return Response(record.document)
+
+
+# --- baselines -----------------------------------------------------------------
+
+
+def snapshot_to_wire(
+    row: BaselineSnapshot, *, request: Request, detail: bool = False
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "snapshotId": row.snapshot_id,
+        "createdAt": row.document.get("createdAt"),
+        "benchmarkCount": row.document.get("benchmarkCount"),
+        "sourceRootDir": row.source_root_dir,
+        "notes": row.notes or None,
+        "url": _absolute(request, row.get_absolute_url()),
+    }
+    if detail:
+        out["document"] = row.document
+    return out
+
+
+class BaselineCreateInputSerializer(serializers.Serializer):
+    snapshotId = serializers.CharField(max_length=200)  # noqa: N815 (wire name)
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+
+
+class BaselineSnapshotListCreateView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_baselines_list",
+        parameters=PAGING,
+        responses=ListSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        """Baseline snapshots, newest first."""
+        count, page = _page(request, baseline_snapshot_list())
+        return Response(
+            {
+                "count": count,
+                "results": [snapshot_to_wire(r, request=request) for r in page],
+            }
+        )
+
+    @extend_schema(
+        operation_id="benchmarks_baselines_create",
+        request=DocumentSerializer,
+        responses={201: DocumentSerializer, 200: DocumentSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Store a snapshot document, or ``{"snapshotId", "notes"?}`` to
+        snapshot the latest completed run of every benchmark now (replacing
+        a snapshot of that id). Needs the baseline-snapshots flag."""
+        data = request.data
+        if isinstance(data, dict) and set(data) <= {"snapshotId", "notes"}:
+            serializer = BaselineCreateInputSerializer(data=data)
+            serializer.is_valid(raise_exception=True)
+            result = baseline_snapshot_create(
+                snapshot_id=serializer.validated_data["snapshotId"],
+                notes=serializer.validated_data.get("notes") or None,
+                user=request.user,
+            )
+        else:
+            result = baseline_snapshot_store(document=data, user=request.user)
+        body = snapshot_to_wire(result.snapshot, request=request, detail=True)
+        body["outcome"] = result.outcome
+        code = (
+            status.HTTP_201_CREATED
+            if result.outcome == "created"
+            else status.HTTP_200_OK
+        )
+        return Response(body, code)
+
+
+class BaselineSnapshotDetailView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_baselines_retrieve", responses=DocumentSerializer
+    )
+    def get(self, request: Request, snapshot_id: str) -> Response:
+        """One snapshot with its document."""
+        row = baseline_snapshot_get(snapshot_id=snapshot_id)
+        return Response(snapshot_to_wire(row, request=request, detail=True))
+
+
+# --- the gate -------------------------------------------------------------------
+
+
+class BenchmarkGateView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_gate_retrieve",
+        parameters=[
+            OpenApiParameter("snapshot", str, required=True),
+            OpenApiParameter("minCases", int),
+        ],
+        responses=inline_serializer(
+            "GateVerdict",
+            {
+                "passed": serializers.BooleanField(),
+                "regressions": serializers.ListField(),
+                "markdown": serializers.CharField(),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        """The stored baseline ``snapshot`` against the latest completed run
+        of every benchmark: the gate's JSON verdict plus its markdown report.
+        Needs the delta-reporter flag."""
+        snapshot_id = request.query_params.get("snapshot") or ""
+        if not snapshot_id:
+            raise ValidationError({"snapshot": ["snapshot is required."]})
+        raw = request.query_params.get("minCases") or ""
+        min_cases = None
+        if raw:
+            try:
+                min_cases = int(raw)
+            except ValueError:
+                min_cases = 0
+            if min_cases < 1:
+                raise ValidationError({"minCases": ["minCases must be at least 1."]})
+        verdict = baseline_delta_report(snapshot_id=snapshot_id, min_cases=min_cases)
+        body = verdict_to_json(verdict)
+        body["markdown"] = verdict_to_markdown(verdict)
+        return Response(body)

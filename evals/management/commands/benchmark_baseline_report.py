@@ -1,0 +1,96 @@
+"""``manage.py benchmark_baseline_report --snapshot-id ID``: the delta report.
+
+Compares the stored baseline snapshot ID with the latest completed run of
+every benchmark in the database and prints the markdown report (also
+``--markdown OUT``; the JSON verdict with ``--json OUT``). Needs
+``BENCHMARK_DELTA_REPORTER_ENABLED``; else it stops with "benchmark delta
+reporter is disabled". Exit codes: 0 no regression, 1 regression, 2
+unusable (disabled, snapshot not found, a report that cannot be written).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from core.errors import CoreError
+from evals.core.gate import GateVerdict, verdict_to_json, verdict_to_markdown
+from evals.core.metric_registry import parse_overrides
+from evals.services.store_io import baseline_delta_report
+
+EXIT_REGRESSION = 1
+EXIT_UNUSABLE = 2
+
+
+def add_report_arguments(parser: CommandParser) -> None:
+    """``--json``, ``--markdown``, ``--min-cases``, ``--metric-direction``."""
+    parser.add_argument("--json", type=Path, help="write the JSON verdict here")
+    parser.add_argument("--markdown", type=Path, help="write the markdown here")
+    parser.add_argument(
+        "--min-cases",
+        type=int,
+        help="benchmarks with fewer cases are inconclusive on pass rate",
+    )
+    parser.add_argument(
+        "--metric-direction",
+        action="append",
+        default=[],
+        metavar="NAME=DIRECTION",
+        help="override a metric's direction (repeatable)",
+    )
+
+
+def write_reports(command: BaseCommand, verdict: GateVerdict, options: Any) -> None:
+    """Print the markdown, write the requested files, exit 1 on regression."""
+    markdown = verdict_to_markdown(verdict)
+    try:
+        for path, text in (
+            (options["json"], json.dumps(verdict_to_json(verdict), indent=2) + "\n"),
+            (options["markdown"], markdown),
+        ):
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CommandError(
+            f"cannot write the report: {error}", returncode=EXIT_UNUSABLE
+        ) from None
+    command.stdout.write(markdown, ending="")
+    if not verdict.passed:
+        raise CommandError(
+            f"gate failed: {len(verdict.regressions)} regression(s)",
+            returncode=EXIT_REGRESSION,
+        )
+
+
+def min_cases_option(options: Any) -> int | None:
+    value = options["min_cases"]
+    if value is not None and value < 1:
+        raise CommandError("--min-cases must be at least 1", returncode=EXIT_UNUSABLE)
+    return value
+
+
+class Command(BaseCommand):
+    help = (
+        "Compare a stored baseline snapshot with the latest completed runs "
+        "(exit 0 pass, 1 regression, 2 unusable)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--snapshot-id", required=True)
+        add_report_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            verdict = baseline_delta_report(
+                snapshot_id=options["snapshot_id"],
+                min_cases=min_cases_option(options),
+                overrides=parse_overrides(options["metric_direction"]),
+            )
+        except (CoreError, ValueError) as error:
+            message = error.message if isinstance(error, CoreError) else str(error)
+            raise CommandError(message, returncode=EXIT_UNUSABLE) from None
+        write_reports(self, verdict, options)

@@ -1,0 +1,71 @@
+"""``manage.py benchmark_ci_gate --base DIR --candidate DIR``: the CI gate.
+
+The same gate as ``python -m evals.gate`` (which needs no database and no
+Django settings) over two eval-store directories; ``--snapshot-id
+required-main`` compares against the stored baseline of the base store,
+bootstrapped from the candidate's when the base has none. Prints the
+markdown report; ``--json OUT`` / ``--markdown OUT`` write the reports.
+Exit codes: 0 pass, 1 regression, 2 unusable input (a missing or unreadable
+directory, a snapshot in neither store, a report that cannot be written).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from core.errors import CoreError
+from evals.management.commands.benchmark_baseline_report import (
+    EXIT_UNUSABLE,
+    add_report_arguments,
+    min_cases_option,
+    write_reports,
+)
+from evals.services.store_io import stores_gate
+
+
+class Command(BaseCommand):
+    help = (
+        "Gate a candidate eval store against a base store or its stored baseline "
+        "(exit 0 pass, 1 regression, 2 unusable input)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--base", required=True, type=Path)
+        parser.add_argument("--candidate", required=True, type=Path)
+        parser.add_argument(
+            "--snapshot-id", help="compare against this stored baseline snapshot"
+        )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="processes that read the stores (default 1)",
+        )
+        add_report_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        workers = max(1, options["workers"])
+        try:
+            kwargs = {
+                "base": options["base"],
+                "candidate": options["candidate"],
+                "snapshot_id": options["snapshot_id"],
+                "min_cases": min_cases_option(options),
+                "metric_directions": options["metric_direction"],
+            }
+            if workers > 1:
+                with ProcessPoolExecutor(
+                    max_workers=min(workers, os.cpu_count() or 1)
+                ) as pool:
+                    verdict = stores_gate(**kwargs, executor=pool)
+            else:
+                verdict = stores_gate(**kwargs)
+        except (CoreError, ValueError, OSError) as error:
+            message = error.message if isinstance(error, CoreError) else str(error)
+            raise CommandError(message, returncode=EXIT_UNUSABLE) from None
+        write_reports(self, verdict, options)

@@ -1,0 +1,507 @@
+"""Use cases of run summaries, shadow recall records and baseline snapshots.
+
+The seed-002 documents come in over REST, the commands and the demo; each is
+validated by the core (``evals.core.runs``, ``shadow``, ``baselines``)
+before anything is written, and written in one transaction, so a refused
+document leaves nothing behind.
+
+What it writes: ``Run`` + ``CaseResult`` (source api), ``ShadowRecord``,
+``BaselineSnapshot``. What it logs: one ``[Eval] <event> key=value`` line per
+write (``benchmark_run_recorded``, ``shadow_records_ingested``,
+``baseline_snapshot_saved``).
+
+Idempotency: a document equal to the stored one (same canonical digest) is a
+no-op reported as unchanged; a different document under an existing id is a
+``Conflict`` (409). Making a snapshot from the latest runs is the exception:
+it replaces the snapshot of that id, because that is how a named baseline
+such as ``required-main`` moves forward. Unique constraints decide races:
+the loser re-reads and compares.
+
+Flags: shadow records need ``EVAL_HARNESS_ENABLED`` and
+``EVAL_SHADOW_MODE_ENABLED``; snapshots need
+``BENCHMARK_BASELINE_SNAPSHOTS_ENABLED`` (``FeatureDisabled`` otherwise).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from core.canonical import digest
+from core.errors import Conflict, NotFound, SchemaInvalid, SchemaProblem
+from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
+from evals.core.formats_types import BaselineSnapshot as SnapshotDocument
+from evals.core.formats_types import RunSummary
+from evals.core.formats_types import ShadowRecord as ShadowDocument
+from evals.core.runs import latest_completed_runs, validate_run_summary
+from evals.core.shadow import validate_shadow_record
+from evals.core.store import InvalidItem, StoredItem
+from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
+from evals.services.benchmarks import (
+    LOOKUP_CHUNK,
+    MAX_SHADOW_BATCH,
+    instant,
+    problems_at,
+    require_baseline_snapshots,
+    require_shadow_mode,
+    wire_timestamp,
+)
+
+logger = logging.getLogger(__name__)
+
+
+# --- run summaries -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecordResult:
+    run: Run
+    created: bool
+
+
+def run_fields(summary: RunSummary) -> dict[str, Any]:
+    """The ``Run`` columns of a valid run summary (``summary`` = its wire)."""
+    return {
+        "status": summary.status.value,
+        "started_at": instant(summary.started_at),
+        "completed_at": instant(summary.completed_at) if summary.completed_at else None,
+        "total_cases": summary.total_cases,
+        "passed_cases": summary.passed_cases,
+        "failed_cases": summary.failed_cases,
+        "metrics": dict(summary.metrics or {}),
+        "notes": summary.notes or "",
+        "git_ref": summary.git_ref or "",
+        "summary": summary.to_wire(),
+    }
+
+
+def case_rows(run: Run, summary: RunSummary) -> list[CaseResult]:
+    return [
+        CaseResult(
+            run=run,
+            case_id=result.case_id,
+            passed=result.passed,
+            latency_ms=result.duration_ms,
+            error="" if result.passed else (result.notes or ""),
+            details=result.to_wire(),
+        )
+        for result in summary.case_results or ()
+    ]
+
+
+def same_document(stored: Any, wire: Mapping[str, Any]) -> bool:
+    return isinstance(stored, dict) and digest(stored) == digest(wire)
+
+
+def _unknown_benchmark(benchmark_id: str) -> SchemaInvalid:
+    return SchemaInvalid(
+        f"unknown benchmark {benchmark_id!r}",
+        problems=[
+            SchemaProblem(
+                "$.benchmarkId",
+                "unknown_benchmark",
+                f"benchmarkId must name a known benchmark (upload its pack first): "
+                f"{benchmark_id}",
+            )
+        ],
+    )
+
+
+def benchmark_run_record(
+    *, document: Any, user: Any = None, source: str = Run.Source.API
+) -> RunRecordResult:
+    """Validate a run summary (optionally with ``caseResults``) and store it
+    as a ``Run`` of its benchmark, with one ``CaseResult`` per case result.
+
+    The benchmark must exist (``SchemaInvalid`` on ``$.benchmarkId``
+    otherwise). Re-posting the same summary is a no-op (``created`` False);
+    a different summary under an existing runId is a ``Conflict``. Logs
+    ``[Eval] benchmark_run_recorded run_id=<id> benchmark_id=<id>
+    status=<s> source=<s> passed=<p> total=<t>``.
+    """
+    summary = validate_run_summary(document)
+    fields = run_fields(summary)
+    existing = Run.objects.filter(run_id=summary.run_id).first()
+    if existing is not None:
+        return RunRecordResult(_unchanged_run(existing, fields["summary"]), False)
+    benchmark = Benchmark.objects.filter(benchmark_id=summary.benchmark_id).first()
+    if benchmark is None:
+        raise _unknown_benchmark(summary.benchmark_id)
+    try:
+        with transaction.atomic():
+            run = Run.objects.create(
+                run_id=summary.run_id,
+                benchmark=benchmark,
+                source=source,
+                created_by=user if getattr(user, "is_authenticated", False) else None,
+                **fields,
+            )
+            CaseResult.objects.bulk_create(
+                case_rows(run, summary), batch_size=LOOKUP_CHUNK
+            )
+    except IntegrityError:
+        # Another request stored this runId first; same rule as above.
+        existing = Run.objects.get(run_id=summary.run_id)
+        return RunRecordResult(_unchanged_run(existing, fields["summary"]), False)
+    logger.info(
+        "[Eval] benchmark_run_recorded run_id=%s benchmark_id=%s status=%s "
+        "source=%s passed=%d total=%d",
+        run.run_id,
+        benchmark.benchmark_id,
+        run.status,
+        source,
+        run.passed_cases,
+        run.total_cases,
+        extra={"run_id": run.run_id, "benchmark_id": benchmark.benchmark_id},
+    )
+    return RunRecordResult(run, True)
+
+
+def _unchanged_run(existing: Run, wire: Mapping[str, Any]) -> Run:
+    if not same_document(existing.summary, wire):
+        raise Conflict(
+            f"run {existing.run_id} already exists with different content",
+            details={"runId": existing.run_id},
+        )
+    return existing
+
+
+def run_store_path(run_id: str) -> str:
+    """Where a run lives in an eval store (what problems and reports cite)."""
+    return f"runs/{run_id}.json"
+
+
+def run_items(
+    rows: Iterable[tuple[str, Any]],
+) -> tuple[list[StoredItem[RunSummary]], list[InvalidItem]]:
+    """``(run_id, summary)`` rows -> valid run summaries and invalid ones.
+
+    Documents written through this module were validated on the way in;
+    harness runs write theirs themselves, so every read validates again.
+    """
+    valid: list[StoredItem[RunSummary]] = []
+    invalid: list[InvalidItem] = []
+    for run_id, document in rows:
+        try:
+            valid.append(
+                StoredItem(run_store_path(run_id), validate_run_summary(document))
+            )
+        except SchemaInvalid as error:
+            invalid.append(InvalidItem(run_store_path(run_id), error.problems))
+    return valid, invalid
+
+
+def latest_completed_run_items() -> tuple[
+    list[StoredItem[RunSummary]], list[InvalidItem]
+]:
+    """The latest completed run of each benchmark in the database, as the
+    core decides it (newest completedAt, else startedAt; ties: greater runId),
+    sorted by benchmark id; and the invalid summaries among the candidates.
+
+    Only the candidates are read: completed runs whose completion instant is
+    their benchmark's newest (the columns hold the summary's instants).
+    """
+    recency = Coalesce("completed_at", "started_at")
+    completed = Run.objects.filter(status=Run.Status.COMPLETED)
+    newest = (
+        completed.filter(benchmark=OuterRef("benchmark"))
+        .annotate(recency=recency)
+        .order_by("-recency")
+        .values("recency")[:1]
+    )
+    rows = (
+        completed.annotate(recency=recency)
+        .filter(recency=Subquery(newest))
+        .values_list("run_id", "summary")
+    )
+    valid, invalid = run_items(rows)
+    latest = latest_completed_runs(item.item for item in valid)
+    return (
+        [StoredItem(run_store_path(run.run_id), run) for run in latest.values()],
+        invalid,
+    )
+
+
+def benchmark_run_list(
+    *,
+    benchmark_id: str | None = None,
+    status: str | None = None,
+    source: str | None = None,
+) -> QuerySet[Run]:
+    """Runs of every benchmark, newest first (started, then pk)."""
+    runs = Run.objects.select_related("benchmark")
+    if benchmark_id:
+        runs = runs.filter(benchmark__benchmark_id=benchmark_id)
+    if status:
+        runs = runs.filter(status=status)
+    if source:
+        runs = runs.filter(source=source)
+    return runs.order_by("-started_at", "-pk")
+
+
+# --- shadow recall records -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowIngestResult:
+    created: int
+    unchanged: int
+    trace_ids: tuple[str, ...]
+
+
+def shadow_row(record: ShadowDocument) -> ShadowRecord:
+    return ShadowRecord(
+        trace_id=record.trace_id,
+        recorded_at=instant(record.recorded_at),
+        day=date.fromisoformat(record.day),
+        document=record.to_wire(),
+    )
+
+
+def stored_documents(
+    model: type[ShadowRecord] | type[Run] | type[BaselineSnapshot],
+    field: str,
+    ids: Sequence[str],
+    document_field: str,
+) -> dict[str, Any]:
+    """``{id: stored document}`` for the ids that exist, in chunked queries."""
+    found: dict[str, Any] = {}
+    for start in range(0, len(ids), LOOKUP_CHUNK):
+        chunk = ids[start : start + LOOKUP_CHUNK]
+        rows = model.objects.filter(**{f"{field}__in": chunk}).values_list(
+            field, document_field
+        )
+        found.update(rows)
+    return found
+
+
+def shadow_records_ingest(
+    *, documents: Sequence[Any], batch: bool = True
+) -> ShadowIngestResult:
+    """Validate shadow recall records and store the new ones, all or nothing.
+
+    Needs shadow mode (``FeatureDisabled`` otherwise). Every problem of every
+    record is reported, under ``$.records[i]`` for a batch; a traceId twice
+    in one batch with different content is a problem; a stored record with
+    the same traceId and different content is a ``Conflict``; identical ones
+    count as ``unchanged``. Logs ``[Eval] shadow_records_ingested
+    created=<n> unchanged=<n>``.
+    """
+    require_shadow_mode()
+    if batch and not documents:
+        raise SchemaInvalid(
+            "no records",
+            problems=[
+                SchemaProblem(
+                    "$.records", "invalid", "records must be a non-empty array"
+                )
+            ],
+        )
+    if len(documents) > MAX_SHADOW_BATCH:
+        raise SchemaInvalid(
+            "too many records",
+            problems=[
+                SchemaProblem(
+                    "$.records",
+                    "too_many",
+                    f"records must hold at most {MAX_SHADOW_BATCH} records",
+                )
+            ],
+        )
+    problems: list[SchemaProblem] = []
+    records: dict[str, ShadowDocument] = {}
+    for index, document in enumerate(documents):
+        prefix = f"$.records[{index}]" if batch else "$"
+        try:
+            record = validate_shadow_record(document)
+        except SchemaInvalid as error:
+            problems.extend(problems_at(prefix, error.problems))
+            continue
+        seen = records.get(record.trace_id)
+        if seen is not None and seen != record:
+            problems.append(
+                SchemaProblem(
+                    f"{prefix}.traceId",
+                    "duplicate",
+                    f"traceId {record.trace_id} appears twice with different content",
+                )
+            )
+        records[record.trace_id] = record
+    if problems:
+        raise SchemaInvalid("invalid shadow recall record(s)", problems=problems)
+    try:
+        return _shadow_store(records)
+    except IntegrityError:
+        # A concurrent request stored some of them first: decide again.
+        return _shadow_store(records)
+
+
+def _shadow_store(records: Mapping[str, ShadowDocument]) -> ShadowIngestResult:
+    ids = sorted(records)
+    wires = {trace_id: records[trace_id].to_wire() for trace_id in ids}
+    stored = stored_documents(ShadowRecord, "trace_id", ids, "document")
+    conflicts = [
+        trace_id
+        for trace_id, document in stored.items()
+        if not same_document(document, wires[trace_id])
+    ]
+    if conflicts:
+        raise Conflict(
+            "shadow record(s) already exist with different content: "
+            + ", ".join(sorted(conflicts)),
+            details={"traceIds": sorted(conflicts)},
+        )
+    new = [shadow_row(records[trace_id]) for trace_id in ids if trace_id not in stored]
+    with transaction.atomic():
+        ShadowRecord.objects.bulk_create(new, batch_size=LOOKUP_CHUNK)
+    logger.info(
+        "[Eval] shadow_records_ingested created=%d unchanged=%d",
+        len(new),
+        len(stored),
+        extra={"created_count": len(new), "unchanged_count": len(stored)},
+    )
+    return ShadowIngestResult(len(new), len(stored), tuple(ids))
+
+
+def shadow_record_list(
+    *, day: str | None = None, session_key: str | None = None
+) -> QuerySet[ShadowRecord]:
+    """Shadow records, newest first; ``day`` is ``YYYY-MM-DD``."""
+    records = ShadowRecord.objects.all()
+    if day:
+        records = records.filter(day=day)
+    if session_key:
+        records = records.filter(document__sessionKey=session_key)
+    return records.order_by("-recorded_at", "-pk")
+
+
+# --- baseline snapshots --------------------------------------------------------
+
+# sourceRootDir of snapshots made from the database's runs.
+DATABASE_SOURCE = "database"
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineResult:
+    snapshot: BaselineSnapshot
+    outcome: str  # created | replaced | unchanged
+
+
+def baseline_fields(snapshot: SnapshotDocument) -> dict[str, Any]:
+    return {
+        "created_at": instant(snapshot.created_at),
+        "source_root_dir": snapshot.source_root_dir,
+        "notes": snapshot.notes or "",
+        "document": snapshot.to_wire(),
+    }
+
+
+def baseline_snapshot_store(*, document: Any, user: Any = None) -> BaselineResult:
+    """Store a posted baseline snapshot document as it is.
+
+    Needs the baseline-snapshots flag. The same document again is
+    ``unchanged``; a different one under an existing snapshotId is a
+    ``Conflict`` (to move a named baseline forward, make it from the latest
+    runs). Logs ``[Eval] baseline_snapshot_saved snapshot_id=<id>
+    benchmark_count=<n> outcome=<o>``.
+    """
+    require_baseline_snapshots()
+    snapshot = validate_baseline_snapshot(document)
+    fields = baseline_fields(snapshot)
+    existing = BaselineSnapshot.objects.filter(snapshot_id=snapshot.snapshot_id).first()
+    if existing is not None:
+        if not same_document(existing.document, fields["document"]):
+            raise Conflict(
+                f"baseline snapshot {snapshot.snapshot_id} already exists with "
+                "different content",
+                details={"snapshotId": snapshot.snapshot_id},
+            )
+        return _baseline_logged(existing, snapshot, "unchanged")
+    try:
+        with transaction.atomic():
+            row = BaselineSnapshot.objects.create(
+                snapshot_id=snapshot.snapshot_id,
+                created_by=user if getattr(user, "is_authenticated", False) else None,
+                **fields,
+            )
+    except IntegrityError:
+        raise Conflict(
+            f"baseline snapshot {snapshot.snapshot_id} already exists",
+            details={"snapshotId": snapshot.snapshot_id},
+        ) from None
+    return _baseline_logged(row, snapshot, "created")
+
+
+def baseline_snapshot_create(
+    *,
+    snapshot_id: str,
+    notes: str | None = None,
+    user: Any = None,
+    now: datetime | None = None,
+) -> BaselineResult:
+    """Snapshot the latest completed run of every benchmark in the database
+    under ``snapshot_id``, replacing a snapshot of that id (a named baseline
+    such as ``required-main`` moves forward this way).
+
+    Needs the baseline-snapshots flag (``FeatureDisabled``: "benchmark
+    baseline snapshots are disabled"). An unsafe id raises ``SchemaInvalid``
+    (``$.snapshotId``). Logs ``[Eval] baseline_snapshot_saved ...``.
+    """
+    require_baseline_snapshots()
+    items, _invalid = latest_completed_run_items()
+    snapshot = snapshot_from_runs(
+        [item.item for item in items],
+        snapshot_id=snapshot_id,
+        created_at=wire_timestamp(now or timezone.now()),
+        source_root_dir=DATABASE_SOURCE,
+        notes=notes or None,
+    )
+    fields = baseline_fields(snapshot)
+    with transaction.atomic():
+        row, created = BaselineSnapshot.objects.update_or_create(
+            snapshot_id=snapshot.snapshot_id,
+            defaults={
+                **fields,
+                "created_by": user
+                if getattr(user, "is_authenticated", False)
+                else None,
+            },
+        )
+    return _baseline_logged(row, snapshot, "created" if created else "replaced")
+
+
+def _baseline_logged(
+    row: BaselineSnapshot, snapshot: SnapshotDocument, outcome: str
+) -> BaselineResult:
+    logger.info(
+        "[Eval] baseline_snapshot_saved snapshot_id=%s benchmark_count=%d outcome=%s",
+        snapshot.snapshot_id,
+        snapshot.benchmark_count,
+        outcome,
+        extra={"snapshot_id": snapshot.snapshot_id, "outcome": outcome},
+    )
+    return BaselineResult(row, outcome)
+
+
+def baseline_snapshot_get(*, snapshot_id: str) -> BaselineSnapshot:
+    row = BaselineSnapshot.objects.filter(snapshot_id=snapshot_id).first()
+    if row is None:
+        raise NotFound(
+            f"benchmark baseline snapshot not found: {snapshot_id}",
+            details={"snapshotId": snapshot_id},
+        )
+    return row
+
+
+def baseline_snapshot_list() -> QuerySet[BaselineSnapshot]:
+    return BaselineSnapshot.objects.select_related("created_by").order_by(
+        "-created_at", "-pk"
+    )

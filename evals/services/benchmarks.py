@@ -1,0 +1,597 @@
+"""Use cases of benchmark packs and the invalid uploads kept for review.
+
+A pack comes in over REST, the upload page, the admin or ``benchmark_import``
+as a manifest document, a manifest file or a zip/tar.gz pack (extracted in
+memory by the core's safe extraction). The core validates it
+(``evals.core.packs``) before anything is written, with every problem and
+its JSON path; the only write a refusal makes is on purpose: an invalid
+upload is kept as an ``InvalidUpload`` (status pending) for staff review,
+who can re-validate it, accept it once it validates, or reject it.
+
+Idempotency: the same pack again is a no-op reported as ``unchanged``; a
+different pack under an existing id is a ``Conflict`` (409) unless ``force``
+replaces it; a suite's id is never taken by a pack.
+
+This module also holds what the other benchmark services share: the
+seed-002 feature flags (all off by default; a disabled feature is
+``FeatureDisabled``, 409, with the seed's message), timestamps, problem
+re-rooting and the chunk size of bulk queries.
+
+Logs ``[Eval] benchmark_pack_saved ...``, ``[Eval] benchmark_pack_invalid
+...`` and the review lines ``[Eval] invalid_upload_{revalidated,accepted,
+rejected} ...``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.utils import timezone
+
+from core.canonical import digest
+from core.errors import Conflict, NotFound, SchemaInvalid, SchemaProblem
+from evals.core.archive import (
+    MANIFEST_NAME,
+    ArchiveRefusal,
+    UnsafeArchive,
+    extract_pack_archive,
+    member_path,
+    pack_from_files,
+)
+from evals.core.formats_types import Manifest, parse_json_document, parse_timestamp
+from evals.core.packs import read_pack_source, validate_manifest
+from evals.core.store import HarnessFlags
+from evals.models import Benchmark, InvalidUpload, Run
+
+logger = logging.getLogger(__name__)
+
+SNAPSHOTS_DISABLED = "benchmark baseline snapshots are disabled"
+DELTA_REPORTER_DISABLED = "benchmark delta reporter is disabled"
+SHADOW_DISABLED = "eval shadow mode is disabled"
+# One POST carries at most this many shadow records; the body limit
+# (API_MAX_BODY_BYTES) bounds it too.
+MAX_SHADOW_BATCH = 1000
+# SQLite allows 32766 bound variables per statement; chunked lookups and
+# inserts stay far below it on every backend.
+LOOKUP_CHUNK = 500
+ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b")
+
+
+class FeatureDisabled(Conflict):
+    """A seed-002 feature flag is off; ``details["settings"]`` names it."""
+
+    code = "feature_disabled"
+
+
+# --- flags -------------------------------------------------------------------
+
+
+def harness_flags() -> HarnessFlags:
+    """The seed's feature flags as the settings have them now."""
+    return HarnessFlags(
+        eval_harness_enabled=settings.EVAL_HARNESS_ENABLED,
+        eval_shadow_mode_enabled=settings.EVAL_SHADOW_MODE_ENABLED,
+        baseline_snapshots_enabled=settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED,
+        delta_reporter_enabled=settings.BENCHMARK_DELTA_REPORTER_ENABLED,
+        memory_red_team_bench_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED,
+    )
+
+
+def require_shadow_mode() -> None:
+    """``FeatureDisabled`` unless both shadow-record flags are on."""
+    off = [
+        name
+        for name in ("EVAL_HARNESS_ENABLED", "EVAL_SHADOW_MODE_ENABLED")
+        if not getattr(settings, name)
+    ]
+    if off:
+        raise FeatureDisabled(SHADOW_DISABLED, details={"settings": off})
+
+
+def require_baseline_snapshots() -> None:
+    if not settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED:
+        raise FeatureDisabled(
+            SNAPSHOTS_DISABLED,
+            details={"settings": ["BENCHMARK_BASELINE_SNAPSHOTS_ENABLED"]},
+        )
+
+
+def require_delta_reporter() -> None:
+    if not settings.BENCHMARK_DELTA_REPORTER_ENABLED:
+        raise FeatureDisabled(
+            DELTA_REPORTER_DISABLED,
+            details={"settings": ["BENCHMARK_DELTA_REPORTER_ENABLED"]},
+        )
+
+
+# --- shared conversions --------------------------------------------------------
+
+
+def wire_timestamp(moment: datetime) -> str:
+    """``2026-03-06T10:00:00.000Z``: how seed 002 writes instants."""
+    text = moment.astimezone(UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def instant(text: str) -> datetime:
+    parsed = parse_timestamp(text)
+    if parsed is None:  # validated documents only reach here
+        raise ValueError(f"not a valid ISO timestamp: {text!r}")
+    return parsed
+
+
+def encode_files(files: Mapping[str, bytes]) -> dict[str, str]:
+    """Extra pack files as stored in ``pack_files``: path -> base64 text."""
+    return {
+        path: base64.b64encode(files[path]).decode("ascii") for path in sorted(files)
+    }
+
+
+def decode_files(files: Mapping[str, str]) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for path, text in files.items():
+        try:
+            out[path] = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise SchemaInvalid(
+                "stored pack file is not base64",
+                problems=[
+                    SchemaProblem(
+                        f"$.files.{path}", "invalid", "stored pack file is not base64"
+                    )
+                ],
+            ) from None
+    return out
+
+
+def _checked_files(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Extra files with safe, normalised paths (the archive rules)."""
+    out: dict[str, bytes] = {}
+    for name, content in files.items():
+        path = member_path(name, filename="pack")
+        if path is None or path == MANIFEST_NAME or path in out:
+            raise UnsafeArchive(
+                ArchiveRefusal.DUPLICATE_MEMBER,
+                f"pack: extra file {name!r} would replace another file",
+                member=name,
+            )
+        out[path] = content
+    return out
+
+
+def problems_at(prefix: str, problems: Iterable[SchemaProblem]) -> list[SchemaProblem]:
+    """Problems of a nested document, re-rooted under ``prefix`` (``$.records[2]``)."""
+    return [
+        SchemaProblem(prefix + problem.path[1:], problem.code, problem.message)
+        for problem in problems
+    ]
+
+
+# --- benchmark packs -----------------------------------------------------------
+
+
+class PackOutcome:
+    CREATED = "created"
+    REPLACED = "replaced"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class PackResult:
+    benchmark: Benchmark
+    outcome: str
+
+    @property
+    def created(self) -> bool:
+        return self.outcome == PackOutcome.CREATED
+
+
+def pack_fields(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any]:
+    """The ``Benchmark`` columns of a valid pack (kind pack)."""
+    wire = manifest.to_wire()
+    return {
+        "kind": Benchmark.Kind.PACK,
+        "title": manifest.title,
+        "benchmark_type": manifest.benchmark_type.value,
+        "attack_class": manifest.attack_class or "",
+        "target_surface": manifest.target_surface or "",
+        "tags": list(manifest.tags or ()),
+        "manifest": wire,
+        "manifest_digest": digest(wire),
+        "pack_files": encode_files(files),
+        "case_count": len(manifest.cases),
+    }
+
+
+def pack_conflict(existing: Benchmark, fields: Mapping[str, Any]) -> str | None:
+    """Why ``fields`` cannot silently take ``existing``'s place, or ``None``
+    when it may (same content, or a placeholder that has no manifest yet)."""
+    if existing.kind != Benchmark.Kind.PACK:
+        return (
+            f"benchmark id {existing.benchmark_id!r} is taken by a "
+            f"{existing.get_kind_display()}; a pack cannot replace it"
+        )
+    if not existing.manifest or is_same_pack(existing, fields):
+        return None
+    return f"benchmark pack already exists: {existing.benchmark_id}"
+
+
+def is_same_pack(existing: Benchmark, fields: Mapping[str, Any]) -> bool:
+    return (
+        existing.manifest_digest == fields["manifest_digest"]
+        and existing.pack_files == fields["pack_files"]
+    )
+
+
+def _manifest_text(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def invalid_upload_keep(
+    *,
+    raw: str,
+    problems: Sequence[SchemaProblem],
+    filename: str = "",
+    extra_files: Mapping[str, bytes] | None = None,
+    user: Any = None,
+) -> InvalidUpload:
+    """Keep a refused pack upload for staff review (status pending).
+
+    Logs ``[Eval] benchmark_pack_invalid upload_id=<pk> filename=<name>
+    problems=<n>``.
+    """
+    upload = InvalidUpload.objects.create(
+        kind=InvalidUpload.Kind.MANIFEST,
+        filename=filename[:500],
+        raw=raw,
+        pack_files=encode_files(extra_files or {}),
+        errors=[problem.as_dict() for problem in problems],
+        uploaded_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+    logger.info(
+        "[Eval] benchmark_pack_invalid upload_id=%d filename=%s problems=%d",
+        upload.pk,
+        filename or "-",
+        len(problems),
+        extra={"upload_id": upload.pk, "problems": len(problems)},
+    )
+    return upload
+
+
+def _refuse_and_keep(
+    error: SchemaInvalid,
+    *,
+    raw: str,
+    filename: str,
+    extra_files: Mapping[str, bytes] | None,
+    user: Any,
+) -> SchemaInvalid:
+    upload = invalid_upload_keep(
+        raw=raw,
+        problems=error.problems,
+        filename=filename,
+        extra_files=extra_files,
+        user=user,
+    )
+    error.details["invalidUploadId"] = upload.pk
+    return error
+
+
+def benchmark_pack_create(
+    *,
+    document: Any,
+    extra_files: Mapping[str, bytes] | None = None,
+    force: bool = False,
+    user: Any = None,
+    filename: str = "",
+    raw: str | None = None,
+    keep_invalid: bool = False,
+) -> PackResult:
+    """Validate a manifest and store it (with its extra files) as a pack.
+
+    Raises ``SchemaInvalid`` with every problem (with ``keep_invalid`` the
+    upload is first kept as an ``InvalidUpload`` and its id put in
+    ``details["invalidUploadId"]``; ``raw`` is the text as received),
+    ``Conflict`` when a different pack with this id exists and ``force`` is
+    off or the id belongs to a suite, ``UnsafeArchive`` for an unsafe extra
+    file path. An identical pack is ``unchanged``. Logs
+    ``[Eval] benchmark_pack_saved benchmark_id=<id> cases=<n> outcome=<o>``.
+    """
+    try:
+        manifest = validate_manifest(
+            document, memory_red_team_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED
+        )
+    except SchemaInvalid as error:
+        if keep_invalid:
+            raise _refuse_and_keep(
+                error,
+                raw=raw if raw is not None else _manifest_text(document),
+                filename=filename,
+                extra_files=extra_files,
+                user=user,
+            ) from None
+        raise
+    fields = pack_fields(manifest, _checked_files(extra_files or {}))
+    with transaction.atomic():
+        existing = (
+            Benchmark.objects.select_for_update()
+            .filter(benchmark_id=manifest.benchmark_id)
+            .first()
+        )
+        if existing is None:
+            try:
+                with transaction.atomic():
+                    benchmark = Benchmark.objects.create(
+                        benchmark_id=manifest.benchmark_id, **fields
+                    )
+            except IntegrityError:
+                raise Conflict(
+                    f"benchmark pack already exists: {manifest.benchmark_id}",
+                    details={"benchmarkId": manifest.benchmark_id},
+                ) from None
+            outcome = PackOutcome.CREATED
+        else:
+            reason = pack_conflict(existing, fields)
+            if reason is not None and (
+                existing.kind != Benchmark.Kind.PACK or not force
+            ):
+                raise Conflict(reason, details={"benchmarkId": manifest.benchmark_id})
+            if existing.manifest and is_same_pack(existing, fields):
+                outcome = PackOutcome.UNCHANGED
+            else:
+                outcome = (
+                    PackOutcome.REPLACED if existing.manifest else PackOutcome.CREATED
+                )
+                for name, value in fields.items():
+                    setattr(existing, name, value)
+                existing.save()
+            benchmark = existing
+    logger.info(
+        "[Eval] benchmark_pack_saved benchmark_id=%s cases=%d outcome=%s",
+        benchmark.benchmark_id,
+        benchmark.case_count,
+        outcome,
+        extra={"benchmark_id": benchmark.benchmark_id, "outcome": outcome},
+    )
+    return PackResult(benchmark, outcome)
+
+
+def is_archive(data: bytes) -> bool:
+    """A zip or gzip stream, by its magic bytes (never by its name)."""
+    return data[:4] in ARCHIVE_MAGIC[:2] or data[:2] == ARCHIVE_MAGIC[2]
+
+
+def _archive_manifest_text(files: Mapping[str, bytes]) -> str:
+    """The manifest text of an archive as received (for the review page)."""
+    candidates = [MANIFEST_NAME] + sorted(
+        path for path in files if path.count("/") == 1 and path.endswith(MANIFEST_NAME)
+    )
+    for path in candidates:
+        if path in files:
+            return files[path].decode("utf-8", errors="replace")
+    return ""
+
+
+def benchmark_pack_upload(
+    *, data: bytes, filename: str, user: Any = None, force: bool = False
+) -> PackResult:
+    """A pack uploaded as one file: a manifest JSON, or a zip/tar.gz pack.
+
+    Archives are extracted in memory by the core's safe extraction; a
+    refused archive (``UnsafeArchive``) is an error and is not kept, since
+    nothing of it was read. Every other invalid upload (no root manifest,
+    not JSON, invalid manifest) is kept as an ``InvalidUpload`` and raises
+    ``SchemaInvalid`` with ``details["invalidUploadId"]``.
+    """
+    extra: dict[str, bytes] = {}
+    if is_archive(data):
+        files = extract_pack_archive(data, filename=filename or "upload")
+        raw = _archive_manifest_text(files)
+        try:
+            document, extra = pack_from_files(files)
+        except SchemaInvalid as error:
+            raise _refuse_and_keep(
+                error, raw=raw, filename=filename, extra_files=None, user=user
+            ) from None
+    else:
+        raw = data.decode("utf-8", errors="replace")
+        try:
+            document = parse_json_document(data, what=filename or MANIFEST_NAME)
+        except SchemaInvalid as error:
+            raise _refuse_and_keep(
+                error, raw=raw, filename=filename, extra_files=None, user=user
+            ) from None
+    return benchmark_pack_create(
+        document=document,
+        extra_files=extra,
+        force=force,
+        user=user,
+        filename=filename,
+        raw=raw,
+        keep_invalid=True,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PackSource:
+    """A pack read from a path: its validated manifest and extra files."""
+
+    manifest: Manifest
+    document: Any
+    extra_files: dict[str, bytes]
+
+
+def benchmark_pack_read(*, path: Path) -> PackSource:
+    """Read and validate a pack given by path (``benchmark_validate``).
+
+    ``path`` is a manifest JSON file, a pack directory with a root
+    ``manifest.json``, or a zip/tar.gz pack. Raises ``NotFound``,
+    ``SchemaInvalid`` (every problem) or ``UnsafeArchive``; writes nothing.
+    """
+    document, extra = read_pack_source(path)
+    manifest = validate_manifest(
+        document, memory_red_team_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED
+    )
+    return PackSource(manifest, document, extra)
+
+
+def benchmark_pack_import(*, path: Path, force: bool = False) -> PackResult:
+    """``benchmark_import``: read a pack by path and store it; an existing
+    different pack is replaced only with ``force`` (``Conflict`` otherwise).
+    Nothing is kept for review: the operator sees the problems at once."""
+    source = benchmark_pack_read(path=path)
+    return benchmark_pack_create(
+        document=source.document,
+        extra_files=source.extra_files,
+        force=force,
+        filename=path.name,
+    )
+
+
+def benchmark_list(
+    *,
+    kind: str | None = None,
+    benchmark_type: str | None = None,
+    tag: str | None = None,
+) -> QuerySet[Benchmark]:
+    """Benchmarks of every kind (packs, suites, gridworld configurations),
+    by id, each annotated with ``run_count`` and ``latest_run_pk`` (its
+    newest run by start); filtered by kind, type and tag."""
+    newest = Run.objects.filter(benchmark=OuterRef("pk")).order_by("-started_at", "-pk")
+    benchmarks = Benchmark.objects.annotate(
+        run_count=Count("runs"), latest_run_pk=Subquery(newest.values("pk")[:1])
+    )
+    if kind:
+        benchmarks = benchmarks.filter(kind=kind)
+    if benchmark_type:
+        benchmarks = benchmarks.filter(benchmark_type=benchmark_type)
+    if tag:
+        # JSON containment lookups are Postgres-only; tag lists are short.
+        tagged = [
+            pk
+            for pk, tags in benchmarks.values_list("pk", "tags")
+            if isinstance(tags, list) and tag in tags
+        ]
+        benchmarks = benchmarks.filter(pk__in=tagged)
+    return benchmarks.order_by("benchmark_id")
+
+
+def benchmark_tags() -> list[str]:
+    """Every tag any benchmark carries, sorted."""
+    found: set[str] = set()
+    for tags in Benchmark.objects.values_list("tags", flat=True):
+        if isinstance(tags, list):
+            found.update(tag for tag in tags if isinstance(tag, str))
+    return sorted(found)
+
+
+def benchmark_get(*, benchmark_id: str) -> Benchmark:
+    benchmark = Benchmark.objects.filter(benchmark_id=benchmark_id).first()
+    if benchmark is None:
+        raise NotFound(
+            f"no benchmark {benchmark_id!r}", details={"benchmarkId": benchmark_id}
+        )
+    return benchmark
+
+
+# --- invalid uploads (staff review) ------------------------------------------
+
+
+def _upload_document(upload: InvalidUpload) -> tuple[Any, dict[str, bytes]]:
+    if upload.kind != InvalidUpload.Kind.MANIFEST:
+        raise Conflict(
+            f"only manifest uploads can be reviewed here, not {upload.kind}",
+            details={"uploadId": upload.pk},
+        )
+    document = parse_json_document(upload.raw.encode("utf-8"), what=MANIFEST_NAME)
+    return document, decode_files(upload.pack_files or {})
+
+
+def invalid_upload_problems(upload: InvalidUpload) -> list[SchemaProblem]:
+    """Every problem of the upload as it is now, with the flags as they are."""
+    try:
+        document, _ = _upload_document(upload)
+        validate_manifest(
+            document, memory_red_team_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED
+        )
+    except SchemaInvalid as error:
+        return list(error.problems)
+    return []
+
+
+def invalid_upload_revalidate(*, upload: InvalidUpload) -> list[SchemaProblem]:
+    """Validate the upload again (after a fix of its text, or of a flag) and
+    store the problems found; returns them (empty: it can be accepted).
+    Logs ``[Eval] invalid_upload_revalidated upload_id=<pk> problems=<n>``."""
+    problems = invalid_upload_problems(upload)
+    upload.errors = [problem.as_dict() for problem in problems]
+    upload.save(update_fields=["errors", "raw"])
+    logger.info(
+        "[Eval] invalid_upload_revalidated upload_id=%d problems=%d",
+        upload.pk,
+        len(problems),
+        extra={"upload_id": upload.pk, "problems": len(problems)},
+    )
+    return problems
+
+
+def _review(upload: InvalidUpload, status: str, reviewer: Any) -> None:
+    changed = InvalidUpload.objects.filter(
+        pk=upload.pk, status=InvalidUpload.Status.PENDING
+    ).update(status=status, reviewed_by=reviewer, reviewed_at=timezone.now())
+    if changed != 1:
+        raise Conflict(
+            f"upload {upload.pk} was already reviewed", details={"uploadId": upload.pk}
+        )
+    upload.refresh_from_db()
+
+
+def invalid_upload_accept(*, upload: InvalidUpload, reviewer: Any) -> PackResult:
+    """Turn a pending upload that now validates into a pack; mark it accepted.
+
+    Raises ``SchemaInvalid`` (and stores the problems) when it is still
+    invalid, ``Conflict`` when it was already reviewed or a different pack
+    took its id meanwhile; the pack and the review are one transaction.
+    Logs ``[Eval] invalid_upload_accepted upload_id=<pk> benchmark_id=<id>``.
+    """
+    problems = invalid_upload_revalidate(upload=upload)
+    if problems:
+        raise SchemaInvalid("the upload is still invalid", problems=problems)
+    document, files = _upload_document(upload)
+    with transaction.atomic():
+        result = benchmark_pack_create(
+            document=document,
+            extra_files=files,
+            user=upload.uploaded_by,
+            filename=upload.filename,
+        )
+        _review(upload, InvalidUpload.Status.ACCEPTED, reviewer)
+    logger.info(
+        "[Eval] invalid_upload_accepted upload_id=%d benchmark_id=%s",
+        upload.pk,
+        result.benchmark.benchmark_id,
+        extra={"upload_id": upload.pk},
+    )
+    return result
+
+
+def invalid_upload_reject(*, upload: InvalidUpload, reviewer: Any) -> None:
+    """Mark a pending upload rejected (nothing else changes).
+    Logs ``[Eval] invalid_upload_rejected upload_id=<pk>``."""
+    _review(upload, InvalidUpload.Status.REJECTED, reviewer)
+    logger.info(
+        "[Eval] invalid_upload_rejected upload_id=%d",
+        upload.pk,
+        extra={"upload_id": upload.pk},
+    )

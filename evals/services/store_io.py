@@ -1,0 +1,681 @@
+"""The database as a seed-002 eval store: status, export, import, the gate.
+
+The on-disk eval store (``benchmarks/<id>/manifest.json``, ``runs/<id>.json``,
+``shadow/YYYY-MM-DD/<traceId>.json``, ``baselines/<id>.json``) is an
+import/export format of the database. This module converts both ways with
+the core's reader and canonical writer (``evals.core.store``), and runs the
+core's status report and gate over the database.
+
+- Export writes every pack, run summary, shadow record and snapshot with the
+  core's canonical bytes, so the same database always exports the same
+  files; files already in the directory under other names are left alone.
+- Import validates the whole store first. Invalid files refuse the import
+  (unless ``skip_invalid``), a stored document with different content under
+  the same id refuses it (unless ``force``), and then everything is written
+  in one transaction: a refused import writes nothing. Runs of a benchmark
+  the database does not know create a placeholder benchmark (a suite when
+  ``<id>.jsonl`` is in ``EVALS_SUITES_DIR``, else a pack with no manifest,
+  which a later pack upload fills in).
+- The delta report is the stored-baseline gate with the database as both
+  sides: the snapshot as baseline, the latest completed runs as candidate.
+
+Logs ``[Eval] eval_store_exported ...``, ``[Eval] eval_store_imported ...``
+and, for every gate decided here, the same ``[Eval] ci_gate ...`` line as
+``python -m evals.gate``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from core.errors import Conflict, SchemaInvalid, SchemaProblem
+from evals.core.archive import MANIFEST_NAME
+from evals.core.baselines import validate_baseline_snapshot
+from evals.core.formats_types import (
+    BaselineSnapshot as SnapshotDocument,
+)
+from evals.core.formats_types import (
+    Manifest,
+    RunSummary,
+)
+from evals.core.formats_types import (
+    ShadowRecord as ShadowDocument,
+)
+from evals.core.gate import BaselineInvalid, GateVerdict, evaluate_gate
+from evals.core.metric_registry import MetricDirection
+from evals.core.packs import read_pack_files, validate_manifest
+from evals.core.shadow import shadow_relative_path, validate_shadow_record
+from evals.core.store import (
+    ALL_KINDS,
+    EvalStore,
+    InvalidItem,
+    ItemCounts,
+    StoreContents,
+    StoredItem,
+    StoreKind,
+    load_store,
+    status_report,
+)
+from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
+from evals.services.benchmark_records import (
+    baseline_fields,
+    baseline_snapshot_get,
+    case_rows,
+    latest_completed_run_items,
+    run_fields,
+    run_items,
+    same_document,
+    shadow_row,
+    stored_documents,
+)
+from evals.services.benchmarks import (
+    LOOKUP_CHUNK,
+    decode_files,
+    harness_flags,
+    is_same_pack,
+    pack_conflict,
+    pack_fields,
+    require_delta_reporter,
+)
+
+logger = logging.getLogger(__name__)
+
+# rootDir of reports and verdicts read from the database.
+DATABASE_ROOT = "database"
+
+
+# --- the database as store contents ------------------------------------------
+
+
+def _manifest_items() -> tuple[list[StoredItem[Manifest]], list[InvalidItem]]:
+    valid: list[StoredItem[Manifest]] = []
+    invalid: list[InvalidItem] = []
+    packs = Benchmark.objects.filter(kind=Benchmark.Kind.PACK).order_by("benchmark_id")
+    for benchmark_id, manifest in packs.values_list("benchmark_id", "manifest"):
+        if not manifest:  # a placeholder made by an import of runs
+            continue
+        path = f"benchmarks/{benchmark_id}/{MANIFEST_NAME}"
+        try:
+            # Stored packs passed the red-team flag when they came in.
+            valid.append(
+                StoredItem(
+                    path, validate_manifest(manifest, memory_red_team_enabled=True)
+                )
+            )
+        except SchemaInvalid as error:
+            invalid.append(InvalidItem(path, error.problems))
+    return valid, invalid
+
+
+def _baseline_items() -> tuple[list[StoredItem[SnapshotDocument]], list[InvalidItem]]:
+    valid: list[StoredItem[SnapshotDocument]] = []
+    invalid: list[InvalidItem] = []
+    rows = BaselineSnapshot.objects.order_by("snapshot_id")
+    for snapshot_id, document in rows.values_list("snapshot_id", "document"):
+        path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
+        try:
+            valid.append(StoredItem(path, validate_baseline_snapshot(document)))
+        except SchemaInvalid as error:
+            invalid.append(InvalidItem(path, error.problems))
+    return valid, invalid
+
+
+def database_status() -> dict[str, Any]:
+    """``benchmark_status``'s report of the database (``status_report``).
+
+    Shadow records were validated when they came in and are never edited, so
+    they are counted, not re-read; only the newest one is.
+    """
+    manifests, invalid_manifests = _manifest_items()
+    runs, invalid_runs = run_items(
+        Run.objects.exclude(summary={})
+        .order_by("run_id")
+        .values_list("run_id", "summary")
+    )
+    baselines, invalid_baselines = _baseline_items()
+    newest = ShadowRecord.objects.order_by("-recorded_at", "-trace_id").first()
+    shadows: tuple[StoredItem[ShadowDocument], ...] = ()
+    if newest is not None:
+        record = validate_shadow_record(newest.document)
+        shadows = (StoredItem(shadow_relative_path(record), record),)
+    contents = StoreContents(
+        root=DATABASE_ROOT,
+        kinds=ALL_KINDS,
+        valid_counts=ItemCounts(
+            benchmarks=len(manifests),
+            runs=len(runs),
+            shadows=ShadowRecord.objects.count(),
+            baselines=len(baselines),
+        ),
+        manifests=tuple(manifests),
+        runs=tuple(runs),
+        shadows=shadows,
+        baselines=tuple(baselines),
+        invalid_manifests=tuple(invalid_manifests),
+        invalid_runs=tuple(invalid_runs),
+        invalid_baselines=tuple(invalid_baselines),
+    )
+    return status_report(contents, harness_flags())
+
+
+def store_status(root: Path) -> dict[str, Any]:
+    """``benchmark_status``'s report of an on-disk store."""
+    flags = harness_flags()
+    contents = load_store(
+        root, memory_red_team_enabled=flags.memory_red_team_bench_enabled
+    )
+    return status_report(contents, flags)
+
+
+# --- the delta report (stored-baseline gate over the database) ----------------
+
+
+def log_gate(verdict: GateVerdict) -> None:
+    """The ``[Eval] ci_gate ...`` line, as ``python -m evals.gate`` logs it."""
+    logger.info(
+        "[Eval] ci_gate passed=%s compared=%d regressions=%d improvements=%d "
+        "missing=%d",
+        str(verdict.passed).lower(),
+        verdict.compared_benchmarks,
+        len(verdict.regressions),
+        len(verdict.improvements),
+        len(verdict.missing_candidate_benchmarks),
+        extra={
+            "passed": verdict.passed,
+            "compared": verdict.compared_benchmarks,
+            "regressions": len(verdict.regressions),
+        },
+    )
+
+
+def baseline_delta_report(
+    *,
+    snapshot_id: str,
+    min_cases: int | None = None,
+    overrides: Mapping[str, MetricDirection] | None = None,
+) -> GateVerdict:
+    """The stored baseline ``snapshot_id`` against the latest completed run
+    of every benchmark in the database (seed 002's baseline delta reporter).
+
+    Needs the delta-reporter flag (``FeatureDisabled``: "benchmark delta
+    reporter is disabled"). Raises ``NotFound`` ("benchmark baseline
+    snapshot not found: <id>") and ``BaselineInvalid`` for a stored snapshot
+    that no longer validates. An invalid summary among the latest runs is an
+    invalid candidate artifact and fails the gate. Logs the ci_gate line.
+    """
+    require_delta_reporter()
+    row = baseline_snapshot_get(snapshot_id=snapshot_id)
+    path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
+    try:
+        snapshot = validate_baseline_snapshot(row.document)
+    except SchemaInvalid:
+        raise BaselineInvalid(
+            f"stored baseline snapshot is invalid: {snapshot_id}",
+            details={"snapshotId": snapshot_id},
+        ) from None
+    # The baseline's own runs, so that flipped cases can be listed.
+    wanted = [entry.run_id for entry in snapshot.benchmarks]
+    base_runs: list[StoredItem[RunSummary]] = []
+    for start in range(0, len(wanted), LOOKUP_CHUNK):
+        rows = Run.objects.filter(run_id__in=wanted[start : start + LOOKUP_CHUNK])
+        valid, _ = run_items(rows.values_list("run_id", "summary"))
+        base_runs.extend(valid)
+    base = StoreContents(
+        root=DATABASE_ROOT,
+        kinds=frozenset({StoreKind.BASELINES, StoreKind.RUNS}),
+        baselines=(StoredItem(path, snapshot),),
+        runs=tuple(base_runs),
+    )
+    latest, invalid = latest_completed_run_items()
+    candidate = StoreContents(
+        root=DATABASE_ROOT,
+        kinds=ALL_KINDS,
+        latest_runs_only=True,
+        runs=tuple(latest),
+        invalid_runs=tuple(invalid),
+    )
+    verdict = evaluate_gate(
+        base=base,
+        candidate=candidate,
+        snapshot_id=snapshot_id,
+        min_cases=min_cases,
+        overrides=overrides,
+    )
+    log_gate(verdict)
+    return verdict
+
+
+def stores_gate(
+    *,
+    base: Path,
+    candidate: Path,
+    snapshot_id: str | None = None,
+    min_cases: int | None = None,
+    metric_directions: Sequence[str] = (),
+    executor: Executor | None = None,
+) -> GateVerdict:
+    """``python -m evals.gate`` over two directories (no database involved):
+    the same reading (``evals.gate.decide``) and the same ci_gate line."""
+    from evals.gate import build_parser, decide
+
+    argv = ["--base", os.fspath(base), "--candidate", os.fspath(candidate)]
+    if snapshot_id is not None:
+        argv += ["--snapshot-id", snapshot_id]
+    if min_cases is not None:
+        argv += ["--min-cases", str(min_cases)]
+    for pair in metric_directions:
+        argv += ["--metric-direction", pair]
+    verdict = decide(build_parser().parse_args(argv), executor)
+    log_gate(verdict)
+    return verdict
+
+
+# --- export --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    root: Path
+    counts: ItemCounts
+    # Database rows whose document does not validate (not written).
+    skipped: tuple[InvalidItem, ...] = ()
+
+
+def eval_store_export(*, root: Path) -> ExportResult:
+    """Write the database's packs, runs, shadow records and snapshots under
+    ``root`` in the canonical layout and bytes (see the module docstring).
+
+    Harness runs are exported like any other run. A row whose document no
+    longer validates is skipped and listed. Logs ``[Eval]
+    eval_store_exported root=<dir> benchmarks=<n> runs=<n> shadows=<n>
+    baselines=<n> skipped=<n>``.
+    """
+    store = EvalStore(root)
+    skipped: list[InvalidItem] = []
+    manifests, invalid_manifests = _manifest_items()
+    skipped.extend(invalid_manifests)
+    files = dict(
+        Benchmark.objects.filter(kind=Benchmark.Kind.PACK).values_list(
+            "benchmark_id", "pack_files"
+        )
+    )
+    for stored in manifests:
+        manifest = stored.item
+        extra = decode_files(files.get(manifest.benchmark_id) or {})
+        store.write_pack(manifest, extra, force=True)
+    rows = Run.objects.exclude(summary={}).order_by("run_id")
+    valid_runs, invalid_runs = run_items(
+        rows.values_list("run_id", "summary").iterator(chunk_size=2000)
+    )
+    skipped.extend(invalid_runs)
+    for item in valid_runs:
+        store.write_run(item.item)
+    runs = len(valid_runs)
+    shadows = 0
+    documents = ShadowRecord.objects.order_by("trace_id").values_list(
+        "trace_id", "document"
+    )
+    for trace_id, document in documents.iterator(chunk_size=2000):
+        try:
+            store.write_shadow(validate_shadow_record(document))
+        except SchemaInvalid as error:
+            skipped.append(InvalidItem(f"shadow/{trace_id}.json", error.problems))
+            continue
+        shadows += 1
+    baselines, invalid_baselines = _baseline_items()
+    skipped.extend(invalid_baselines)
+    for snapshot in baselines:
+        store.write_baseline(snapshot.item)
+    counts = ItemCounts(
+        benchmarks=len(manifests),
+        runs=runs,
+        shadows=shadows,
+        baselines=len(baselines),
+    )
+    logger.info(
+        "[Eval] eval_store_exported root=%s benchmarks=%d runs=%d shadows=%d "
+        "baselines=%d skipped=%d",
+        root,
+        counts.benchmarks,
+        counts.runs,
+        counts.shadows,
+        counts.baselines,
+        len(skipped),
+        extra={"root": str(root), **counts.to_wire()},
+    )
+    return ExportResult(root, counts, tuple(skipped))
+
+
+# --- import --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportCounts:
+    created: ItemCounts
+    replaced: ItemCounts
+    unchanged: ItemCounts
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import did; ``written`` is False when it was refused."""
+
+    root: Path
+    written: bool
+    invalid: tuple[InvalidItem, ...] = ()
+    counts: ImportCounts | None = None
+    placeholders: tuple[str, ...] = ()
+
+
+class StoreConflict(Conflict):
+    """Documents in the store differ from stored ones under the same ids."""
+
+    code = "store_conflict"
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What an import will write, decided before anything is written."""
+
+    packs: list[tuple[Manifest, dict[str, bytes], dict[str, Any]]] = field(
+        default_factory=list
+    )
+    runs: list[RunSummary] = field(default_factory=list)
+    shadows: list[ShadowDocument] = field(default_factory=list)
+    baselines: list[SnapshotDocument] = field(default_factory=list)
+    replace_runs: set[str] = field(default_factory=set)
+    replace_shadows: set[str] = field(default_factory=set)
+    replace_baselines: set[str] = field(default_factory=set)
+    conflicts: list[str] = field(default_factory=list)
+    created: dict[str, int] = field(default_factory=dict)
+    replaced: dict[str, int] = field(default_factory=dict)
+    unchanged: dict[str, int] = field(default_factory=dict)
+
+    def count(self, outcome: dict[str, int], kind: str) -> None:
+        outcome[kind] = outcome.get(kind, 0) + 1
+
+
+def _pack_extra_files(root: Path, manifest_path: str) -> dict[str, bytes]:
+    """The pack's files beside its manifest, less nested packs' folders."""
+    directory = root / Path(manifest_path).parent
+    files = read_pack_files(directory)
+    nested = {
+        path.rsplit("/", 1)[0] + "/"
+        for path in files
+        if path.endswith("/" + MANIFEST_NAME)
+    }
+    return {
+        path: content
+        for path, content in files.items()
+        if path != MANIFEST_NAME and not any(path.startswith(n) for n in nested)
+    }
+
+
+def _plan_import(contents: StoreContents, root: Path, force: bool) -> _Plan:
+    plan = _Plan()
+    packs = {
+        b.benchmark_id: b
+        for b in Benchmark.objects.filter(
+            benchmark_id__in=[s.item.benchmark_id for s in contents.manifests]
+        )
+    }
+    for stored in contents.manifests:
+        manifest = stored.item
+        extra = _pack_extra_files(root, stored.path)
+        fields = pack_fields(manifest, extra)
+        existing = packs.get(manifest.benchmark_id)
+        if existing is None or not existing.manifest:
+            plan.count(plan.created, "benchmarks")
+        elif is_same_pack(existing, fields):
+            plan.count(plan.unchanged, "benchmarks")
+            continue
+        else:
+            reason = pack_conflict(existing, fields)
+            if reason is not None and (
+                existing.kind != Benchmark.Kind.PACK or not force
+            ):
+                plan.conflicts.append(f"{stored.path}: {reason}")
+                continue
+            plan.count(plan.replaced, "benchmarks")
+        plan.packs.append((manifest, extra, fields))
+
+    def decide(
+        kind: str,
+        items: Sequence[StoredItem[Any]],
+        stored: Mapping[str, Any],
+        key: Any,
+        target: list[Any],
+        replace: set[str],
+    ) -> None:
+        for item in items:
+            wire = item.item.to_wire()
+            identifier = key(item.item)
+            if identifier not in stored:
+                plan.count(plan.created, kind)
+            elif same_document(stored[identifier], wire):
+                plan.count(plan.unchanged, kind)
+                continue
+            elif force:
+                plan.count(plan.replaced, kind)
+                replace.add(identifier)
+            else:
+                plan.conflicts.append(
+                    f"{item.path}: {identifier} already exists with different content"
+                )
+                continue
+            target.append(item.item)
+
+    run_ids = [s.item.run_id for s in contents.runs]
+    decide(
+        "runs",
+        contents.runs,
+        stored_documents(Run, "run_id", run_ids, "summary"),
+        lambda run: run.run_id,
+        plan.runs,
+        plan.replace_runs,
+    )
+    trace_ids = [s.item.trace_id for s in contents.shadows]
+    decide(
+        "shadows",
+        contents.shadows,
+        stored_documents(ShadowRecord, "trace_id", trace_ids, "document"),
+        lambda record: record.trace_id,
+        plan.shadows,
+        plan.replace_shadows,
+    )
+    snapshot_ids = [s.item.snapshot_id for s in contents.baselines]
+    decide(
+        "baselines",
+        contents.baselines,
+        stored_documents(BaselineSnapshot, "snapshot_id", snapshot_ids, "document"),
+        lambda snapshot: snapshot.snapshot_id,
+        plan.baselines,
+        plan.replace_baselines,
+    )
+    return plan
+
+
+def _duplicates(contents: StoreContents) -> list[InvalidItem]:
+    """A second file of one kind carrying an id already seen: not imported."""
+    found: list[InvalidItem] = []
+    for items, key, field_name in (
+        (contents.manifests, lambda m: m.benchmark_id, "benchmarkId"),
+        (contents.runs, lambda r: r.run_id, "runId"),
+        (contents.shadows, lambda s: s.trace_id, "traceId"),
+        (contents.baselines, lambda b: b.snapshot_id, "snapshotId"),
+    ):
+        first: dict[str, str] = {}
+        for stored in items:
+            identifier = key(stored.item)
+            if identifier in first:
+                found.append(
+                    InvalidItem(
+                        stored.path,
+                        (
+                            SchemaProblem(
+                                f"$.{field_name}",
+                                "duplicate",
+                                f"{field_name} {identifier} is also in "
+                                f"{first[identifier]}",
+                            ),
+                        ),
+                    )
+                )
+            else:
+                first[identifier] = stored.path
+    return found
+
+
+def _placeholder(benchmark_id: str, total_cases: int) -> Benchmark:
+    suite = Path(settings.EVALS_SUITES_DIR) / f"{benchmark_id}.jsonl"
+    if suite.is_file():
+        return Benchmark(
+            benchmark_id=benchmark_id,
+            kind=Benchmark.Kind.SUITE,
+            title=benchmark_id,
+            suite_path=str(suite),
+            case_count=total_cases,
+        )
+    return Benchmark(
+        benchmark_id=benchmark_id,
+        kind=Benchmark.Kind.PACK,
+        title=benchmark_id,
+        case_count=total_cases,
+    )
+
+
+def eval_store_import(
+    *, root: Path, force: bool = False, skip_invalid: bool = False
+) -> ImportResult:
+    """Import an on-disk eval store into the database (module docstring).
+
+    Raises ``StoreUnreadable`` for a missing directory, ``UnsafeArchive``
+    for a pack folder holding a link, and ``StoreConflict`` (nothing
+    written) listing every document that differs from the stored one under
+    its id when ``force`` is off. With invalid files and no
+    ``skip_invalid`` the result has ``written=False`` and the problems.
+    Logs ``[Eval] eval_store_imported root=<dir> created=<n> replaced=<n>
+    unchanged=<n> invalid=<n>``.
+    """
+    flags = harness_flags()
+    contents = load_store(
+        root, memory_red_team_enabled=flags.memory_red_team_bench_enabled
+    )
+    invalid = (
+        list(contents.invalid_manifests)
+        + list(contents.invalid_runs)
+        + list(contents.invalid_shadows)
+        + list(contents.invalid_baselines)
+        + _duplicates(contents)
+    )
+    invalid.sort(key=lambda item: item.path)
+    if invalid and not skip_invalid:
+        return ImportResult(root, False, tuple(invalid))
+    if invalid:
+        contents = _without(contents, {item.path for item in invalid})
+    plan = _plan_import(contents, root, force)
+    if plan.conflicts:
+        raise StoreConflict(
+            f"{len(plan.conflicts)} document(s) differ from the stored ones "
+            "(import with --force to replace them)",
+            details={"conflicts": plan.conflicts},
+        )
+    placeholders = _write_plan(plan)
+    counts = ImportCounts(
+        created=ItemCounts(**plan.created),
+        replaced=ItemCounts(**plan.replaced),
+        unchanged=ItemCounts(**plan.unchanged),
+    )
+    logger.info(
+        "[Eval] eval_store_imported root=%s created=%d replaced=%d unchanged=%d "
+        "invalid=%d",
+        root,
+        counts.created.total,
+        counts.replaced.total,
+        counts.unchanged.total,
+        len(invalid),
+        extra={"root": str(root)},
+    )
+    return ImportResult(root, True, tuple(invalid), counts, placeholders)
+
+
+def _without(contents: StoreContents, paths: set[str]) -> StoreContents:
+    return StoreContents(
+        root=contents.root,
+        kinds=contents.kinds,
+        valid_counts=contents.valid_counts,
+        manifests=tuple(s for s in contents.manifests if s.path not in paths),
+        runs=tuple(s for s in contents.runs if s.path not in paths),
+        shadows=tuple(s for s in contents.shadows if s.path not in paths),
+        baselines=tuple(s for s in contents.baselines if s.path not in paths),
+    )
+
+
+def _chunks(ids: Sequence[str]) -> list[Sequence[str]]:
+    return [
+        ids[start : start + LOOKUP_CHUNK] for start in range(0, len(ids), LOOKUP_CHUNK)
+    ]
+
+
+def _write_plan(plan: _Plan) -> tuple[str, ...]:
+    placeholders: list[str] = []
+    with transaction.atomic():
+        for manifest, _extra, fields in plan.packs:
+            Benchmark.objects.update_or_create(
+                benchmark_id=manifest.benchmark_id, defaults=fields
+            )
+        wanted = sorted({run.benchmark_id for run in plan.runs})
+        benchmarks = {
+            b.benchmark_id: b for b in Benchmark.objects.filter(benchmark_id__in=wanted)
+        }
+        for benchmark_id in wanted:
+            if benchmark_id not in benchmarks:
+                total = max(
+                    r.total_cases for r in plan.runs if r.benchmark_id == benchmark_id
+                )
+                benchmark = _placeholder(benchmark_id, total)
+                benchmark.save()
+                benchmarks[benchmark_id] = benchmark
+                placeholders.append(benchmark_id)
+        for chunk in _chunks(sorted(plan.replace_runs)):
+            Run.objects.filter(run_id__in=chunk).delete()
+        new_runs = [
+            Run(
+                run_id=run.run_id,
+                benchmark=benchmarks[run.benchmark_id],
+                source=Run.Source.IMPORT,
+                **run_fields(run),
+            )
+            for run in plan.runs
+        ]
+        Run.objects.bulk_create(new_runs, batch_size=LOOKUP_CHUNK)
+        with_cases = [run for run in plan.runs if run.case_results]
+        if with_cases:
+            saved: dict[str, int] = {}
+            for chunk in _chunks([run.run_id for run in with_cases]):
+                saved.update(
+                    Run.objects.filter(run_id__in=chunk).values_list("run_id", "pk")
+                )
+            rows: list[CaseResult] = []
+            for run in with_cases:
+                rows.extend(case_rows(Run(pk=saved[run.run_id]), run))
+            CaseResult.objects.bulk_create(rows, batch_size=LOOKUP_CHUNK)
+        for chunk in _chunks(sorted(plan.replace_shadows)):
+            ShadowRecord.objects.filter(trace_id__in=chunk).delete()
+        ShadowRecord.objects.bulk_create(
+            [shadow_row(record) for record in plan.shadows], batch_size=LOOKUP_CHUNK
+        )
+        for snapshot in plan.baselines:
+            BaselineSnapshot.objects.update_or_create(
+                snapshot_id=snapshot.snapshot_id, defaults=baseline_fields(snapshot)
+            )
+    return tuple(placeholders)
