@@ -55,3 +55,246 @@ def suite_trend_figure(runs: Sequence[Run]) -> dict[str, Any]:
             "height": 360,
         },
     }
+
+
+# --- dashboard: compare and trends --------------------------------------------
+#
+# Figures whose points open a page carry that page's URL in ``customdata``;
+# the page script navigates there on click, so a chart is never a dead end.
+
+BASE_COLOUR = "#8c959f"
+CANDIDATE_COLOUR = "#1f5fbf"
+CHANGE_COLOURS = {
+    "pass_to_fail": "#c62828",
+    "fail_to_pass": "#1a7f37",
+    "new": "#1f5fbf",
+    "missing": "#9a6700",
+    "still_failing": "#e6a0a0",
+    "still_passing": "#9fd3ae",
+}
+# Words that mark a metric living on [0, 1], drawn with the pass rate.
+_RATE_WORDS = ("rate", "proxy", "score", "recall", "precision", "coverage")
+
+
+def _layout(title: str, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "title": {"text": title},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"t": 40, "r": 10, "b": 60, "l": 50},
+        "height": 340,
+        "hovermode": "closest",
+    }
+    layout.update(extra)
+    return layout
+
+
+def is_rate_metric(name: str, *values: float | None) -> bool:
+    """A metric shown on the rates chart: a rate-like name, values on [0, 1]."""
+    lowered = name.lower()
+    return any(word in lowered for word in _RATE_WORDS) and all(
+        value is not None and 0 <= value <= 1 for value in values
+    )
+
+
+def compare_rates_figure(
+    rows: Sequence[tuple[str, float | None, float | None]],
+    *,
+    base_label: str,
+    candidate_label: str,
+) -> dict[str, Any] | None:
+    """Grouped bars, base next to candidate, one group per ``(label, base,
+    candidate)`` row; ``None`` when there is nothing to draw."""
+    if not rows:
+        return None
+    labels = [label for label, _, _ in rows]
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "name": base_label,
+                "x": labels,
+                "y": [base for _, base, _ in rows],
+                "marker": {"color": BASE_COLOUR},
+            },
+            {
+                "type": "bar",
+                "name": candidate_label,
+                "x": labels,
+                "y": [candidate for _, _, candidate in rows],
+                "marker": {"color": CANDIDATE_COLOUR},
+            },
+        ],
+        "layout": _layout(
+            "Rates, base vs candidate",
+            barmode="group",
+            xaxis={"type": "category", "automargin": True},
+            yaxis={"title": {"text": "rate"}, "range": [0, 1.05]},
+        ),
+    }
+
+
+def case_changes_figure(
+    counts: Sequence[tuple[str, str, int, str]],
+) -> dict[str, Any]:
+    """Cases per change, one bar per ``(change, label, count, url)``; a click
+    on a bar opens the case table filtered to that change."""
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "x": [label for _, label, _, _ in counts],
+                "y": [count for _, _, count, _ in counts],
+                "marker": {
+                    "color": [CHANGE_COLOURS.get(c, BASE_COLOUR) for c, *_ in counts]
+                },
+                "customdata": [url for *_, url in counts],
+                "hovertemplate": "%{x}: %{y} cases<br>click to list them"
+                "<extra></extra>",
+            }
+        ],
+        "layout": _layout(
+            "Cases by change",
+            showlegend=False,
+            xaxis={"type": "category"},
+            yaxis={"title": {"text": "cases"}, "rangemode": "tozero"},
+        ),
+    }
+
+
+def _when(point: Any) -> str:
+    moment = point.completed_at or point.started_at
+    return str(moment.isoformat())
+
+
+def trend_figure(
+    points: Sequence[Any],
+    *,
+    metric: str,
+    baseline_value: float | None = None,
+    baseline_label: str = "baseline",
+) -> dict[str, Any] | None:
+    """``metric`` over runs (x: completion time), each point linking to its
+    run, with the baseline as a dashed reference line when there is one.
+
+    ``points`` are ``evals.selectors.TrendPoint``-shaped: ``run_id``, ``url``,
+    ``completed_at``/``started_at`` and ``value``.
+    """
+    shown = [p for p in points if p.value is not None]
+    if not shown:
+        return None
+    x = [_when(p) for p in shown]
+    data: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": metric,
+            "x": x,
+            "y": [p.value for p in shown],
+            "text": [p.run_id for p in shown],
+            "customdata": [p.url for p in shown],
+            "hovertemplate": "%{text}<br>%{y}<br>click to open the run<extra></extra>",
+            "line": {"color": CANDIDATE_COLOUR},
+        }
+    ]
+    if baseline_value is not None:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": baseline_label,
+                "x": [x[0], x[-1]],
+                "y": [baseline_value, baseline_value],
+                "line": {"color": "#9a6700", "dash": "dash"},
+                "hoverinfo": "name+y",
+            }
+        )
+    return {
+        "data": data,
+        "layout": _layout(
+            f"{metric} over runs",
+            xaxis={"title": {"text": "run finished"}, "type": "date"},
+            yaxis={"title": {"text": metric}, "rangemode": "tozero"},
+        ),
+    }
+
+
+def latency_figure(points: Sequence[Any]) -> dict[str, Any] | None:
+    """Latency p50 and p95 (ms) over runs; ``None`` when no run has them."""
+    shown = [
+        p
+        for p in points
+        if p.metrics.get("latency_p50_ms") is not None
+        or p.metrics.get("latency_p95_ms") is not None
+    ]
+    if not shown:
+        return None
+    x = [_when(p) for p in shown]
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": label,
+            "x": x,
+            "y": [p.metrics.get(key) for p in shown],
+            "text": [p.run_id for p in shown],
+            "customdata": [p.url for p in shown],
+            "hovertemplate": "%{text}<br>%{y} ms<extra>" + label + "</extra>",
+            "line": {"color": colour},
+        }
+        for key, label, colour in (
+            ("latency_p50_ms", "p50", CANDIDATE_COLOUR),
+            ("latency_p95_ms", "p95", "#c62828"),
+        )
+    ]
+    return {
+        "data": data,
+        "layout": _layout(
+            "Latency over runs",
+            xaxis={"title": {"text": "run finished"}, "type": "date"},
+            yaxis={"title": {"text": "ms"}, "rangemode": "tozero"},
+        ),
+    }
+
+
+def action_compulsion_figure(points: Sequence[Any]) -> dict[str, Any] | None:
+    """Each run as a point: action_rate (x) against compulsion_proxy (y).
+
+    Acting more is fine while compulsion stays at zero; points climbing the
+    y axis are runs that act where acting is discouraged.
+    """
+    shown = [
+        p
+        for p in points
+        if p.metrics.get("action_rate") is not None
+        and p.metrics.get("compulsion_proxy") is not None
+    ]
+    if not shown:
+        return None
+    return {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "runs",
+                "x": [p.metrics["action_rate"] for p in shown],
+                "y": [p.metrics["compulsion_proxy"] for p in shown],
+                "text": [p.run_id for p in shown],
+                "customdata": [p.url for p in shown],
+                "hovertemplate": "%{text}<br>action_rate %{x}<br>"
+                "compulsion_proxy %{y}<extra></extra>",
+                "marker": {
+                    "size": 10,
+                    "color": [
+                        "#c62828" if p.metrics["compulsion_proxy"] > 0 else "#1a7f37"
+                        for p in shown
+                    ],
+                },
+            }
+        ],
+        "layout": _layout(
+            "action_rate vs compulsion_proxy",
+            showlegend=False,
+            xaxis={"title": {"text": "action_rate"}, "range": [-0.05, 1.05]},
+            yaxis={"title": {"text": "compulsion_proxy"}, "range": [-0.05, 1.05]},
+        ),
+    }

@@ -2,17 +2,76 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
+from evals import selectors
+from evals.models import Benchmark
+from evals.services.compare import baseline_standings
 from evalsite.services import health_get
+from stream.services.agents import agent_list_visible
+from stream.services.thoughts import stream_health
+
+BENCHMARKS_PER_PAGE = 12
+REGRESSIONS_PER_PAGE = 10
+PENDING_UPLOADS_SHOWN = 3
 
 
 @login_required
+@require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"health": health_get()})
+    """The overview: the latest run of each benchmark with its verdict, open
+    regressions against each benchmark's baseline, invalid uploads waiting
+    for review, stream health and service health; every tile links on."""
+    kind = request.GET.get("kind", "")
+    if kind not in Benchmark.Kind.values:
+        kind = ""
+    search = request.GET.get("q", "").strip()
+    benchmarks = selectors.latest_runs(kind=kind or None, search=search or None)
+    page = Paginator(benchmarks, BENCHMARKS_PER_PAGE).get_page(request.GET.get("page"))
+    latest = selectors.runs_in_pks(b.latest_run_pk for b in page.object_list)
+    standings = baseline_standings()
+    regressed = [standings[b] for b in sorted(standings) if standings[b].regressed]
+    regression_page = Paginator(regressed, REGRESSIONS_PER_PAGE).get_page(
+        request.GET.get("rpage")
+    )
+    pending_count, pending = selectors.invalid_uploads_pending(PENDING_UPLOADS_SHOWN)
+    agents = agent_list_visible(user=request.user).filter(is_active=True)
+    filters = [(key, value) for key, value in (("kind", kind), ("q", search)) if value]
+    cards: list[dict[str, Any]] = [
+        {
+            "benchmark": benchmark,
+            "run": latest.get(benchmark.latest_run_pk),
+            "standing": standings.get(benchmark.benchmark_id),
+        }
+        for benchmark in page.object_list
+    ]
+    return render(
+        request,
+        "home.html",
+        {
+            "health": health_get(),
+            "stream": stream_health(agents=agents, now=timezone.now()),
+            "cards": cards,
+            "page": page,
+            "kind": kind,
+            "kinds": Benchmark.Kind.choices,
+            "search": search,
+            "filter_query": urlencode(filters),
+            "regression_page": regression_page,
+            "regressed_count": len(regressed),
+            "baselined_count": len(standings),
+            "pending_count": pending_count,
+            "pending": pending,
+        },
+    )
 
 
 @require_GET

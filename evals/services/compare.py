@@ -1,0 +1,664 @@
+"""Comparisons for the dashboard: run vs run, a snapshot vs the latest runs,
+per-case drill-down, trends over runs, and the overview's regressions.
+
+The verdict on every page is the CI gate's own: runs and snapshots are read
+from the database, turned into the core's input types (``RunSummary``,
+``BaselineSnapshot``, in-memory ``StoreContents``) and judged by
+``evals.core.gate.evaluate_gate``, so the regression and improvement lines
+read exactly as ``python -m evals.gate`` prints them, and metric directions
+come from the one metric registry.
+
+Reads only; nothing here writes or logs. Query counts do not depend on the
+number of cases (see ``evals.selectors``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from core.errors import CoreError, NotFound
+from evals import selectors
+from evals.core.formats_types import (
+    BaselineSnapshot,
+    RunStatus,
+    RunSummary,
+)
+from evals.core.formats_types import CaseResult as CoreCaseResult
+from evals.core.gate import (
+    GateVerdict,
+    evaluate_gate,
+)
+from evals.core.metric_registry import MetricDirection, direction
+from evals.core.store import StoreContents, StoredItem, StoreKind
+from evals.models import CaseResult, Run
+from evals.selectors import PASS_RATE, CaseRow, SnapshotEntry, numeric_metrics
+
+ONLY_BASE = "only_base"
+ONLY_CANDIDATE = "only_candidate"
+
+# A queued run is, for the gate's format, a run that has not finished.
+_STATUS = {
+    Run.Status.QUEUED: RunStatus.RUNNING,
+    Run.Status.RUNNING: RunStatus.RUNNING,
+    Run.Status.COMPLETED: RunStatus.COMPLETED,
+    Run.Status.FAILED: RunStatus.FAILED,
+    Run.Status.PARTIAL: RunStatus.PARTIAL,
+}
+
+
+class ComparisonRefused(CoreError):
+    """Two runs that cannot be gated against each other."""
+
+    code = "comparison_refused"
+
+
+class CaseChange(StrEnum):
+    PASS_TO_FAIL = "pass_to_fail"  # noqa: S105 (not a secret)
+    FAIL_TO_PASS = "fail_to_pass"  # noqa: S105
+    NEW = "new"
+    MISSING = "missing"
+    STILL_FAILING = "still_failing"
+    STILL_PASSING = "still_passing"
+
+
+CHANGE_LABELS: Mapping[CaseChange, str] = {
+    CaseChange.PASS_TO_FAIL: "pass -> fail",
+    CaseChange.FAIL_TO_PASS: "fail -> pass",
+    CaseChange.NEW: "new",
+    CaseChange.MISSING: "missing",
+    CaseChange.STILL_FAILING: "still failing",
+    CaseChange.STILL_PASSING: "still passing",
+}
+CHANGED = frozenset(
+    {
+        CaseChange.PASS_TO_FAIL,
+        CaseChange.FAIL_TO_PASS,
+        CaseChange.NEW,
+        CaseChange.MISSING,
+    }
+)
+_CHANGE_RANK = {change: rank for rank, change in enumerate(CaseChange)}
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSide:
+    run_id: str
+    passed: bool
+    latency_ms: float | None
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseDiff:
+    """One case on both sides; ``base``/``candidate`` is None where absent."""
+
+    benchmark_id: str
+    case_id: str
+    change: CaseChange
+    base: CaseSide | None
+    candidate: CaseSide | None
+    stimulus_kind: str
+    affordance: str
+    tags: tuple[str, ...]
+
+    @property
+    def change_label(self) -> str:
+        return CHANGE_LABELS[self.change]
+
+    @property
+    def is_changed(self) -> bool:
+        return self.change in CHANGED
+
+    @property
+    def latency_delta_ms(self) -> float | None:
+        if self.base is None or self.candidate is None:
+            return None
+        if self.base.latency_ms is None or self.candidate.latency_ms is None:
+            return None
+        return round(self.candidate.latency_ms - self.base.latency_ms, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRow:
+    """One metric side by side; ``outcome`` is a ``DeltaOutcome`` value, or
+    ``only_base``/``only_candidate`` for a metric on one side only."""
+
+    name: str
+    base: float | None
+    candidate: float | None
+    delta: float | None
+    direction: MetricDirection
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkSection:
+    """One benchmark of a comparison: which runs, and their metrics."""
+
+    benchmark_id: str
+    base_run_id: str | None
+    candidate_run_id: str | None
+    base_run: Run | None
+    candidate_run: Run | None
+    metrics: tuple[MetricRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Everything a compare page, its JSON and its CSV show."""
+
+    mode: str  # "runs" | "snapshot"
+    verdict: GateVerdict
+    sections: tuple[BenchmarkSection, ...]
+    cases: tuple[CaseDiff, ...]
+    notes: tuple[str, ...] = ()
+    snapshot_id: str | None = None
+
+    def section(self, benchmark_id: str) -> BenchmarkSection | None:
+        return next((s for s in self.sections if s.benchmark_id == benchmark_id), None)
+
+    @property
+    def change_counts(self) -> dict[CaseChange, int]:
+        counts = Counter(case.change for case in self.cases)
+        return {change: counts.get(change, 0) for change in CaseChange}
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFilter:
+    """The case table's filters; empty strings mean "any"."""
+
+    only: str = ""  # "" | "regressions" | "changed"
+    change: str = ""
+    benchmark: str = ""
+    stimulus_kind: str = ""
+    affordance: str = ""
+    tag: str = ""
+
+    def to_query(self) -> list[tuple[str, str]]:
+        pairs = (
+            ("only", self.only),
+            ("change", self.change),
+            ("benchmark", self.benchmark),
+            ("kind", self.stimulus_kind),
+            ("affordance", self.affordance),
+            ("tag", self.tag),
+        )
+        return [(key, value) for key, value in pairs if value]
+
+
+# --- building the core's inputs -----------------------------------------------
+
+
+def run_summary_of(run: Run, cases: Sequence[CaseRow] | None) -> RunSummary:
+    """The seed-002 run summary of ``run`` as the gate reads it.
+
+    ``cases`` become the summary's case results (``None`` or empty: the run
+    carries none, so the gate lists no flipped cases for it).
+    """
+    return RunSummary(
+        run_id=run.run_id,
+        benchmark_id=run.benchmark.benchmark_id,
+        status=_STATUS[Run.Status(run.status)],
+        started_at=run.started_at.isoformat(),
+        completed_at=run.completed_at.isoformat() if run.completed_at else None,
+        total_cases=run.total_cases,
+        passed_cases=run.passed_cases,
+        failed_cases=run.failed_cases,
+        metrics=numeric_metrics(run.metrics or {}),
+        git_ref=run.git_ref or None,
+        case_results=tuple(
+            CoreCaseResult(case.case_id, case.passed, duration_ms=case.latency_ms)
+            for case in cases
+        )
+        if cases
+        else None,
+    )
+
+
+def _store(
+    root: str,
+    runs: Iterable[RunSummary],
+    baselines: Iterable[BaselineSnapshot] = (),
+) -> StoreContents:
+    return StoreContents(
+        root=root,
+        kinds=frozenset(StoreKind),
+        runs=tuple(StoredItem(f"runs/{run.run_id}.json", run) for run in runs),
+        baselines=tuple(
+            StoredItem(f"baselines/{snapshot.snapshot_id}.json", snapshot)
+            for snapshot in baselines
+        ),
+    )
+
+
+def _metric_rows(
+    base: Mapping[str, float],
+    candidate: Mapping[str, float],
+    verdict_metrics: Mapping[str, Any],
+) -> list[MetricRow]:
+    rows: list[MetricRow] = []
+    for name in sorted(base.keys() | candidate.keys()):
+        judged = verdict_metrics.get(name)
+        if judged is not None:
+            rows.append(
+                MetricRow(
+                    name,
+                    judged.base,
+                    judged.candidate,
+                    judged.delta,
+                    judged.direction,
+                    judged.outcome.value,
+                )
+            )
+        else:
+            rows.append(
+                MetricRow(
+                    name,
+                    base.get(name),
+                    candidate.get(name),
+                    None,
+                    direction(name),
+                    ONLY_BASE if name in base else ONLY_CANDIDATE,
+                )
+            )
+    return rows
+
+
+def _section(
+    benchmark_id: str,
+    verdict: GateVerdict,
+    *,
+    base_run_id: str | None,
+    base_run: Run | None,
+    base_pass_rate: float | None,
+    base_metrics: Mapping[str, float],
+    candidate_run: Run | None,
+) -> BenchmarkSection:
+    delta = next((d for d in verdict.deltas if d.benchmark_id == benchmark_id), None)
+    candidate_metrics = numeric_metrics(candidate_run.metrics) if candidate_run else {}
+    judged = {m.name: m for m in delta.metric_deltas} if delta else {}
+    rows = _metric_rows(base_metrics, candidate_metrics, judged)
+    candidate_rate = candidate_run.pass_rate if candidate_run else None
+    if delta is not None:
+        rate_row = MetricRow(
+            PASS_RATE,
+            delta.base_pass_rate,
+            delta.candidate_pass_rate,
+            delta.pass_rate_delta,
+            MetricDirection.HIGHER_IS_BETTER,
+            delta.pass_rate_outcome.value,
+        )
+    else:
+        rate_row = MetricRow(
+            PASS_RATE,
+            base_pass_rate,
+            candidate_rate,
+            None,
+            MetricDirection.HIGHER_IS_BETTER,
+            ONLY_BASE if candidate_run is None else ONLY_CANDIDATE,
+        )
+    return BenchmarkSection(
+        benchmark_id=benchmark_id,
+        base_run_id=base_run_id,
+        candidate_run_id=candidate_run.run_id if candidate_run else None,
+        base_run=base_run,
+        candidate_run=candidate_run,
+        metrics=(rate_row, *rows),
+    )
+
+
+def diff_cases(
+    benchmark_id: str,
+    *,
+    base: Sequence[CaseRow],
+    candidate: Sequence[CaseRow],
+    base_run_id: str,
+    candidate_run_id: str,
+) -> list[CaseDiff]:
+    """Every case of either run with how it changed; sorted by change (flips
+    first), then case id. Filter columns come from the candidate's row, else
+    the base's."""
+    before = {row.case_id: row for row in base}
+    after = {row.case_id: row for row in candidate}
+    diffs: list[CaseDiff] = []
+    for case_id in before.keys() | after.keys():
+        old, new = before.get(case_id), after.get(case_id)
+        if old is None:
+            change = CaseChange.NEW
+        elif new is None:
+            change = CaseChange.MISSING
+        elif old.passed and not new.passed:
+            change = CaseChange.PASS_TO_FAIL
+        elif not old.passed and new.passed:
+            change = CaseChange.FAIL_TO_PASS
+        elif new.passed:
+            change = CaseChange.STILL_PASSING
+        else:
+            change = CaseChange.STILL_FAILING
+        shown = new or old
+        assert shown is not None
+        diffs.append(
+            CaseDiff(
+                benchmark_id=benchmark_id,
+                case_id=case_id,
+                change=change,
+                base=_side(base_run_id, old),
+                candidate=_side(candidate_run_id, new),
+                stimulus_kind=shown.stimulus_kind,
+                affordance=shown.affordance,
+                tags=shown.tags,
+            )
+        )
+    return diffs
+
+
+def _side(run_id: str, row: CaseRow | None) -> CaseSide | None:
+    if row is None:
+        return None
+    return CaseSide(run_id, row.passed, row.latency_ms, row.error)
+
+
+def _sorted_cases(cases: Iterable[CaseDiff]) -> tuple[CaseDiff, ...]:
+    return tuple(
+        sorted(
+            cases,
+            key=lambda c: (_CHANGE_RANK[c.change], c.benchmark_id, c.case_id),
+        )
+    )
+
+
+# --- the two comparisons ------------------------------------------------------
+
+
+def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Comparison:
+    """Run ``candidate_run_id`` against run ``base_run_id`` of the same
+    benchmark, judged by the gate in stores mode (the base run is the
+    baseline). Raises ``NotFound`` for an unknown run and
+    ``ComparisonRefused`` for runs of two benchmarks. Three queries."""
+    runs = selectors.runs_by_id([base_run_id, candidate_run_id])
+    base = runs.get(base_run_id) or selectors.run_get(run_id=base_run_id)
+    candidate = runs.get(candidate_run_id) or selectors.run_get(run_id=candidate_run_id)
+    benchmark_id = base.benchmark.benchmark_id
+    if candidate.benchmark.benchmark_id != benchmark_id:
+        raise ComparisonRefused(
+            "runs of different benchmarks cannot be compared: "
+            f"{benchmark_id} vs {candidate.benchmark.benchmark_id}",
+            details={"base": base_run_id, "candidate": candidate_run_id},
+        )
+    rows = selectors.case_rows([base.pk, candidate.pk])
+    verdict = evaluate_gate(
+        base=_store(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])]),
+        candidate=_store(
+            f"run {candidate.run_id}", [run_summary_of(candidate, rows[candidate.pk])]
+        ),
+    )
+    notes = [
+        f"{side} run {run.run_id} is {run.status}: the gate compares completed "
+        "runs only."
+        for side, run in (("base", base), ("candidate", candidate))
+        if run.status != Run.Status.COMPLETED
+    ]
+    section = _section(
+        benchmark_id,
+        verdict,
+        base_run_id=base.run_id,
+        base_run=base,
+        base_pass_rate=base.pass_rate,
+        base_metrics=numeric_metrics(base.metrics or {}),
+        candidate_run=candidate,
+    )
+    cases = diff_cases(
+        benchmark_id,
+        base=rows[base.pk],
+        candidate=rows[candidate.pk],
+        base_run_id=base.run_id,
+        candidate_run_id=candidate.run_id,
+    )
+    return Comparison(
+        mode="runs",
+        verdict=verdict,
+        sections=(section,),
+        cases=_sorted_cases(cases),
+        notes=tuple(notes),
+    )
+
+
+def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Comparison:
+    benchmark_ids = [entry.benchmark_id for entry in document.benchmarks]
+    latest = selectors.latest_completed_runs(benchmark_ids)
+    base_runs = selectors.runs_by_id(e.run_id for e in document.benchmarks)
+    rows: dict[int, list[CaseRow]] = {}
+    if with_cases:
+        pks = [run.pk for run in (*latest.values(), *base_runs.values())]
+        rows = selectors.case_rows(sorted(set(pks)))
+    base_summaries = [
+        run_summary_of(run, rows.get(run.pk)) for run in base_runs.values()
+    ]
+    verdict = evaluate_gate(
+        base=_store("evalsite database", base_summaries, [document]),
+        candidate=_store(
+            "evalsite database (latest completed runs)",
+            [run_summary_of(run, rows.get(run.pk)) for run in latest.values()],
+        ),
+        snapshot_id=document.snapshot_id,
+    )
+    sections: list[BenchmarkSection] = []
+    cases: list[CaseDiff] = []
+    notes: list[str] = []
+    for entry in sorted(document.benchmarks, key=lambda e: e.benchmark_id):
+        base_run = base_runs.get(entry.run_id)
+        if base_run is not None and base_run.benchmark.benchmark_id != (
+            entry.benchmark_id
+        ):
+            base_run = None
+        candidate_run = latest.get(entry.benchmark_id)
+        sections.append(
+            _section(
+                entry.benchmark_id,
+                verdict,
+                base_run_id=entry.run_id,
+                base_run=base_run,
+                base_pass_rate=entry.pass_rate,
+                base_metrics=dict(entry.metrics or {}),
+                candidate_run=candidate_run,
+            )
+        )
+        if not with_cases or candidate_run is None:
+            continue
+        base_rows = rows.get(base_run.pk) if base_run is not None else None
+        if not base_rows:
+            notes.append(
+                f"{entry.benchmark_id}: baseline run {entry.run_id} has no case "
+                "results in this database, so its cases are not compared."
+            )
+            continue
+        cases.extend(
+            diff_cases(
+                entry.benchmark_id,
+                base=base_rows,
+                candidate=rows.get(candidate_run.pk, []),
+                base_run_id=entry.run_id,
+                candidate_run_id=candidate_run.run_id,
+            )
+        )
+    return Comparison(
+        mode="snapshot",
+        verdict=verdict,
+        sections=tuple(sections),
+        cases=_sorted_cases(cases),
+        notes=tuple(notes),
+        snapshot_id=document.snapshot_id,
+    )
+
+
+def comparison_for_snapshot(*, snapshot_id: str) -> Comparison:
+    """The latest completed run of each benchmark of stored snapshot
+    ``snapshot_id`` against it, judged by the gate in snapshot mode; cases
+    are compared where the snapshot's run is in the database. Raises
+    ``NotFound`` for an unknown snapshot. Five queries."""
+    _, document = selectors.snapshot_get(snapshot_id=snapshot_id)
+    return _snapshot_comparison(document, with_cases=True)
+
+
+# --- filtering and downloads --------------------------------------------------
+
+
+def filter_cases(cases: Iterable[CaseDiff], wanted: CaseFilter) -> list[CaseDiff]:
+    """The cases matching every non-empty filter of ``wanted``."""
+    out: list[CaseDiff] = []
+    for case in cases:
+        if wanted.only == "regressions" and case.change is not CaseChange.PASS_TO_FAIL:
+            continue
+        if wanted.only == "changed" and not case.is_changed:
+            continue
+        if wanted.change and case.change.value != wanted.change:
+            continue
+        if wanted.benchmark and case.benchmark_id != wanted.benchmark:
+            continue
+        if wanted.stimulus_kind and case.stimulus_kind != wanted.stimulus_kind:
+            continue
+        if wanted.affordance and case.affordance != wanted.affordance:
+            continue
+        if wanted.tag and wanted.tag not in case.tags:
+            continue
+        out.append(case)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class FilterOptions:
+    benchmarks: tuple[str, ...] = ()
+    stimulus_kinds: tuple[str, ...] = ()
+    affordances: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    changes: tuple[tuple[str, str], ...] = field(
+        default=tuple((c.value, CHANGE_LABELS[c]) for c in CaseChange)
+    )
+
+
+def filter_options(cases: Iterable[CaseDiff]) -> FilterOptions:
+    benchmarks: set[str] = set()
+    kinds: set[str] = set()
+    affordances: set[str] = set()
+    tags: set[str] = set()
+    for case in cases:
+        benchmarks.add(case.benchmark_id)
+        if case.stimulus_kind:
+            kinds.add(case.stimulus_kind)
+        if case.affordance:
+            affordances.add(case.affordance)
+        tags.update(case.tags)
+    return FilterOptions(
+        tuple(sorted(benchmarks)),
+        tuple(sorted(kinds)),
+        tuple(sorted(affordances)),
+        tuple(sorted(tags)),
+    )
+
+
+# --- drill-down ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CasePair:
+    """One case of two runs, artifacts included, for the side-by-side page."""
+
+    case_id: str
+    base_run: Run
+    candidate_run: Run
+    base: CaseResult | None
+    candidate: CaseResult | None
+
+    @property
+    def change(self) -> CaseChange | None:
+        if self.base is None and self.candidate is None:
+            return None
+        if self.base is None:
+            return CaseChange.NEW
+        if self.candidate is None:
+            return CaseChange.MISSING
+        if self.base.passed and not self.candidate.passed:
+            return CaseChange.PASS_TO_FAIL
+        if not self.base.passed and self.candidate.passed:
+            return CaseChange.FAIL_TO_PASS
+        if self.candidate.passed:
+            return CaseChange.STILL_PASSING
+        return CaseChange.STILL_FAILING
+
+
+def case_pair_get(*, base_run_id: str, candidate_run_id: str, case_id: str) -> CasePair:
+    """Case ``case_id`` of both runs. ``NotFound`` when a run is unknown or
+    neither run has the case. Two queries."""
+    runs = selectors.runs_by_id([base_run_id, candidate_run_id])
+    base = runs.get(base_run_id) or selectors.run_get(run_id=base_run_id)
+    candidate = runs.get(candidate_run_id) or selectors.run_get(run_id=candidate_run_id)
+    base_case, candidate_case = selectors.case_pair(
+        base=base, candidate=candidate, case_id=case_id
+    )
+    if base_case is None and candidate_case is None:
+        raise NotFound(f"neither run has case {case_id!r}", details={"caseId": case_id})
+    return CasePair(case_id, base, candidate, base_case, candidate_case)
+
+
+# --- overview -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineStanding:
+    """A benchmark against its baseline on the overview."""
+
+    benchmark_id: str
+    snapshot_id: str
+    baseline_run_id: str
+    candidate_run_id: str | None
+    regressions: tuple[str, ...]
+    improvements: tuple[str, ...]
+
+    @property
+    def regressed(self) -> bool:
+        return bool(self.regressions)
+
+
+def baseline_standings(
+    baselines: Mapping[str, SnapshotEntry] | None = None,
+) -> dict[str, BaselineStanding]:
+    """Each benchmark that has a baseline (``selectors.baselines_by_benchmark``)
+    judged by the gate: its latest completed run against its entry, with the
+    gate's own regression and improvement lines. Cases are not read; two
+    queries beyond the baselines, whatever the number of benchmarks."""
+    if baselines is None:
+        baselines = selectors.baselines_by_benchmark()
+    latest = selectors.latest_completed_runs(baselines)
+    out: dict[str, BaselineStanding] = {}
+    for benchmark_id in sorted(baselines):
+        found = baselines[benchmark_id]
+        # The gate over a one-entry snapshot: every line it prints is about
+        # this benchmark, worded as the full gate words it.
+        document = BaselineSnapshot(
+            snapshot_id=found.snapshot_id,
+            created_at=found.created_at,
+            source_root_dir="evalsite database",
+            benchmarks=(found.entry,),
+        )
+        run = latest.get(benchmark_id)
+        verdict = evaluate_gate(
+            base=_store("evalsite database", [], [document]),
+            candidate=_store(
+                "evalsite database (latest completed runs)",
+                [run_summary_of(run, None)] if run is not None else [],
+            ),
+            snapshot_id=found.snapshot_id,
+        )
+        out[benchmark_id] = BaselineStanding(
+            benchmark_id=benchmark_id,
+            snapshot_id=found.snapshot_id,
+            baseline_run_id=found.entry.run_id,
+            candidate_run_id=run.run_id if run is not None else None,
+            regressions=verdict.regressions,
+            improvements=verdict.improvements,
+        )
+    return out

@@ -1,0 +1,144 @@
+"""Browser tests: Playwright for Python driving Debian's Chromium, headless.
+
+Never a downloaded browser: ``/usr/bin/chromium`` (``.ci/run`` installs it
+with apt when it is missing). Playwright's sync API runs an event loop in
+the test thread, so Django's async-safety check is switched off for these
+tests; the live server runs in its own thread against the same test
+database (``transactional_db``), so data made here is seen there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+SHIPPED_SUITES = Path(__file__).resolve().parents[2] / "evals" / "suites"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            "browser tests need Debian's chromium at /usr/bin/chromium "
+            "(apt-get install -y chromium; .ci/run does it)",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport=DESKTOP)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+
+    def on_response(response: Any) -> None:
+        # The console's "Failed to load resource" names no URL; this does.
+        # Browsers ask for /favicon.ico on their own.
+        if response.status >= 400 and not response.url.endswith("/favicon.ico"):
+            errors.append(f"{response.status} {response.url}")
+
+    def on_console(message: Any) -> None:
+        if message.type == "error" and not message.text.startswith(
+            "Failed to load resource"
+        ):
+            errors.append(message.text)
+
+    opened.on("response", on_response)
+    opened.on("console", on_console)
+    opened.js_errors = errors
+    yield opened
+    context.close()
+
+
+def click_plot_point(page: Any, locator: Any) -> None:
+    """Click a plotly point or bar as a person does: plotly's drag layer
+    sits above the marks and turns a click at a mark's position into a
+    plotly_click, so the mouse goes there rather than to the element."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+
+
+@pytest.fixture
+def click_point(page: Any) -> Callable[[Any], None]:
+    return lambda locator: click_plot_point(page, locator)
+
+
+@pytest.fixture
+def artifacts_dir() -> Path:
+    target = Path(settings.TEST_ARTIFACTS_DIR) / "browser"
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+@pytest.fixture
+def suites(settings: Any, tmp_path: Path) -> Path:
+    """The shipped suites in a private folder, artifacts under tmp_path."""
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    target = tmp_path / "suites"
+    shutil.copytree(SHIPPED_SUITES, target)
+    settings.EVALS_SUITES_DIR = target
+    return target
+
+
+@pytest.fixture
+def log_in(page: Any, live_server: Any) -> Callable[[str, str], None]:
+    """``log_in(username, password)`` through the login form."""
+
+    def submit(username: str, password: str) -> None:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", password)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/")
+
+    return submit
+
+
+@pytest.fixture
+def screenshot(page: Any, artifacts_dir: Path) -> Callable[[str], Path]:
+    """``screenshot(name)``: the full page at 1280 px and at 390 px wide."""
+
+    def take(name: str) -> Path:
+        page.set_viewport_size(DESKTOP)
+        desktop = artifacts_dir / f"{name}-1280.png"
+        page.screenshot(path=str(desktop), full_page=True)
+        page.set_viewport_size(PHONE)
+        # Responsive charts redraw on the resize event, a moment later.
+        page.wait_for_timeout(600)
+        page.screenshot(path=str(artifacts_dir / f"{name}-390.png"), full_page=True)
+        page.set_viewport_size(DESKTOP)
+        page.wait_for_timeout(600)
+        return desktop
+
+    return take

@@ -1,0 +1,640 @@
+"""The compare page: gate verdict and lines, metrics, flipped cases, filters,
+pagination, downloads, snapshot mode, the side-by-side case page, and a
+query count that does not depend on the number of cases."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
+
+from evals.core.baselines import snapshot_from_runs
+from evals.core.gate import verdict_to_markdown
+from evals.core.runs import validate_run_summary
+from evals.core.store import EvalStore
+from evals.gate import main as gate_main
+from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
+from evals.services.compare import (
+    CaseChange,
+    CaseFilter,
+    comparison_for_runs,
+    comparison_for_snapshot,
+    filter_cases,
+    run_summary_of,
+)
+from evals.services.harness import eval_run_create, eval_run_execute
+
+pytestmark = pytest.mark.django_db
+
+SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+REGRESSION_LINES = [
+    "idle-v1 pass rate regressed (1 -> 0.9)",
+    "idle-v1 compulsion_count 0 -> 2",
+    "idle-v1 compulsion_proxy 0 -> 0.25",
+]
+
+
+@pytest.fixture(autouse=True)
+def isolated(settings: Any, tmp_path: Path) -> None:
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    suites = tmp_path / "suites"
+    shutil.copytree(SHIPPED, suites)
+    settings.EVALS_SUITES_DIR = suites
+
+
+def harness_run(script: str | None = None) -> Run:
+    run = eval_run_create(
+        suite_path=SHIPPED / "idle-v1.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        script_path=SHIPPED / script if script else None,
+        schedule=False,
+    )
+    return eval_run_execute(run=run)
+
+
+@pytest.fixture
+def good() -> Run:
+    return harness_run()
+
+
+@pytest.fixture
+def regressed(good: Run) -> Run:
+    return harness_run("idle-v1-regressed.script.jsonl")
+
+
+def flipped_ids(base: Run, candidate: Run) -> list[str]:
+    before = dict(base.case_results.values_list("case_id", "passed"))
+    after = dict(candidate.case_results.values_list("case_id", "passed"))
+    return sorted(k for k in after if before.get(k) is True and not after[k])
+
+
+def posted_run(
+    benchmark_id: str,
+    run_id: str,
+    cases: dict[str, bool],
+    *,
+    metrics: dict[str, float] | None = None,
+    minutes: int = 0,
+    status: str = Run.Status.COMPLETED,
+    kinds: dict[str, tuple[str, str, list[str]]] | None = None,
+) -> Run:
+    """A run as if posted over REST, with case results."""
+    benchmark, _ = Benchmark.objects.get_or_create(
+        benchmark_id=benchmark_id,
+        defaults={"kind": Benchmark.Kind.PACK, "title": benchmark_id},
+    )
+    passed = sum(cases.values())
+    when = T0 + timedelta(minutes=minutes)
+    run = Run.objects.create(
+        run_id=run_id,
+        benchmark=benchmark,
+        status=status,
+        source=Run.Source.API,
+        started_at=when,
+        completed_at=when + timedelta(seconds=30),
+        total_cases=len(cases),
+        passed_cases=passed,
+        failed_cases=len(cases) - passed,
+        metrics=metrics or {},
+    )
+    kinds = kinds or {}
+    CaseResult.objects.bulk_create(
+        CaseResult(
+            run=run,
+            case_id=case_id,
+            passed=ok,
+            latency_ms=100.0 + index,
+            stimulus_kind=kinds.get(case_id, ("", "", []))[0],
+            affordance=kinds.get(case_id, ("", "", []))[1],
+            tags=kinds.get(case_id, ("", "", []))[2],
+            details={"caseId": case_id, "passed": ok},
+        )
+        for index, (case_id, ok) in enumerate(sorted(cases.items()))
+    )
+    return run
+
+
+def store_snapshot(snapshot_id: str, runs: list[Run]) -> BaselineSnapshot:
+    document = snapshot_from_runs(
+        [run_summary_of(run, None) for run in runs],
+        snapshot_id=snapshot_id,
+        created_at="2026-03-01T00:00:00Z",
+        source_root_dir="evalsite database",
+    )
+    return BaselineSnapshot.objects.create(
+        snapshot_id=snapshot_id,
+        created_at=T0,
+        document=document.to_wire(),
+    )
+
+
+def compare_url(base: Run, candidate: Run, extra: str = "") -> str:
+    return f"/evals/compare?base={base.run_id}&candidate={candidate.run_id}{extra}"
+
+
+# --- the gate's verdict -----------------------------------------------------------
+
+
+def test_regression_lines_are_the_gates_own(good: Run, regressed: Run) -> None:
+    comparison = comparison_for_runs(
+        base_run_id=good.run_id, candidate_run_id=regressed.run_id
+    )
+
+    assert comparison.verdict.passed is False
+    assert list(comparison.verdict.regressions) == REGRESSION_LINES
+    assert comparison.verdict.improvements == ()
+
+
+def test_page_lines_match_the_ci_gate_over_exported_stores(
+    good: Run, regressed: Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base_dir, candidate_dir = tmp_path / "base", tmp_path / "candidate"
+    EvalStore(base_dir).write_run(validate_run_summary(good.summary))
+    EvalStore(candidate_dir).write_run(validate_run_summary(regressed.summary))
+
+    code = gate_main(
+        ["--base", str(base_dir), "--candidate", str(candidate_dir), "--workers", "1"]
+    )
+    printed = capsys.readouterr().out
+    page = comparison_for_runs(
+        base_run_id=good.run_id, candidate_run_id=regressed.run_id
+    )
+
+    assert code == 1
+    section = printed.split("## Regressions\n")[1].split("\n\n")[0]
+    assert section.splitlines() == [f"- {line}" for line in REGRESSION_LINES]
+    assert list(page.verdict.regressions) == [line[2:] for line in section.splitlines()]
+    assert "## Flipped Cases" in verdict_to_markdown(page.verdict)
+
+
+def test_page_shows_verdict_regression_rows_and_flipped_cases(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    response = owner_client.get(compare_url(good, regressed))
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<span class="fail">FAIL</span>' in html
+    for line in REGRESSION_LINES:
+        assert f'<li class="bad">{escape(line)}</li>' in html
+    flips = flipped_ids(good, regressed)
+    assert len(flips) == 2
+    for case_id in flips:
+        assert f"<code>{case_id}</code>" in html.split('id="flipped-cases"')[1]
+    assert "pass -&gt; fail: 2" in html
+    assert "<script>" not in html
+    assert 'src="/static/evals/js/compare.js"' in html
+
+
+def test_metrics_are_side_by_side_and_coloured_by_direction(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    html = owner_client.get(compare_url(good, regressed)).content.decode()
+
+    assert (
+        '<tr class="bad"><th scope="row"><code>compulsion_proxy</code></th>'
+        '<td>0</td><td>0.25</td><td class="delta bad">+0.25</td>'
+        '<td class="muted">lower is better</td><td class="bad">regression</td></tr>'
+    ) in html
+    # action_rate is neutral (seed 000: action_rate may be zero): shown,
+    # never judged.
+    assert (
+        '<tr class=""><th scope="row"><code>action_rate</code></th>'
+        '<td>0.3</td><td>0.45</td><td class="delta ">+0.15</td>'
+        '<td class="muted">neutral (never judged)</td><td class="">neutral</td></tr>'
+    ) in html
+
+
+def test_reverse_comparison_lists_improvements_in_green(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    html = owner_client.get(compare_url(regressed, good)).content.decode()
+
+    assert '<li class="good">idle-v1 pass rate improved (0.9 -&gt; 1)</li>' in html
+    assert '<li class="good">idle-v1 compulsion_proxy 0.25 -&gt; 0</li>' in html
+    assert '<td class="delta good">-0.25</td>' in html
+    assert "fail -&gt; pass: 2" in html
+
+
+# --- cases: new, missing, filters, pagination ----------------------------------------
+
+
+def test_new_and_missing_cases_and_both_flips() -> None:
+    posted_run("pack", "r1", {"a": True, "b": False, "c": True, "gone": True})
+    posted_run(
+        "pack", "r2", {"a": False, "b": True, "c": True, "fresh": False}, minutes=5
+    )
+
+    comparison = comparison_for_runs(base_run_id="r1", candidate_run_id="r2")
+
+    assert [(c.case_id, c.change) for c in comparison.cases] == [
+        ("a", CaseChange.PASS_TO_FAIL),
+        ("b", CaseChange.FAIL_TO_PASS),
+        ("fresh", CaseChange.NEW),
+        ("gone", CaseChange.MISSING),
+        ("c", CaseChange.STILL_PASSING),
+    ]
+    delta = comparison.verdict.deltas[0]
+    assert delta.cases_flipped_to_fail == ("a",)
+    assert delta.cases_flipped_to_pass == ("b",)
+
+
+def test_filters_work_as_a_plain_get_form(owner_client: Any) -> None:
+    kinds = {
+        "a": ("nightfall", "discouraged", ["night"]),
+        "b": ("hunger_drop", "allowed", ["food"]),
+        "c": ("nightfall", "expected", ["night", "edge"]),
+    }
+    posted_run("pack", "r1", {"a": True, "b": True, "c": False}, kinds=kinds)
+    posted_run("pack", "r2", {"a": False, "b": True, "c": True}, kinds=kinds, minutes=5)
+    base = "/evals/compare?base=r1&candidate=r2"
+
+    def shown(query: str) -> list[str]:
+        html = owner_client.get(base + query).content.decode()
+        table = html.split('id="case-table"')[1].split("</table>")[0]
+        return [part.split('"')[0] for part in table.split("&amp;case=")[1:]]
+
+    assert shown("") == ["a", "c", "b"]
+    assert shown("&only=regressions") == ["a"]
+    assert shown("&only=changed") == ["a", "c"]
+    assert shown("&kind=nightfall") == ["a", "c"]
+    assert shown("&affordance=allowed") == ["b"]
+    assert shown("&tag=edge") == ["c"]
+    assert shown("&change=fail_to_pass&kind=hunger_drop") == []
+    html = owner_client.get(base).content.decode()
+    assert (
+        '<form class="filters" method="get" action="/evals/compare#cases-heading"'
+        in html
+    )
+    assert '<input type="hidden" name="base" value="r1">' in html
+
+
+def test_case_table_paginates_and_keeps_the_filters(owner_client: Any) -> None:
+    cases = {f"case-{i:03d}": True for i in range(120)}
+    posted_run("pack", "r1", cases)
+    posted_run("pack", "r2", {**cases, "case-000": False}, minutes=5)
+
+    html = owner_client.get(
+        "/evals/compare?base=r1&candidate=r2&only=&page=2"
+    ).content.decode()
+
+    assert "Page 2 of 3 (120 cases)" in html
+    assert 'href="?base=r1&amp;candidate=r2&amp;page=3#cases-heading"' in html
+    assert "<code>case-050</code>" in html
+    assert "<code>case-000</code>" not in html.split('id="case-table"')[1]
+
+
+def test_filter_cases_by_every_field() -> None:
+    posted_run("pack", "r1", {"a": True, "b": True})
+    posted_run("pack", "r2", {"a": False, "b": True}, minutes=5)
+    cases = comparison_for_runs(base_run_id="r1", candidate_run_id="r2").cases
+
+    assert [c.case_id for c in filter_cases(cases, CaseFilter())] == ["a", "b"]
+    assert [c.case_id for c in filter_cases(cases, CaseFilter(benchmark="x"))] == []
+    assert [
+        c.case_id for c in filter_cases(cases, CaseFilter(change="still_passing"))
+    ] == ["b"]
+
+
+# --- downloads --------------------------------------------------------------------
+
+
+def test_json_download_holds_the_gate_report_and_the_filtered_cases(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    response = owner_client.get(
+        compare_url(good, regressed, "&only=regressions&format=json")
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    body = json.loads(response.content)
+    assert body["mode"] == "runs"
+    assert body["gate"]["passed"] is False
+    assert body["gate"]["regressions"] == REGRESSION_LINES
+    assert [c["caseId"] for c in body["cases"]] == flipped_ids(good, regressed)
+    assert {c["change"] for c in body["cases"]} == {"pass_to_fail"}
+    assert body["caseCounts"]["pass_to_fail"] == 2
+    assert body["caseCounts"]["still_passing"] == 18
+    assert body["filters"] == {"only": "regressions"}
+    rate = body["benchmarks"][0]["metrics"][0]
+    assert rate == {
+        "name": "passRate",
+        "base": 1.0,
+        "candidate": 0.9,
+        "delta": -0.1,
+        "direction": "higher_is_better",
+        "outcome": "regression",
+    }
+
+
+def test_csv_downloads_of_cases_and_metrics(owner_client: Any) -> None:
+    posted_run("pack", "r1", {"a": True}, metrics={"recallPrecisionAtK": 0.5})
+    posted_run(
+        "pack", "r2", {"a": False}, metrics={"recallPrecisionAtK": 0.75}, minutes=5
+    )
+
+    cases = owner_client.get("/evals/compare?base=r1&candidate=r2&format=csv")
+    metrics = owner_client.get("/evals/compare?base=r1&candidate=r2&format=metrics.csv")
+
+    assert cases["Content-Type"] == "text/csv; charset=utf-8"
+    assert 'filename="compare-r1-r2-cases.csv"' in cases["Content-Disposition"]
+    assert list(csv.reader(io.StringIO(cases.content.decode()))) == [
+        [
+            "benchmark_id",
+            "case_id",
+            "change",
+            "base_run_id",
+            "base_passed",
+            "base_latency_ms",
+            "candidate_run_id",
+            "candidate_passed",
+            "candidate_latency_ms",
+            "latency_delta_ms",
+            "stimulus_kind",
+            "affordance",
+            "tags",
+        ],
+        [
+            "pack",
+            "a",
+            "pass_to_fail",
+            "r1",
+            "true",
+            "100.0",
+            "r2",
+            "false",
+            "100.0",
+            "0.0",
+            "",
+            "",
+            "",
+        ],
+    ]
+    assert list(csv.reader(io.StringIO(metrics.content.decode()))) == [
+        [
+            "benchmark_id",
+            "metric",
+            "base",
+            "candidate",
+            "delta",
+            "direction",
+            "outcome",
+        ],
+        ["pack", "passRate", "1.0", "0.0", "-1.0", "higher_is_better", "regression"],
+        [
+            "pack",
+            "recallPrecisionAtK",
+            "0.5",
+            "0.75",
+            "0.25",
+            "higher_is_better",
+            "improvement",
+        ],
+    ]
+
+
+def test_markdown_download_is_the_gate_report(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    response = owner_client.get(compare_url(good, regressed, "&format=md"))
+    comparison = comparison_for_runs(
+        base_run_id=good.run_id, candidate_run_id=regressed.run_id
+    )
+
+    assert response["Content-Type"] == "text/markdown; charset=utf-8"
+    assert response.content.decode() == verdict_to_markdown(comparison.verdict)
+
+
+# --- snapshot mode -------------------------------------------------------------------
+
+
+def test_snapshot_against_latest_runs_uses_snapshot_wording(
+    owner_client: Any, good: Run
+) -> None:
+    store_snapshot("required-main", [good])
+    regressed = harness_run("idle-v1-regressed.script.jsonl")
+
+    comparison = comparison_for_snapshot(snapshot_id="required-main")
+    html = owner_client.get("/evals/compare?snapshot=required-main").content.decode()
+
+    assert list(comparison.verdict.regressions) == REGRESSION_LINES
+    assert comparison.sections[0].candidate_run_id == regressed.run_id
+    assert [c.case_id for c in comparison.cases[:2]] == flipped_ids(good, regressed)
+    assert "baseline <code>required-main</code> vs latest runs" in html
+    assert f'<li class="bad">{escape(REGRESSION_LINES[0])}</li>' in html
+
+
+def test_snapshot_with_a_missing_benchmark_fails_like_the_gate() -> None:
+    posted_run("kept", "k1", {"a": True})
+    gone = posted_run("gone", "g1", {"a": True})
+    store_snapshot("nightly", [Run.objects.get(run_id="k1"), gone])
+    Run.objects.filter(pk=gone.pk).update(status=Run.Status.FAILED)
+
+    comparison = comparison_for_snapshot(snapshot_id="nightly")
+
+    assert comparison.verdict.regressions == (
+        "candidate is missing latest completed benchmark run for gone",
+    )
+    assert comparison.verdict.missing_candidate_benchmarks == ("gone",)
+
+
+def test_snapshot_run_not_in_database_gets_a_note_and_no_cases() -> None:
+    run = posted_run("pack", "r1", {"a": True})
+    store_snapshot("imported", [run])
+    BaselineSnapshot.objects.filter(snapshot_id="imported").update(
+        document={
+            **BaselineSnapshot.objects.get(snapshot_id="imported").document,
+            "benchmarks": [
+                {"benchmarkId": "pack", "runId": "elsewhere", "passRate": 1.0}
+            ],
+        }
+    )
+
+    comparison = comparison_for_snapshot(snapshot_id="imported")
+
+    assert comparison.cases == ()
+    assert comparison.notes == (
+        "pack: baseline run elsewhere has no case results in this database, "
+        "so its cases are not compared.",
+    )
+    assert comparison.verdict.passed is True
+
+
+# --- refusals -------------------------------------------------------------------------
+
+
+def test_unknown_run_or_snapshot_is_404_with_the_reason(owner_client: Any) -> None:
+    posted_run("pack", "r1", {"a": True})
+
+    response = owner_client.get("/evals/compare?base=r1&candidate=nope")
+    assert response.status_code == 404
+    assert "no run &#x27;nope&#x27;" in response.content.decode()
+    response = owner_client.get("/evals/compare?snapshot=nope")
+    assert response.status_code == 404
+    assert "benchmark baseline snapshot not found: nope" in response.content.decode()
+
+
+def test_runs_of_different_benchmarks_are_refused(owner_client: Any) -> None:
+    posted_run("one", "r1", {"a": True})
+    posted_run("two", "r2", {"a": True})
+
+    response = owner_client.get("/evals/compare?base=r1&candidate=r2")
+
+    assert response.status_code == 400
+    assert (
+        "runs of different benchmarks cannot be compared: one vs two"
+        in response.content.decode()
+    )
+
+
+def test_no_parameters_shows_the_picker_and_half_a_pair_is_400(
+    owner_client: Any,
+) -> None:
+    posted_run("pack", "r1", {"a": True})
+
+    picker = owner_client.get("/evals/compare")
+    half = owner_client.get("/evals/compare?base=r1")
+
+    assert picker.status_code == 200
+    assert '<option value="r1">' in picker.content.decode()
+    assert half.status_code == 400
+    assert "Give both a base and a candidate run." in half.content.decode()
+
+
+def test_running_run_gets_a_note(owner_client: Any) -> None:
+    posted_run("pack", "r1", {"a": True})
+    posted_run("pack", "r2", {"a": True}, minutes=5, status=Run.Status.RUNNING)
+
+    comparison = comparison_for_runs(base_run_id="r1", candidate_run_id="r2")
+
+    assert comparison.notes == (
+        "candidate run r2 is running: the gate compares completed runs only.",
+    )
+    assert comparison.verdict.regressions == (
+        "candidate is missing latest completed benchmark run for pack",
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/evals/compare",
+        "/evals/compare?base=r1&candidate=r2",
+        "/evals/compare/case?base=r1&candidate=r2&case=a",
+    ],
+)
+def test_pages_need_login(client: Any, url: str) -> None:
+    response = client.get(url)
+
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+# --- one case side by side --------------------------------------------------------------
+
+
+def test_case_page_shows_both_artifacts_side_by_side(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    case_id = flipped_ids(good, regressed)[0]
+    before = good.case_results.get(case_id=case_id).details
+    after = regressed.case_results.get(case_id=case_id).details
+
+    response = owner_client.get(
+        f"/evals/compare/case?base={good.run_id}&candidate={regressed.run_id}"
+        f"&case={case_id}"
+    )
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<span class="badge change-pass_to_fail">pass -&gt; fail</span>' in html
+    assert html.count("<pre>[Bot State]") == 2
+    assert before["frame"]["text"].split("\n")[0] in html
+    assert after["convertEligibleReason"] in html
+    assert "fail (compulsion)" in html
+    assert 'class="differs"' in html
+    for run in (good, regressed):
+        assert f'href="/evals/runs/{run.run_id}/scenarios/{case_id}/"' in html
+        assert (
+            f'href="/evals/runs/{run.run_id}/artifacts/scenarios/{case_id}.json"'
+            in html
+        )
+
+
+def test_case_page_of_a_case_only_one_side_has(owner_client: Any) -> None:
+    posted_run("pack", "r1", {"a": True})
+    posted_run("pack", "r2", {"a": True, "fresh": False}, minutes=5)
+
+    html = owner_client.get(
+        "/evals/compare/case?base=r1&candidate=r2&case=fresh"
+    ).content.decode()
+
+    assert '<span class="badge change-new">new</span>' in html
+    assert "not in the base run" in html
+
+
+def test_case_page_of_an_unknown_case_is_404(owner_client: Any) -> None:
+    posted_run("pack", "r1", {"a": True})
+    posted_run("pack", "r2", {"a": True}, minutes=5)
+
+    response = owner_client.get("/evals/compare/case?base=r1&candidate=r2&case=zz")
+
+    assert response.status_code == 404
+    assert "neither run has case &#x27;zz&#x27;" in response.content.decode()
+
+
+# --- query count --------------------------------------------------------------------------
+
+
+def _compare_queries(client: Any, cases: int, prefix: str) -> int:
+    ids = {f"{prefix}-{i:04d}": True for i in range(cases)}
+    posted_run(prefix, f"{prefix}-base", ids)
+    posted_run(prefix, f"{prefix}-cand", {**ids, f"{prefix}-0000": False}, minutes=5)
+    url = f"/evals/compare?base={prefix}-base&candidate={prefix}-cand"
+    client.get(url)  # session and user warm, as for any second request
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+def test_query_count_does_not_depend_on_the_number_of_cases(
+    owner_client: Any,
+) -> None:
+    small = _compare_queries(owner_client, 10, "small")
+    large = _compare_queries(owner_client, 200, "large")
+
+    assert small == large
+    # session, user, both runs in one query, every case row in one query
+    assert small == 4
+
+
+def test_case_page_query_count_is_constant(owner_client: Any) -> None:
+    counts = []
+    for size, prefix in ((10, "s"), (200, "l")):
+        ids = {f"{prefix}-{i:04d}": True for i in range(size)}
+        posted_run(prefix, f"{prefix}-base", ids)
+        posted_run(prefix, f"{prefix}-cand", ids, minutes=5)
+        url = (
+            f"/evals/compare/case?base={prefix}-base&candidate={prefix}-cand"
+            f"&case={prefix}-0001"
+        )
+        owner_client.get(url)
+        with CaptureQueriesContext(connection) as queries:
+            owner_client.get(url)
+        counts.append(len(queries))
+
+    assert counts[0] == counts[1]
