@@ -25,7 +25,7 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
-from core.errors import CoreError, NotFound, SchemaInvalid
+from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
 from evals.core.gate import DEFAULT_SNAPSHOT_ID, verdict_to_markdown
 from evals.core.store import store_json_bytes
 from evals.models import Benchmark, InvalidUpload, Run
@@ -360,7 +360,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 context["upload_id"] = error.details.get("invalidUploadId")
             except CoreError as error:
                 context["error"] = error.message
-                if error.code in ("conflict",):
+                if isinstance(error, Conflict):
                     status = 409
             else:
                 messages.success(

@@ -1,0 +1,367 @@
+"""eval_store_export / eval_store_import: the database as a seed-002 eval store."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from evals.core.store import store_json_bytes
+from evals.models import (
+    BaselineSnapshot,
+    Benchmark,
+    CaseResult,
+    InvalidUpload,
+    Run,
+    ShadowRecord,
+)
+from evals.services.benchmark_records import (
+    baseline_snapshot_create,
+    benchmark_run_record,
+    shadow_records_ingest,
+)
+from evals.services.benchmarks import benchmark_pack_create
+
+pytestmark = pytest.mark.django_db
+
+
+def manifest(benchmark_id: str, **extra: Any) -> dict:
+    return {
+        "schemaVersion": 1,
+        "benchmarkId": benchmark_id,
+        "title": f"{benchmark_id} — ünïcode title",
+        "tags": ["b", "a"],
+        "cases": [
+            {"id": "case-0", "prompt": "p0", "expectedSignals": ["objective-state"]},
+            {"id": "case-1", "prompt": "p1"},
+        ],
+        **extra,
+    }
+
+
+def run_summary(run_id: str, benchmark_id: str, hour: int, **extra: Any) -> dict:
+    return {
+        "schemaVersion": 1,
+        "runId": run_id,
+        "benchmarkId": benchmark_id,
+        "status": "completed",
+        "startedAt": f"2026-03-06T{hour:02d}:00:00.000Z",
+        "completedAt": f"2026-03-06T{hour:02d}:02:00.123456789Z",
+        "totalCases": 2,
+        "passedCases": 1,
+        "failedCases": 1,
+        "metrics": {"zeta": 1, "actionOutcomeScore": 0.333333333333},
+        **extra,
+    }
+
+
+def shadow(trace_id: str, day: str) -> dict:
+    return {
+        "schemaVersion": 1,
+        "traceId": trace_id,
+        "recordedAt": f"{day}T23:59:59+02:00",
+        "sessionKey": "agent:main",
+        "promptHash": "abc123",
+        "promptLength": 42,
+        "retrievalQueryHash": "def456",
+        "retrievalQueryLength": 42.5,
+        "recallMode": "graph_mode",
+        "recallResultLimit": 4,
+        "source": "cold_fallback",
+        "recalledMemoryCount": 0,
+        "injected": False,
+        "contextChars": 0,
+        "memoryIds": [],
+        "durationMs": 1.25,
+    }
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture
+def flags_on(settings: Any) -> Any:
+    settings.EVAL_HARNESS_ENABLED = True
+    settings.EVAL_SHADOW_MODE_ENABLED = True
+    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
+    settings.MEMORY_RED_TEAM_BENCH_ENABLED = True
+    return settings
+
+
+@pytest.fixture
+def filled(flags_on: Any) -> None:
+    """All four kinds, an extra pack file, case results and a suite's run."""
+    benchmark_pack_create(document=manifest("ama"), extra_files={"data/x.bin": b"\0"})
+    benchmark_pack_create(
+        document=manifest(
+            "poison",
+            benchmarkType="memory-red-team",
+            attackClass="provenance-spoofing",
+            targetSurface="trust-zone-promotion",
+        )
+    )
+    Benchmark.objects.create(benchmark_id="smoke", kind="suite", title="smoke")
+    benchmark_run_record(
+        document=run_summary(
+            "r1",
+            "ama",
+            9,
+            caseResults=[
+                {"caseId": "case-0", "passed": True, "score": 0.9},
+                {"caseId": "case-1", "passed": False, "durationMs": 3},
+            ],
+            notes="first",
+            gitRef="main@1",
+        )
+    )
+    benchmark_run_record(document=run_summary("r2", "poison", 10))
+    benchmark_run_record(document=run_summary("r3", "smoke", 11))
+    shadow_records_ingest(
+        documents=[shadow("t1", "2026-03-06"), shadow("t2", "2026-03-07")]
+    )
+    baseline_snapshot_create(snapshot_id="required-main", notes="main")
+
+
+def wipe() -> None:
+    for model in (CaseResult, Run, ShadowRecord, BaselineSnapshot, Benchmark):
+        model.objects.all().delete()
+
+
+def test_round_trip_db_export_import_export_is_identical(
+    filled: None, tmp_path: Path
+) -> None:
+    call_command("eval_store_export", str(tmp_path / "one"), stdout=io.StringIO())
+    wipe()
+    out = io.StringIO()
+    call_command("eval_store_import", str(tmp_path / "one"), stdout=out)
+    call_command("eval_store_export", str(tmp_path / "two"), stdout=io.StringIO())
+
+    first, second = tree(tmp_path / "one"), tree(tmp_path / "two")
+    assert first == second
+    assert sorted(first) == [
+        "baselines/required-main.json",
+        "benchmarks/ama/data/x.bin",
+        "benchmarks/ama/manifest.json",
+        "benchmarks/poison/manifest.json",
+        "runs/r1.json",
+        "runs/r2.json",
+        "runs/r3.json",
+        "shadow/2026-03-06/t1.json",
+        "shadow/2026-03-07/t2.json",
+    ]
+    assert out.getvalue().splitlines() == [
+        "created: 2 benchmark pack(s), 3 run(s), 2 shadow record(s), 1 baseline "
+        "snapshot(s)",
+        "replaced: 0 benchmark pack(s), 0 run(s), 0 shadow record(s), 0 baseline "
+        "snapshot(s)",
+        "unchanged: 0 benchmark pack(s), 0 run(s), 0 shadow record(s), 0 baseline "
+        "snapshot(s)",
+        "benchmarks known only from their runs: smoke",
+    ]
+    assert list(
+        CaseResult.objects.order_by("case_id").values_list("case_id", "passed")
+    ) == [("case-0", True), ("case-1", False)]
+    assert Run.objects.get(run_id="r1").source == "import"
+
+
+def test_export_writes_canonical_store_files(filled: None, tmp_path: Path) -> None:
+    out = io.StringIO()
+    call_command("eval_store_export", str(tmp_path), stdout=out)
+
+    run = run_summary(
+        "r2",
+        "poison",
+        10,
+    )
+    assert (tmp_path / "runs" / "r2.json").read_bytes() == store_json_bytes(
+        {**run, "metrics": {"actionOutcomeScore": 0.333333333333, "zeta": 1}}
+    )
+    assert out.getvalue() == (
+        f"exported to {tmp_path}: 2 benchmark pack(s), 3 run(s), 2 shadow "
+        "record(s), 1 baseline snapshot(s)\n"
+    )
+
+
+def test_export_defaults_to_eval_store_dir(
+    filled: None, settings: Any, tmp_path: Path
+) -> None:
+    settings.EVAL_STORE_DIR = tmp_path / "store"
+
+    call_command("eval_store_export", stdout=io.StringIO())
+
+    assert (tmp_path / "store" / "runs" / "r1.json").is_file()
+
+
+def test_import_twice_changes_nothing(filled: None, tmp_path: Path) -> None:
+    call_command("eval_store_export", str(tmp_path), stdout=io.StringIO())
+    out = io.StringIO()
+
+    call_command("eval_store_import", str(tmp_path), stdout=out)
+
+    assert out.getvalue().splitlines()[2] == (
+        "unchanged: 2 benchmark pack(s), 3 run(s), 2 shadow record(s), 1 baseline "
+        "snapshot(s)"
+    )
+
+
+def test_import_with_an_invalid_file_writes_nothing(
+    flags_on: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "good.json").write_bytes(
+        store_json_bytes(run_summary("good", "ama", 9))
+    )
+    (tmp_path / "shadow" / "2026-03-06").mkdir(parents=True)
+    (tmp_path / "shadow" / "2026-03-06" / "bad.json").write_text('{"schemaVersion":1}')
+    err = io.StringIO()
+
+    with pytest.raises(CommandError) as caught:
+        call_command("eval_store_import", str(tmp_path), stderr=err)
+
+    assert caught.value.returncode == 1
+    assert str(caught.value) == (
+        "nothing imported: 1 invalid file(s) (--skip-invalid imports the rest)"
+    )
+    assert err.getvalue().splitlines()[0] == "invalid: shadow/2026-03-06/bad.json"
+    assert "  $.durationMs: durationMs must be a non-negative number" in (
+        err.getvalue().splitlines()
+    )
+    assert Run.objects.count() == 0
+    assert Benchmark.objects.count() == 0
+
+
+def test_import_skip_invalid_imports_the_rest(flags_on: Any, tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "good.json").write_bytes(
+        store_json_bytes(run_summary("good", "ama", 9))
+    )
+    (tmp_path / "runs" / "bad.json").write_text("[]")
+    out = io.StringIO()
+
+    call_command(
+        "eval_store_import",
+        str(tmp_path),
+        "--skip-invalid",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+
+    assert list(Run.objects.values_list("run_id", flat=True)) == ["good"]
+    assert out.getvalue().splitlines()[-1] == "skipped 1 invalid file(s)"
+    # A run's unknown benchmark becomes a placeholder pack with no manifest.
+    placeholder = Benchmark.objects.get()
+    assert (placeholder.kind, placeholder.manifest) == ("pack", {})
+
+
+def test_import_conflict_writes_nothing_unless_forced(
+    filled: None, tmp_path: Path
+) -> None:
+    call_command("eval_store_export", str(tmp_path), stdout=io.StringIO())
+    changed = run_summary("r2", "poison", 10, notes="edited")
+    (tmp_path / "runs" / "r2.json").write_bytes(store_json_bytes(changed))
+    (tmp_path / "runs" / "r9.json").write_bytes(
+        store_json_bytes(run_summary("r9", "poison", 12))
+    )
+    err = io.StringIO()
+
+    with pytest.raises(CommandError) as caught:
+        call_command("eval_store_import", str(tmp_path), stderr=err)
+    refused_runs = set(Run.objects.values_list("run_id", flat=True))
+    call_command("eval_store_import", str(tmp_path), "--force", stdout=io.StringIO())
+
+    assert str(caught.value) == (
+        "1 document(s) differ from the stored ones (import with --force to replace "
+        "them)"
+    )
+    assert err.getvalue() == (
+        "conflict: runs/r2.json: r2 already exists with different content\n"
+    )
+    assert refused_runs == {"r1", "r2", "r3"}
+    assert Run.objects.get(run_id="r2").notes == "edited"
+    assert Run.objects.filter(run_id="r9").exists()
+
+
+def test_import_a_missing_directory_exits_2(tmp_path: Path) -> None:
+    with pytest.raises(CommandError) as caught:
+        call_command("eval_store_import", str(tmp_path / "nope"))
+
+    assert caught.value.returncode == 2
+
+
+def test_import_respects_the_red_team_flag(tmp_path: Path) -> None:
+    pack = tmp_path / "benchmarks" / "poison"
+    pack.mkdir(parents=True)
+    (pack / "manifest.json").write_bytes(
+        store_json_bytes(
+            manifest(
+                "poison",
+                benchmarkType="memory-red-team",
+                attackClass="a",
+                targetSurface="b",
+            )
+        )
+    )
+
+    with pytest.raises(CommandError):
+        call_command("eval_store_import", str(tmp_path), stderr=io.StringIO())
+
+    assert Benchmark.objects.count() == 0
+
+
+def test_import_refuses_a_link_in_a_pack_folder(flags_on: Any, tmp_path: Path) -> None:
+    pack = tmp_path / "benchmarks" / "ama"
+    pack.mkdir(parents=True)
+    (pack / "manifest.json").write_bytes(store_json_bytes(manifest("ama")))
+    os.symlink("/etc/hostname", pack / "leak.txt")
+
+    with pytest.raises(CommandError) as caught:
+        call_command("eval_store_import", str(tmp_path))
+
+    assert "is a link" in str(caught.value)
+    assert Benchmark.objects.count() == 0
+
+
+def test_import_places_a_suite_run_on_its_suite(
+    flags_on: Any, settings: Any, tmp_path: Path
+) -> None:
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "smoke.jsonl").write_text("")
+    settings.EVALS_SUITES_DIR = suites
+    store = tmp_path / "store"
+    (store / "runs").mkdir(parents=True)
+    (store / "runs" / "r.json").write_bytes(
+        store_json_bytes(run_summary("r", "smoke", 9))
+    )
+
+    call_command("eval_store_import", str(store), stdout=io.StringIO())
+
+    benchmark = Benchmark.objects.get()
+    assert (benchmark.kind, benchmark.suite_path) == (
+        "suite",
+        str(suites / "smoke.jsonl"),
+    )
+
+
+def test_uploading_the_pack_fills_a_placeholder(flags_on: Any, tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "r.json").write_bytes(
+        store_json_bytes(run_summary("r", "ama", 9))
+    )
+    call_command("eval_store_import", str(tmp_path), stdout=io.StringIO())
+
+    result = benchmark_pack_create(document=manifest("ama"))
+
+    assert result.outcome == "created"
+    assert Benchmark.objects.get().case_count == 2
+    assert InvalidUpload.objects.count() == 0
