@@ -43,7 +43,7 @@ from evals.core.formats_types import RunSummary
 from evals.core.formats_types import ShadowRecord as ShadowDocument
 from evals.core.runs import latest_completed_runs, validate_run_summary
 from evals.core.shadow import validate_shadow_record
-from evals.core.store import InvalidItem, StoredItem
+from evals.core.store import InvalidItem, StoredItem, store_json_bytes
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.benchmarks import (
     LOOKUP_CHUNK,
@@ -417,27 +417,27 @@ def baseline_snapshot_store(*, document: Any, user: Any = None) -> BaselineResul
     snapshot = validate_baseline_snapshot(document)
     fields = baseline_fields(snapshot)
     existing = BaselineSnapshot.objects.filter(snapshot_id=snapshot.snapshot_id).first()
-    if existing is not None:
-        if not same_document(existing.document, fields["document"]):
-            raise Conflict(
-                f"baseline snapshot {snapshot.snapshot_id} already exists with "
-                "different content",
-                details={"snapshotId": snapshot.snapshot_id},
-            )
-        return _baseline_logged(existing, snapshot, "unchanged")
-    try:
-        with transaction.atomic():
-            row = BaselineSnapshot.objects.create(
-                snapshot_id=snapshot.snapshot_id,
-                created_by=user if getattr(user, "is_authenticated", False) else None,
-                **fields,
-            )
-    except IntegrityError:
+    if existing is None:
+        try:
+            with transaction.atomic():
+                row = BaselineSnapshot.objects.create(
+                    snapshot_id=snapshot.snapshot_id,
+                    created_by=user
+                    if getattr(user, "is_authenticated", False)
+                    else None,
+                    **fields,
+                )
+            return _baseline_logged(row, snapshot, "created")
+        except IntegrityError:
+            # Created concurrently: the same rule as for one found above.
+            existing = BaselineSnapshot.objects.get(snapshot_id=snapshot.snapshot_id)
+    if not same_document(existing.document, fields["document"]):
         raise Conflict(
-            f"baseline snapshot {snapshot.snapshot_id} already exists",
+            f"baseline snapshot {snapshot.snapshot_id} already exists with "
+            "different content",
             details={"snapshotId": snapshot.snapshot_id},
-        ) from None
-    return _baseline_logged(row, snapshot, "created")
+        )
+    return _baseline_logged(existing, snapshot, "unchanged")
 
 
 def baseline_snapshot_create(
@@ -499,6 +499,12 @@ def baseline_snapshot_get(*, snapshot_id: str) -> BaselineSnapshot:
             details={"snapshotId": snapshot_id},
         )
     return row
+
+
+def baseline_snapshot_bytes(row: BaselineSnapshot) -> bytes:
+    """The snapshot exactly as ``eval_store_export`` writes it (rebuilt
+    through the core: Postgres ``jsonb`` does not keep key order)."""
+    return store_json_bytes(validate_baseline_snapshot(row.document).to_wire())
 
 
 def baseline_snapshot_list() -> QuerySet[BaselineSnapshot]:

@@ -51,7 +51,7 @@ from evals.core.archive import (
 )
 from evals.core.formats_types import Manifest, parse_json_document, parse_timestamp
 from evals.core.packs import read_pack_source, validate_manifest
-from evals.core.store import HarnessFlags
+from evals.core.store import HarnessFlags, store_json_bytes
 from evals.models import Benchmark, InvalidUpload, Run
 
 logger = logging.getLogger(__name__)
@@ -323,40 +323,11 @@ def benchmark_pack_create(
             ) from None
         raise
     fields = pack_fields(manifest, _checked_files(extra_files or {}))
-    with transaction.atomic():
-        existing = (
-            Benchmark.objects.select_for_update()
-            .filter(benchmark_id=manifest.benchmark_id)
-            .first()
-        )
-        if existing is None:
-            try:
-                with transaction.atomic():
-                    benchmark = Benchmark.objects.create(
-                        benchmark_id=manifest.benchmark_id, **fields
-                    )
-            except IntegrityError:
-                raise Conflict(
-                    f"benchmark pack already exists: {manifest.benchmark_id}",
-                    details={"benchmarkId": manifest.benchmark_id},
-                ) from None
-            outcome = PackOutcome.CREATED
-        else:
-            reason = pack_conflict(existing, fields)
-            if reason is not None and (
-                existing.kind != Benchmark.Kind.PACK or not force
-            ):
-                raise Conflict(reason, details={"benchmarkId": manifest.benchmark_id})
-            if existing.manifest and is_same_pack(existing, fields):
-                outcome = PackOutcome.UNCHANGED
-            else:
-                outcome = (
-                    PackOutcome.REPLACED if existing.manifest else PackOutcome.CREATED
-                )
-                for name, value in fields.items():
-                    setattr(existing, name, value)
-                existing.save()
-            benchmark = existing
+    try:
+        benchmark, outcome = _pack_save(manifest.benchmark_id, fields, force=force)
+    except IntegrityError:
+        # A concurrent request created it first: decide again against it.
+        benchmark, outcome = _pack_save(manifest.benchmark_id, fields, force=force)
     logger.info(
         "[Eval] benchmark_pack_saved benchmark_id=%s cases=%d outcome=%s",
         benchmark.benchmark_id,
@@ -365,6 +336,30 @@ def benchmark_pack_create(
         extra={"benchmark_id": benchmark.benchmark_id, "outcome": outcome},
     )
     return PackResult(benchmark, outcome)
+
+
+def _pack_save(
+    benchmark_id: str, fields: Mapping[str, Any], *, force: bool
+) -> tuple[Benchmark, str]:
+    with transaction.atomic():
+        existing = (
+            Benchmark.objects.select_for_update()
+            .filter(benchmark_id=benchmark_id)
+            .first()
+        )
+        if existing is None:
+            benchmark = Benchmark.objects.create(benchmark_id=benchmark_id, **fields)
+            return benchmark, PackOutcome.CREATED
+        reason = pack_conflict(existing, fields)
+        if reason is not None and (existing.kind != Benchmark.Kind.PACK or not force):
+            raise Conflict(reason, details={"benchmarkId": benchmark_id})
+        if existing.manifest and is_same_pack(existing, fields):
+            return existing, PackOutcome.UNCHANGED
+        outcome = PackOutcome.REPLACED if existing.manifest else PackOutcome.CREATED
+        for name, value in fields.items():
+            setattr(existing, name, value)
+        existing.save()
+        return existing, outcome
 
 
 def is_archive(data: bytes) -> bool:
@@ -494,6 +489,16 @@ def benchmark_tags() -> list[str]:
         if isinstance(tags, list):
             found.update(tag for tag in tags if isinstance(tag, str))
     return sorted(found)
+
+
+def pack_manifest_bytes(benchmark: Benchmark) -> bytes:
+    """The pack's manifest exactly as ``eval_store_export`` writes it.
+
+    Rebuilt through the core because Postgres ``jsonb`` does not keep the
+    key order of the stored document.
+    """
+    manifest = validate_manifest(benchmark.manifest, memory_red_team_enabled=True)
+    return store_json_bytes(manifest.to_wire())
 
 
 def benchmark_get(*, benchmark_id: str) -> Benchmark:

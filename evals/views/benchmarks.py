@@ -27,9 +27,9 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
 from evals.core.gate import DEFAULT_SNAPSHOT_ID, verdict_to_markdown
-from evals.core.store import store_json_bytes
 from evals.models import Benchmark, InvalidUpload, Run
 from evals.services.benchmark_records import (
+    baseline_snapshot_bytes,
     baseline_snapshot_create,
     baseline_snapshot_get,
     baseline_snapshot_list,
@@ -40,6 +40,7 @@ from evals.services.benchmarks import (
     benchmark_pack_upload,
     benchmark_tags,
     harness_flags,
+    pack_manifest_bytes,
 )
 from evals.services.benchmarks import (
     benchmark_list as benchmarks_filtered,
@@ -178,9 +179,11 @@ def benchmark_manifest(request: HttpRequest, benchmark_id: str) -> HttpResponse:
     benchmark = _benchmark_or_404(benchmark_id)
     if not benchmark.manifest:
         raise Http404("this benchmark has no manifest")
-    response = HttpResponse(
-        store_json_bytes(benchmark.manifest), content_type="application/json"
-    )
+    try:
+        data = pack_manifest_bytes(benchmark)
+    except SchemaInvalid:
+        raise Http404("the stored manifest is no longer valid") from None
+    response = HttpResponse(data, content_type="application/json")
     response["Content-Disposition"] = (
         f'attachment; filename="{benchmark.benchmark_id}-manifest.json"'
     )
@@ -293,9 +296,11 @@ def baseline_detail(request: HttpRequest, snapshot_id: str) -> HttpResponse:
 def baseline_json(request: HttpRequest, snapshot_id: str) -> HttpResponse:
     """The snapshot document, byte for byte as ``eval_store_export`` writes it."""
     row = _snapshot_or_404(snapshot_id)
-    response = HttpResponse(
-        store_json_bytes(row.document), content_type="application/json"
-    )
+    try:
+        data = baseline_snapshot_bytes(row)
+    except SchemaInvalid:
+        raise Http404("the stored snapshot is no longer valid") from None
+    response = HttpResponse(data, content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{snapshot_id}.json"'
     return response
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from evals.core.baselines import validate_baseline_snapshot
 from evals.core.store import store_json_bytes
 from evals.models import BaselineSnapshot, Benchmark, InvalidUpload
 from evals.services.benchmark_records import (
@@ -247,7 +248,11 @@ def test_baseline_downloads(owner_client: Client, regression: None) -> None:
     report = owner_client.get("/baselines/required-main/report.md")
 
     row = BaselineSnapshot.objects.get()
-    assert snapshot.content == store_json_bytes(row.document)
+    # Canonical field order whatever the database did to the JSON keys.
+    assert snapshot.content == store_json_bytes(
+        validate_baseline_snapshot(row.document).to_wire()
+    )
+    assert snapshot.content.startswith(b'{\n  "schemaVersion": 1,\n  "snapshotId"')
     assert report["Content-Type"] == "text/markdown; charset=utf-8"
     assert report.content.decode().startswith(
         "# Eval Baseline Delta Report\n\n- Passed: no\n"
