@@ -164,15 +164,13 @@ def latest_completed_runs(benchmark_ids: Iterable[str]) -> dict[str, Run]:
 def latest_runs(
     *, kind: str | None = None, search: str | None = None
 ) -> QuerySet[Benchmark]:
-    """Benchmarks with their latest run of any status (``latest_run_pk``),
-    newest activity first; benchmarks that never ran come last."""
-    newest = (
-        Run.objects.filter(benchmark=OuterRef("pk"))
-        .order_by("-started_at", "-pk")
-        .values("pk")[:1]
-    )
+    """Benchmarks with the pk of their latest run of any status
+    (``latest_run_pk``) and their run count, the most recently started run
+    first; benchmarks that never ran come last."""
+    newest = Run.objects.filter(benchmark=OuterRef("pk")).order_by("-started_at", "-pk")
     benchmarks = Benchmark.objects.annotate(
-        latest_run_pk=Subquery(newest, output_field=IntegerField()),
+        latest_run_pk=Subquery(newest.values("pk")[:1], output_field=IntegerField()),
+        latest_started_at=Subquery(newest.values("started_at")[:1]),
         run_count=Count("runs"),
     )
     if kind:
@@ -181,7 +179,9 @@ def latest_runs(
         benchmarks = benchmarks.filter(
             Q(benchmark_id__icontains=search) | Q(title__icontains=search)
         )
-    return benchmarks.order_by(F("latest_run_pk").desc(nulls_last=True), "benchmark_id")
+    return benchmarks.order_by(
+        F("latest_started_at").desc(nulls_last=True), "benchmark_id"
+    )
 
 
 def runs_in_pks(pks: Iterable[int | None]) -> dict[int, Run]:

@@ -288,7 +288,7 @@ def test_keyboard_reaches_the_content_and_the_filters(
         "solid"
     )
     page.keyboard.press("Enter")
-    assert page.url.endswith("#main")
+    page.wait_for_url("**#main")
 
     page.focus("#f-only")
     page.keyboard.press("ArrowDown")

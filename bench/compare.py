@@ -1,0 +1,235 @@
+"""The compare page for two runs of 10,000 scenarios each, rendered in-process.
+
+    .venv/bin/python bench/compare.py            # embedded SQLite (a temp file)
+    DATABASE_URL=postgres://... .venv/bin/python bench/compare.py
+
+Stores two runs of one suite with 10,000 case results each (every case
+carries a realistic scenario artifact: rendered frame, outputs, reasons),
+then renders ``/evals/compare?base=..&candidate=..`` through the Django test
+client (the whole middleware, view, gate and template stack, no network)
+and prints the wall time (target: under 1 s) and the number of queries
+(the same at 100 and at 10,000 scenarios), plus the filtered table, the
+JSON download and the side-by-side case page.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TMP = tempfile.mkdtemp(prefix="evalsite-bench-")
+os.environ.setdefault("EVALSITE_VAR_DIR", TMP)
+os.environ["DJANGO_DEBUG"] = "false"  # production code paths
+os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + "k" * 50)
+os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
+os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
+# Production serves hashed static names from collectstatic's manifest.
+os.environ["DJANGO_STATIC_ROOT"] = os.path.join(TMP, "static")
+if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+    # A throwaway database beside the configured one, made fresh each run.
+    import psycopg
+
+    base, _, _ = os.environ["DATABASE_URL"].rpartition("/")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
+        pg.execute("DROP DATABASE IF EXISTS evalsite_bench_compare")
+        pg.execute("CREATE DATABASE evalsite_bench_compare")
+    os.environ["DATABASE_URL"] = f"{base}/evalsite_bench_compare"
+os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
+os.environ["LOG_LEVEL"] = "WARNING"
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+SCENARIOS = 10_000
+SMALL = 100
+REPEATS = 7
+TARGET_S = 1.0
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+KINDS = (
+    "low_stimulus_stable",
+    "nightfall",
+    "hunger_drop",
+    "health_drop",
+    "damage_event",
+    "threat_delta",
+    "novel_entity",
+    "resource_discovery",
+    "task_completion_idle",
+    "eval_poke",
+)
+AFFORDANCES = ("discouraged", "allowed", "expected")
+FRAME = (
+    "[Bot State]\nHealth: 20/20\nHunger: 19/20\nPosition: (188, 68, -65)\n"
+    "Time: Day (safe)\nInventory: oak_log x12, bread x5, stone_pickaxe x1\n\n"
+    "[World State]\nBiome: plains\nDimension: overworld\nWeather: clear\n"
+    "Nearby: sheep x3 (6m)\n\n[Memory]\n[Recent] Planted saplings by the cabin.\n"
+)
+
+
+def artifact(run_id: str, case_id: str, index: int, passed: bool) -> dict[str, object]:
+    """A scenario artifact of the harness's shape (EV-C4), about 1.5 KB."""
+    return {
+        "schemaVersion": 1,
+        "runId": run_id,
+        "suiteId": "bench-suite",
+        "profile": "balanced",
+        "mode": "thought_only",
+        "scenario": {
+            "id": case_id,
+            "version": "v1",
+            "sha256": f"{index:064x}",
+            "stimulusKind": KINDS[index % len(KINDS)],
+            "actionAffordance": AFFORDANCES[index % len(AFFORDANCES)],
+        },
+        "frame": {"text": FRAME, "facts": 10, "memories": 1, "deltas": 0},
+        "model": {"id": "scripted", "adapter": "scripted", "sampler": "standard"},
+        "rawOutput": "The meadow is quiet and three sheep graze nearby.",
+        "thought": "The meadow is quiet and three sheep graze nearby.",
+        "extractedGoal": None,
+        "goalFailReason": "no_tag",
+        "grounding": {"pass": None, "reason": "no_goal", "category": None},
+        "convertEligible": False,
+        "convertEligibleReason": "no_goal",
+        "tasksCreated": None,
+        "latencyMs": 400.0 + index % 200,
+        "error": None,
+        "pass": passed,
+        "failReasons": [] if passed else ["compulsion"],
+        "suiteLine": index + 1,
+    }
+
+
+def make_runs(prefix: str, scenarios: int) -> tuple[str, str]:
+    from evals.models import Benchmark, CaseResult, Run
+
+    benchmark = Benchmark.objects.create(
+        benchmark_id=f"{prefix}-suite", kind=Benchmark.Kind.SUITE, title=prefix
+    )
+    ids = []
+    for side, minutes in (("base", 0), ("cand", 30)):
+        run_id = f"{prefix}-{side}"
+        # The candidate fails one scenario in 50: 200 flips at 10,000.
+        outcomes = [side == "base" or index % 50 != 0 for index in range(scenarios)]
+        passed = sum(outcomes)
+        run = Run.objects.create(
+            run_id=run_id,
+            benchmark=benchmark,
+            status=Run.Status.COMPLETED,
+            source=Run.Source.HARNESS,
+            started_at=T0 + timedelta(minutes=minutes),
+            completed_at=T0 + timedelta(minutes=minutes + 20),
+            total_cases=scenarios,
+            passed_cases=passed,
+            failed_cases=scenarios - passed,
+            metrics={
+                "action_rate": 0.3 if side == "base" else 0.32,
+                "compulsion_proxy": 0.0 if side == "base" else 0.02,
+                "grounding_pass_rate": 1.0,
+                "latency_p50_ms": 444.4,
+                "latency_p95_ms": 590.2,
+            },
+            verdict_passed=side == "base",
+        )
+        CaseResult.objects.bulk_create(
+            (
+                CaseResult(
+                    run=run,
+                    case_id=f"{prefix}:scenario-{index:05d}",
+                    passed=ok,
+                    latency_ms=400.0 + index % 200,
+                    stimulus_kind=KINDS[index % len(KINDS)],
+                    affordance=AFFORDANCES[index % len(AFFORDANCES)],
+                    tags=["bench", f"group-{index % 7}"],
+                    details=artifact(
+                        run_id, f"{prefix}:scenario-{index:05d}", index, ok
+                    ),
+                )
+                for index, ok in enumerate(outcomes)
+            ),
+            batch_size=1000,
+        )
+        ids.append(run_id)
+    return ids[0], ids[1]
+
+
+def measure(client: Client, url: str) -> tuple[float, float, int, int]:
+    """(best s, median s, queries, response bytes) over REPEATS renders."""
+    client.get(url)  # warm: session, templates, statement caches
+    times = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append(time.perf_counter() - started)
+        assert response.status_code == 200, (url, response.status_code)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    return min(times), statistics.median(times), len(queries), len(response.content)
+
+
+def main() -> None:
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    user = get_user_model().objects.create_user("bench", password="x")  # noqa: S106
+    client = Client()
+    client.force_login(user)
+
+    started = time.perf_counter()
+    base, candidate = make_runs("big", SCENARIOS)
+    small_base, small_candidate = make_runs("small", SMALL)
+    print(
+        f"stored 2 x {SCENARIOS:,} + 2 x {SMALL} case results "
+        f"({connection.vendor}) in {time.perf_counter() - started:.1f} s"
+    )
+
+    pages = [
+        ("compare page", f"/evals/compare?base={base}&candidate={candidate}"),
+        (
+            "only regressions, tag filter, page 2",
+            f"/evals/compare?base={base}&candidate={candidate}"
+            "&only=regressions&tag=group-3&page=2",
+        ),
+        (
+            "JSON download (all cases)",
+            f"/evals/compare?base={base}&candidate={candidate}&format=json",
+        ),
+        (
+            "side-by-side case page",
+            f"/evals/compare/case?base={base}&candidate={candidate}"
+            "&case=big:scenario-00050",
+        ),
+    ]
+    print(f"{'page':<40} {'best':>8} {'median':>8} {'queries':>8} {'bytes':>10}")
+    results = {}
+    for label, url in pages:
+        best, median, queries, size = measure(client, url)
+        results[label] = (best, median, queries)
+        print(f"{label:<40} {best:>7.3f}s {median:>7.3f}s {queries:>8} {size:>10,}")
+    _, _, small_queries, _ = measure(
+        client, f"/evals/compare?base={small_base}&candidate={small_candidate}"
+    )
+    best, median, queries = results["compare page"]
+    print(
+        f"\ncompare page, {SCENARIOS:,} scenarios per run: median {median:.3f} s "
+        f"(target < {TARGET_S:.0f} s: {'met' if median < TARGET_S else 'NOT met'}); "
+        f"queries {queries} at {SCENARIOS:,} vs {small_queries} at {SMALL} "
+        f"({'independent' if queries == small_queries else 'DEPENDENT'} of the "
+        "number of scenarios)"
+    )
+
+
+if __name__ == "__main__":
+    main()
