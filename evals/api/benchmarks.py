@@ -38,13 +38,13 @@ from evals.services.benchmark_records import (
     shadow_record_list,
     shadow_records_ingest,
 )
+from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import (
     benchmark_get,
     benchmark_list,
     benchmark_pack_create,
     benchmark_pack_upload,
 )
-from evals.services.store_io import baseline_delta_report
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
 
 MAX_LIMIT = 200

@@ -1,10 +1,9 @@
-"""The database as a seed-002 eval store: status, export, import, the gate.
+"""The database as a seed-002 eval store: export and import.
 
 The on-disk eval store (``benchmarks/<id>/manifest.json``, ``runs/<id>.json``,
 ``shadow/YYYY-MM-DD/<traceId>.json``, ``baselines/<id>.json``) is an
 import/export format of the database. This module converts both ways with
-the core's reader and canonical writer (``evals.core.store``), and runs the
-core's status report and gate over the database.
+the core's reader and canonical writer (``evals.core.store``).
 
 - Export writes every pack, run summary, shadow record and snapshot with the
   core's canonical bytes, so the same database always exports the same
@@ -16,20 +15,14 @@ core's status report and gate over the database.
   the database does not know create a placeholder benchmark (a suite when
   ``<id>.jsonl`` is in ``EVALS_SUITES_DIR``, else a pack with no manifest,
   which a later pack upload fills in).
-- The delta report is the stored-baseline gate with the database as both
-  sides: the snapshot as baseline, the latest completed runs as candidate.
 
-Logs ``[Eval] eval_store_exported ...``, ``[Eval] eval_store_imported ...``
-and, for every gate decided here, the same ``[Eval] ci_gate ...`` line as
-``python -m evals.gate``.
+Logs ``[Eval] eval_store_exported ...`` and ``[Eval] eval_store_imported ...``.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,12 +43,9 @@ from evals.core.formats_types import (
 from evals.core.formats_types import (
     ShadowRecord as ShadowDocument,
 )
-from evals.core.gate import BaselineInvalid, GateVerdict, evaluate_gate
-from evals.core.metric_registry import MetricDirection
 from evals.core.packs import read_pack_files, validate_manifest
-from evals.core.shadow import shadow_relative_path, validate_shadow_record
+from evals.core.shadow import validate_shadow_record
 from evals.core.store import (
-    ALL_KINDS,
     EvalStore,
     InvalidItem,
     ItemCounts,
@@ -63,14 +53,11 @@ from evals.core.store import (
     StoredItem,
     StoreKind,
     load_store,
-    status_report,
 )
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.benchmark_records import (
     baseline_fields,
-    baseline_snapshot_get,
     case_rows,
-    latest_completed_run_items,
     run_fields,
     run_items,
     same_document,
@@ -84,7 +71,6 @@ from evals.services.benchmarks import (
     is_same_pack,
     pack_conflict,
     pack_fields,
-    require_delta_reporter,
 )
 
 logger = logging.getLogger(__name__)
@@ -93,10 +79,10 @@ logger = logging.getLogger(__name__)
 DATABASE_ROOT = "database"
 
 
-# --- the database as store contents ------------------------------------------
+# --- the database as store documents ----------------------------------------
 
 
-def _manifest_items() -> tuple[list[StoredItem[Manifest]], list[InvalidItem]]:
+def manifest_items() -> tuple[list[StoredItem[Manifest]], list[InvalidItem]]:
     valid: list[StoredItem[Manifest]] = []
     invalid: list[InvalidItem] = []
     packs = Benchmark.objects.filter(kind=Benchmark.Kind.PACK).order_by("benchmark_id")
@@ -116,7 +102,7 @@ def _manifest_items() -> tuple[list[StoredItem[Manifest]], list[InvalidItem]]:
     return valid, invalid
 
 
-def _baseline_items() -> tuple[list[StoredItem[SnapshotDocument]], list[InvalidItem]]:
+def baseline_items() -> tuple[list[StoredItem[SnapshotDocument]], list[InvalidItem]]:
     valid: list[StoredItem[SnapshotDocument]] = []
     invalid: list[InvalidItem] = []
     rows = BaselineSnapshot.objects.order_by("snapshot_id")
@@ -127,156 +113,6 @@ def _baseline_items() -> tuple[list[StoredItem[SnapshotDocument]], list[InvalidI
         except SchemaInvalid as error:
             invalid.append(InvalidItem(path, error.problems))
     return valid, invalid
-
-
-def database_status() -> dict[str, Any]:
-    """``benchmark_status``'s report of the database (``status_report``).
-
-    Shadow records were validated when they came in and are never edited, so
-    they are counted, not re-read; only the newest one is.
-    """
-    manifests, invalid_manifests = _manifest_items()
-    runs, invalid_runs = run_items(
-        Run.objects.exclude(summary={})
-        .order_by("run_id")
-        .values_list("run_id", "summary")
-    )
-    baselines, invalid_baselines = _baseline_items()
-    newest = ShadowRecord.objects.order_by("-recorded_at", "-trace_id").first()
-    shadows: tuple[StoredItem[ShadowDocument], ...] = ()
-    if newest is not None:
-        record = validate_shadow_record(newest.document)
-        shadows = (StoredItem(shadow_relative_path(record), record),)
-    contents = StoreContents(
-        root=DATABASE_ROOT,
-        kinds=ALL_KINDS,
-        valid_counts=ItemCounts(
-            benchmarks=len(manifests),
-            runs=len(runs),
-            shadows=ShadowRecord.objects.count(),
-            baselines=len(baselines),
-        ),
-        manifests=tuple(manifests),
-        runs=tuple(runs),
-        shadows=shadows,
-        baselines=tuple(baselines),
-        invalid_manifests=tuple(invalid_manifests),
-        invalid_runs=tuple(invalid_runs),
-        invalid_baselines=tuple(invalid_baselines),
-    )
-    return status_report(contents, harness_flags())
-
-
-def store_status(root: Path) -> dict[str, Any]:
-    """``benchmark_status``'s report of an on-disk store."""
-    flags = harness_flags()
-    contents = load_store(
-        root, memory_red_team_enabled=flags.memory_red_team_bench_enabled
-    )
-    return status_report(contents, flags)
-
-
-# --- the delta report (stored-baseline gate over the database) ----------------
-
-
-def log_gate(verdict: GateVerdict) -> None:
-    """The ``[Eval] ci_gate ...`` line, as ``python -m evals.gate`` logs it."""
-    logger.info(
-        "[Eval] ci_gate passed=%s compared=%d regressions=%d improvements=%d "
-        "missing=%d",
-        str(verdict.passed).lower(),
-        verdict.compared_benchmarks,
-        len(verdict.regressions),
-        len(verdict.improvements),
-        len(verdict.missing_candidate_benchmarks),
-        extra={
-            "passed": verdict.passed,
-            "compared": verdict.compared_benchmarks,
-            "regressions": len(verdict.regressions),
-        },
-    )
-
-
-def baseline_delta_report(
-    *,
-    snapshot_id: str,
-    min_cases: int | None = None,
-    overrides: Mapping[str, MetricDirection] | None = None,
-) -> GateVerdict:
-    """The stored baseline ``snapshot_id`` against the latest completed run
-    of every benchmark in the database (seed 002's baseline delta reporter).
-
-    Needs the delta-reporter flag (``FeatureDisabled``: "benchmark delta
-    reporter is disabled"). Raises ``NotFound`` ("benchmark baseline
-    snapshot not found: <id>") and ``BaselineInvalid`` for a stored snapshot
-    that no longer validates. An invalid summary among the latest runs is an
-    invalid candidate artifact and fails the gate. Logs the ci_gate line.
-    """
-    require_delta_reporter()
-    row = baseline_snapshot_get(snapshot_id=snapshot_id)
-    path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
-    try:
-        snapshot = validate_baseline_snapshot(row.document)
-    except SchemaInvalid:
-        raise BaselineInvalid(
-            f"stored baseline snapshot is invalid: {snapshot_id}",
-            details={"snapshotId": snapshot_id},
-        ) from None
-    # The baseline's own runs, so that flipped cases can be listed.
-    wanted = [entry.run_id for entry in snapshot.benchmarks]
-    base_runs: list[StoredItem[RunSummary]] = []
-    for start in range(0, len(wanted), LOOKUP_CHUNK):
-        rows = Run.objects.filter(run_id__in=wanted[start : start + LOOKUP_CHUNK])
-        valid, _ = run_items(rows.values_list("run_id", "summary"))
-        base_runs.extend(valid)
-    base = StoreContents(
-        root=DATABASE_ROOT,
-        kinds=frozenset({StoreKind.BASELINES, StoreKind.RUNS}),
-        baselines=(StoredItem(path, snapshot),),
-        runs=tuple(base_runs),
-    )
-    latest, invalid = latest_completed_run_items()
-    candidate = StoreContents(
-        root=DATABASE_ROOT,
-        kinds=ALL_KINDS,
-        latest_runs_only=True,
-        runs=tuple(latest),
-        invalid_runs=tuple(invalid),
-    )
-    verdict = evaluate_gate(
-        base=base,
-        candidate=candidate,
-        snapshot_id=snapshot_id,
-        min_cases=min_cases,
-        overrides=overrides,
-    )
-    log_gate(verdict)
-    return verdict
-
-
-def stores_gate(
-    *,
-    base: Path,
-    candidate: Path,
-    snapshot_id: str | None = None,
-    min_cases: int | None = None,
-    metric_directions: Sequence[str] = (),
-    executor: Executor | None = None,
-) -> GateVerdict:
-    """``python -m evals.gate`` over two directories (no database involved):
-    the same reading (``evals.gate.decide``) and the same ci_gate line."""
-    from evals.gate import build_parser, decide
-
-    argv = ["--base", os.fspath(base), "--candidate", os.fspath(candidate)]
-    if snapshot_id is not None:
-        argv += ["--snapshot-id", snapshot_id]
-    if min_cases is not None:
-        argv += ["--min-cases", str(min_cases)]
-    for pair in metric_directions:
-        argv += ["--metric-direction", pair]
-    verdict = decide(build_parser().parse_args(argv), executor)
-    log_gate(verdict)
-    return verdict
 
 
 # --- export --------------------------------------------------------------------
@@ -301,7 +137,7 @@ def eval_store_export(*, root: Path) -> ExportResult:
     """
     store = EvalStore(root)
     skipped: list[InvalidItem] = []
-    manifests, invalid_manifests = _manifest_items()
+    manifests, invalid_manifests = manifest_items()
     skipped.extend(invalid_manifests)
     files = dict(
         Benchmark.objects.filter(kind=Benchmark.Kind.PACK).values_list(
@@ -331,7 +167,7 @@ def eval_store_export(*, root: Path) -> ExportResult:
             skipped.append(InvalidItem(f"shadow/{trace_id}.json", error.problems))
             continue
         shadows += 1
-    baselines, invalid_baselines = _baseline_items()
+    baselines, invalid_baselines = baseline_items()
     skipped.extend(invalid_baselines)
     for snapshot in baselines:
         store.write_baseline(snapshot.item)

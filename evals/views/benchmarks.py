@@ -35,6 +35,7 @@ from evals.services.benchmark_records import (
     baseline_snapshot_list,
     benchmark_run_list,
 )
+from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import (
     benchmark_get,
     benchmark_pack_upload,
@@ -45,7 +46,6 @@ from evals.services.benchmarks import (
 from evals.services.benchmarks import (
     benchmark_list as benchmarks_filtered,
 )
-from evals.services.store_io import baseline_delta_report
 
 PER_PAGE = 25
 CASES_SHOWN = 200

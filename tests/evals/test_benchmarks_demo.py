@@ -15,7 +15,7 @@ from django.core.management import call_command
 
 from evals.demo_benchmarks import load_demo
 from evals.models import BaselineSnapshot, Benchmark, InvalidUpload, Run, ShadowRecord
-from evals.services.store_io import baseline_delta_report
+from evals.services.benchmark_reports import baseline_delta_report
 
 REPO = Path(__file__).resolve().parents[2]
 FLAGS = (

@@ -19,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.errors import CoreError
 from evals.core.gate import GateVerdict, verdict_to_json, verdict_to_markdown
 from evals.core.metric_registry import parse_overrides
-from evals.services.store_io import baseline_delta_report
+from evals.services.benchmark_reports import baseline_delta_report
 
 EXIT_REGRESSION = 1
 EXIT_UNUSABLE = 2

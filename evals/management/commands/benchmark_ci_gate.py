@@ -25,7 +25,7 @@ from evals.management.commands.benchmark_baseline_report import (
     min_cases_option,
     write_reports,
 )
-from evals.services.store_io import stores_gate
+from evals.services.benchmark_reports import stores_gate
 
 
 class Command(BaseCommand):

@@ -17,7 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CoreError
-from evals.services.store_io import database_status, store_status
+from evals.services.benchmark_reports import database_status, store_status
 
 
 def _on(value: bool) -> str:
