@@ -188,6 +188,7 @@ def test_chart_bar_opens_the_filtered_case_table(
     click_point(page.locator("#compare-changes g.point").first)
     page.wait_for_url("**change=pass_to_fail**")
     assert page.locator("#case-table tbody tr").count() == 2
+    assert page.js_errors == []
 
 
 def test_trends_chart_point_opens_its_run(
@@ -296,3 +297,5 @@ def test_keyboard_reaches_the_content_and_the_filters(
     page.focus("form[aria-label='Filter cases'] button[type=submit]")
     page.keyboard.press("Enter")
     page.wait_for_url("**only=regressions**")
+    assert page.locator("#case-table tbody tr").count() == 2
+    assert page.js_errors == []
