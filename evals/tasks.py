@@ -16,7 +16,10 @@ from celery import Task, shared_task
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="evals.run_scenarios", bind=True, max_retries=2)
+# Results on at the task level, not only on the chord's signatures: a retry
+# is re-sent from the request, and a retried member whose result is not
+# stored would leave the chord waiting forever.
+@shared_task(name="evals.run_scenarios", bind=True, max_retries=2, ignore_result=False)
 def run_scenarios(self: Task, run_pk: int, scenario_ids: list[str]) -> int:
     """Run one chunk of a run's scenarios; returns how many were recorded.
 

@@ -73,6 +73,7 @@ from stream.core.types import (
     GoalFailReason,
     PipelineResult,
     PromptProfile,
+    RenderedFrame,
     SamplerProfile,
     SituationFacts,
 )
@@ -522,12 +523,9 @@ def _schedule(run_pk: int, chunks: list[list[str]], *, queue: str | None) -> Non
     from evals.tasks import run_scenarios as run_scenarios_task
 
     options: dict[str, Any] = {"queue": queue} if queue else {}
-    # Chord members need their results stored for the join; the callback
-    # takes only the run id (immutable signature).
-    header = [
-        run_scenarios_task.si(run_pk, ids).set(ignore_result=False, **options)
-        for ids in chunks
-    ]
+    # The callback takes only the run id (immutable signature); the members'
+    # results, which the join needs, are on at the task level.
+    header = [run_scenarios_task.si(run_pk, ids).set(**options) for ids in chunks]
     chord(header)(finalize_run_task.si(run_pk).set(**options))
 
 
@@ -662,11 +660,14 @@ def eval_run_scenarios(
     for scenario in context.suite.scenarios:
         if scenario.scenario_id not in wanted or scenario.scenario_id in done:
             continue
-        artifact = _run_scenario(run, context, scenario, agent)
-        write_json_atomic(
-            Path(run.artifacts_dir) / scenario_artifact_path(scenario.scenario_id),
-            artifact,
-        )
+        ran = _run_scenario(run, context, scenario)
+        if agent is not None:
+            recorded += _record_end_to_end(
+                run, context, scenario, ran, agent, on_progress
+            )
+            continue
+        artifact = _artifact(run, context, scenario, ran, planning=None)
+        _write_artifact(run, scenario, artifact)
         pending.append((scenario, artifact))
         if (
             len(pending) >= RECORD_BATCH
@@ -686,9 +687,19 @@ def _eval_agent(run: Run) -> Any:
     return agent_list_visible(user=owner).get(name=run.config["agent"])
 
 
-def _run_scenario(
-    run: Run, context: RunContext, scenario: Scenario, agent: Any
-) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ScenarioRun:
+    """One scenario through the pipeline, before anything is recorded."""
+
+    result: PipelineResult | None
+    facts: SituationFacts | None
+    frame: RenderedFrame | None
+    error: str | None
+    started: datetime
+    completed: datetime
+
+
+def _run_scenario(run: Run, context: RunContext, scenario: Scenario) -> ScenarioRun:
     started = timezone.now()
     result: PipelineResult | None = None
     facts: SituationFacts | None = None
@@ -711,7 +722,7 @@ def _run_scenario(
         error = f"{type(exc).__name__}: {exc}"
 
     if result is not None:
-        frame = result.frame
+        frame: RenderedFrame | None = result.frame
     elif facts is not None:
         frame = render_frame(facts, profile=context.profile)
     else:
@@ -726,7 +737,6 @@ def _run_scenario(
         context.seed,
         extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
     )
-    planning: dict[str, Any] | None = None
     if result is None:
         logger.warning(
             "[Eval] scenario_error scenario=%s error=%s",
@@ -736,25 +746,45 @@ def _run_scenario(
         )
     else:
         _log_decision(run, scenario, result)
-        if agent is not None and facts is not None:
-            planning = _publish_and_plan(run, agent, result, facts)
-    completed = timezone.now()
-    return _artifact(
-        run,
-        context,
-        scenario,
-        result=result,
-        frame_text=frame.text if frame else "",
-        frame_counts=(
-            (frame.fact_count, frame.memory_count, frame.delta_count)
-            if frame
-            else (0, 0, 0)
-        ),
-        error=error,
-        planning=planning,
-        started=started,
-        completed=completed,
+    return ScenarioRun(result, facts, frame, error, started, timezone.now())
+
+
+def _write_artifact(run: Run, scenario: Scenario, artifact: dict[str, Any]) -> None:
+    write_json_atomic(
+        Path(run.artifacts_dir) / scenario_artifact_path(scenario.scenario_id),
+        artifact,
     )
+
+
+def _record_end_to_end(
+    run: Run,
+    context: RunContext,
+    scenario: Scenario,
+    ran: ScenarioRun,
+    agent: Any,
+    on_progress: ProgressCallback | None,
+) -> int:
+    """Publish, let planning poll, and record the scenario, all or nothing.
+
+    The model call is already done; what happens in the run's stream and the
+    CaseResult commit together, so a chunk retried after a failure never
+    publishes a scenario twice.
+    """
+    with transaction.atomic():
+        # Chunks of one run may run in parallel: the row lock (a write lock
+        # on SQLite) keeps publish + poll + record of one scenario together,
+        # so the tasks a poll creates belong to the thought just published.
+        Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
+        if CaseResult.objects.filter(run=run, case_id=scenario.scenario_id).exists():
+            return 0
+        planning = (
+            _publish_and_plan(run, agent, ran.result, ran.facts)
+            if ran.result is not None and ran.facts is not None
+            else None
+        )
+        artifact = _artifact(run, context, scenario, ran, planning=planning)
+        _write_artifact(run, scenario, artifact)
+        return _record(run, [(scenario, artifact)], on_progress)
 
 
 def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
@@ -796,25 +826,20 @@ def _publish_and_plan(
     from stream.services.planning import planning_poll_once
     from stream.services.thoughts import ThoughtInput, thoughts_publish
 
-    with transaction.atomic():
-        # Chunks of one run may run in parallel: the row lock (a write lock
-        # on SQLite) keeps publish + poll of one scenario together, so the
-        # tasks a poll creates belong to the thought just published.
-        Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
-        thoughts = thoughts_publish(
-            agent=agent,
-            items=[
-                ThoughtInput(
-                    content=result.generation.text,
-                    type="eval",
-                    source="eval",
-                    eval_run_id=run.run_id,
-                )
-            ],
-            facts=facts,
-            use_latest_facts=False,
-        )
-        poll = planning_poll_once(agent=agent, processed_by=f"eval:{run.run_id}")
+    thoughts = thoughts_publish(
+        agent=agent,
+        items=[
+            ThoughtInput(
+                content=result.generation.text,
+                type="eval",
+                source="eval",
+                eval_run_id=run.run_id,
+            )
+        ],
+        facts=facts,
+        use_latest_facts=False,
+    )
+    poll = planning_poll_once(agent=agent, processed_by=f"eval:{run.run_id}")
     thought = thoughts[0]
     return {
         "agent": agent.name,
@@ -834,15 +859,11 @@ def _artifact(
     run: Run,
     context: RunContext,
     scenario: Scenario,
+    ran: ScenarioRun,
     *,
-    result: PipelineResult | None,
-    frame_text: str,
-    frame_counts: tuple[int, int, int],
-    error: str | None,
     planning: dict[str, Any] | None,
-    started: datetime,
-    completed: datetime,
 ) -> dict[str, Any]:
+    result, error, frame = ran.result, ran.error, ran.frame
     goal = result.sanitized.goal if result else None
     grounding = result.grounding if result else None
     tasks_created = len(planning["taskIds"]) if planning is not None else None
@@ -882,10 +903,10 @@ def _artifact(
         action_affordance=scenario.stimulus.action_affordance.value,
         profile=context.profile.value,
         mode=context.mode,
-        frame_text=frame_text,
-        frame_facts=frame_counts[0],
-        frame_memories=frame_counts[1],
-        frame_deltas=frame_counts[2],
+        frame_text=frame.text if frame else "",
+        frame_facts=frame.fact_count if frame else 0,
+        frame_memories=frame.memory_count if frame else 0,
+        frame_deltas=frame.delta_count if frame else 0,
         model=context.model,
         raw_output=result.generation.text if result else None,
         thought_text=result.sanitized.text if result else None,
@@ -900,8 +921,8 @@ def _artifact(
         hallucination_category=outcome.hallucination_category,
         convert_eligible=outcome.convert_eligible,
         convert_eligible_reason=(result.eligibility.reason if result else "error"),
-        started_at=started.isoformat(),
-        completed_at=completed.isoformat(),
+        started_at=ran.started.isoformat(),
+        completed_at=ran.completed.isoformat(),
         latency_ms=outcome.latency_ms,
         passed=verdict.passed,
         fail_reasons=verdict.fail_reasons,
