@@ -15,11 +15,23 @@ import pytest
 
 from core.errors import CoreError
 from evals.models import Benchmark, Run
-from evals.services.harness import eval_agent_name, eval_run_create, eval_run_execute
+from evals.services.harness import (
+    eval_agent_name,
+    eval_run_create,
+    eval_run_execute,
+    eval_run_scenarios,
+)
 
 pytestmark = pytest.mark.django_db
 
 SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SMOKE_IDS = [
+    "smoke:stable-plains",
+    "smoke:sheltered-night",
+    "smoke:hunger-raw-mutton",
+    "smoke:fox-at-dawn",
+    "smoke:zombie-close",
+]
 GOAL_IDS = {"smoke:hunger-raw-mutton", "smoke:zombie-close"}
 NO_GOAL_IDS = {"smoke:stable-plains", "smoke:sheltered-night", "smoke:fox-at-dawn"}
 
@@ -163,3 +175,60 @@ def test_end_to_end_artifacts_carry_the_planning_section(owner: Any) -> None:
     assert artifact["planning"]["agent"] == run.config["agent"]
     summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
     assert summary["metrics"]["tasks_created"] == 2
+
+
+def queued_end_to_end(owner: Any) -> Run:
+    return eval_run_create(
+        suite_path=SHIPPED / "smoke.jsonl",
+        profile="balanced",
+        mode="end_to_end",
+        model="scripted",
+        user=owner,
+        schedule=False,
+    )
+
+
+def test_a_chunk_delivered_twice_publishes_each_scenario_once(owner: Any) -> None:
+    from stream.models import Task, Thought
+
+    run = queued_end_to_end(owner)
+
+    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+
+    agent = run.config["agent"]
+    assert Thought.objects.filter(agent__name=agent).count() == 5
+    assert Task.objects.filter(agent__name=agent).count() == 2
+
+
+def test_a_chunk_failing_mid_scenario_rolls_back_what_it_published(
+    owner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evals.services import harness
+    from stream.models import Task, Thought
+
+    run = queued_end_to_end(owner)
+    real_write = harness._write_artifact
+    calls: list[str] = []
+
+    def disk_full_on_the_third(*args: Any) -> None:
+        calls.append(args[1].scenario_id)
+        if len(calls) == 3:
+            raise OSError("disk full")
+        real_write(*args)
+
+    monkeypatch.setattr(harness, "_write_artifact", disk_full_on_the_third)
+    with pytest.raises(OSError, match="disk full"):
+        eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+
+    agent = run.config["agent"]
+    # smoke:hunger-raw-mutton failed after publish + poll: its thought and
+    # task were rolled back with its CaseResult.
+    assert Thought.objects.filter(agent__name=agent).count() == 2
+    assert Task.objects.filter(agent__name=agent).count() == 0
+
+    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+
+    assert Thought.objects.filter(agent__name=agent).count() == 5
+    assert Task.objects.filter(agent__name=agent).count() == 2
+    assert run.case_results.count() == 5
