@@ -158,9 +158,6 @@ class Comparison:
     notes: tuple[str, ...] = ()
     snapshot_id: str | None = None
 
-    def section(self, benchmark_id: str) -> BenchmarkSection | None:
-        return next((s for s in self.sections if s.benchmark_id == benchmark_id), None)
-
     @property
     def change_counts(self) -> dict[CaseChange, int]:
         counts = Counter(case.change for case in self.cases)
