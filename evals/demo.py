@@ -3,8 +3,9 @@
 Registered in ``DEMO_DATA_LOADERS``; ``make demo`` calls ``load_demo``. Each
 run executes synchronously through the harness service (no worker needed)
 and carries a ``demoKey`` in its config, so loading twice records nothing
-new. One idle-v1 run uses the regressed script and FAILs (compulsions), so
-the pages show a regression next to passing runs.
+new. One smoke run is end_to_end (its own stream, tasks from planning); one
+idle-v1 run uses the regressed script and FAILs (compulsions), so the pages
+show a regression next to passing runs.
 """
 
 from __future__ import annotations
@@ -16,14 +17,21 @@ from django.conf import settings
 
 from evals.services.harness import eval_run_create, eval_run_execute, eval_run_list
 
-# (demo key, suite, profile, script or None for the default, seed)
-DEMO_RUNS: tuple[tuple[str, str, str, str | None, int], ...] = (
-    ("smoke-minimal", "smoke", "minimal", None, 1),
-    ("smoke-balanced", "smoke", "balanced", None, 2),
-    ("smoke-rich", "smoke", "rich", None, 3),
-    ("idle-v1-balanced", "idle-v1", "balanced", None, 1),
-    ("idle-v1-rich", "idle-v1", "rich", None, 2),
-    ("idle-v1-regressed", "idle-v1", "balanced", "idle-v1-regressed.script.jsonl", 3),
+# (demo key, suite, profile, mode, script or None for the default, seed)
+DEMO_RUNS: tuple[tuple[str, str, str, str, str | None, int], ...] = (
+    ("smoke-minimal", "smoke", "minimal", "thought_only", None, 1),
+    ("smoke-balanced", "smoke", "balanced", "thought_only", None, 2),
+    ("smoke-end-to-end", "smoke", "balanced", "end_to_end", None, 3),
+    ("idle-v1-balanced", "idle-v1", "balanced", "thought_only", None, 1),
+    ("idle-v1-rich", "idle-v1", "rich", "thought_only", None, 2),
+    (
+        "idle-v1-regressed",
+        "idle-v1",
+        "balanced",
+        "thought_only",
+        "idle-v1-regressed.script.jsonl",
+        3,
+    ),
 )
 
 
@@ -31,13 +39,13 @@ def load_demo(*, owner: Any) -> str:
     """Record the demo runs that are not there yet; returns a one-line summary."""
     suites = Path(settings.EVALS_SUITES_DIR)
     recorded = []
-    for key, suite, profile, script, seed in DEMO_RUNS:
+    for key, suite, profile, mode, script, seed in DEMO_RUNS:
         if eval_run_list().filter(config__demoKey=key).exists():
             continue
         run = eval_run_create(
             suite_path=suites / f"{suite}.jsonl",
             profile=profile,
-            mode="thought_only",
+            mode=mode,
             model="scripted",
             script_path=suites / script if script else None,
             seed=seed,

@@ -28,7 +28,7 @@ def test_demo_records_runs_of_both_suites_with_one_fail(owner: Any) -> None:
 
     assert summary == (
         "eval runs recorded: smoke-minimal=PASS, smoke-balanced=PASS, "
-        "smoke-rich=PASS, idle-v1-balanced=PASS, idle-v1-rich=PASS, "
+        "smoke-end-to-end=PASS, idle-v1-balanced=PASS, idle-v1-rich=PASS, "
         "idle-v1-regressed=FAIL"
     )
     runs = Run.objects.all()
@@ -46,6 +46,8 @@ def test_demo_records_runs_of_both_suites_with_one_fail(owner: Any) -> None:
         ("idle-v1-regressed",)
     ]
     assert {r.created_by for r in runs} == {owner}
+    end_to_end = runs.get(config__demoKey="smoke-end-to-end")
+    assert end_to_end.metrics["tasks_created"] == 2
 
 
 def test_loading_the_demo_twice_records_nothing_new(owner: Any) -> None:
