@@ -169,13 +169,16 @@ class BenchmarkPackListCreateView(APIView):
         manifest JSON, or a zip/tar.gz pack). ``force`` replaces a different
         pack of the same id. An invalid pack is kept for staff review
         (``error.invalidUploadId``)."""
-        force = (
-            str(
-                request.query_params.get("force") or _form_value(request, "force")
-            ).lower()
-            in TRUE_VALUES
+        is_form = request.content_type.startswith(
+            ("multipart/", "application/x-www-form")
         )
-        if request.content_type.startswith(("multipart/", "application/x-www-form")):
+        # A JSON body is the manifest itself, so force only comes from the
+        # query string there (a "force" key would be a manifest problem).
+        raw_force = request.query_params.get("force") or (
+            _form_value(request, "force") if is_form else ""
+        )
+        force = raw_force.lower() in TRUE_VALUES
+        if is_form:
             upload = request.FILES.get("file")
             if upload is None:
                 raise ValidationError({"file": ["a pack file is required."]})

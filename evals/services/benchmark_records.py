@@ -257,12 +257,15 @@ class ShadowIngestResult:
     trace_ids: tuple[str, ...]
 
 
-def shadow_row(record: ShadowDocument) -> ShadowRecord:
+def shadow_row(
+    record: ShadowDocument, wire: Mapping[str, Any] | None = None
+) -> ShadowRecord:
+    """The row of a valid record; ``wire`` is its ``to_wire()`` if at hand."""
     return ShadowRecord(
         trace_id=record.trace_id,
         recorded_at=instant(record.recorded_at),
         day=date.fromisoformat(record.day),
-        document=record.to_wire(),
+        document=dict(wire) if wire is not None else record.to_wire(),
     )
 
 
@@ -359,7 +362,11 @@ def _shadow_store(records: Mapping[str, ShadowDocument]) -> ShadowIngestResult:
             + ", ".join(sorted(conflicts)),
             details={"traceIds": sorted(conflicts)},
         )
-    new = [shadow_row(records[trace_id]) for trace_id in ids if trace_id not in stored]
+    new = [
+        shadow_row(records[trace_id], wires[trace_id])
+        for trace_id in ids
+        if trace_id not in stored
+    ]
     with transaction.atomic():
         ShadowRecord.objects.bulk_create(new, batch_size=LOOKUP_CHUNK)
     logger.info(

@@ -977,3 +977,30 @@ def test_gate_counts_an_invalid_latest_summary_as_invalid_candidate(
     assert (
         verdict["regressions"][0] == "candidate store has 1 invalid run summary file(s)"
     )
+
+
+def test_multipart_force_field_replaces_a_pack(
+    client: APIClient, pack: Benchmark
+) -> None:
+    changed = json.dumps(manifest(cases=3)).encode()
+
+    refused = upload(client, "manifest.json", changed)
+    forced = upload(client, "manifest.json", changed, force="true")
+
+    assert refused.status_code == 409
+    assert forced.status_code == 200
+    assert forced.json()["outcome"] == "replaced"
+
+
+def test_a_force_key_in_a_json_manifest_is_a_problem_not_a_flag(
+    client: APIClient, pack: Benchmark
+) -> None:
+    response = client.post(
+        "/api/benchmarks/packs", {**manifest(cases=3), "force": True}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {
+        "$.force": ["unknown property: force"]
+    }
+    assert Benchmark.objects.get().case_count == 2
