@@ -126,7 +126,7 @@ def _limit_offset(request: Request) -> tuple[int, int]:
 
 RUN_FILTERS = [
     OpenApiParameter("suite", str, description="suite id (file stem)"),
-    OpenApiParameter("status", str, enum=[s.value for s in Run.Status]),
+    OpenApiParameter("status", str, enum=list(Run.Status.values)),
     OpenApiParameter("verdict", str, enum=["pass", "fail"]),
     OpenApiParameter("limit", int),
     OpenApiParameter("offset", int),

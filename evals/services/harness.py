@@ -66,7 +66,8 @@ from evals.core.suite_types import (
 )
 from evals.core.suites import parse_suite
 from evals.models import Benchmark, CaseResult, Run, SuiteVersion
-from stream.core.adapters import DEFAULT_SAMPLER, SAMPLERS, ModelAdapter
+from stream.core.adapters import DEFAULT_SAMPLER as DEFAULT_SAMPLER
+from stream.core.adapters import SAMPLERS, ModelAdapter
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.pipeline import run_pipeline
 from stream.core.types import (

@@ -195,13 +195,11 @@ class RunNewForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         files = [f for f in suite_files() if f.is_valid]
-        self.fields["suite"].choices = [  # type: ignore[attr-defined]
+        self.fields["suite"].choices = [
             (f.name, f"{f.suite_id} ({f.line_count} scenarios)") for f in files
         ]
         scripts = sorted(p.name for p in suites_dir().glob(f"*{SCRIPT_SUFFIX}"))
-        self.fields["script"].choices = [("", "default")] + [  # type: ignore[attr-defined]
-            (s, s) for s in scripts
-        ]
+        self.fields["script"].choices = [("", "default")] + [(s, s) for s in scripts]
 
 
 @login_required
