@@ -20,13 +20,15 @@ from rest_framework.views import APIView
 from core.errors import NotFound
 from stream.api import IsAgent, _limit
 from stream.core.planning import TaskStatus
-from stream.services.planning import (
-    planning_state_get,
+from stream.services.task_executor import (
     task_claim,
     task_complete,
     task_fail,
-    task_list,
     task_progress,
+)
+from stream.services.task_store import (
+    planning_state_get,
+    task_list,
     task_to_wire,
     task_wire_for,
 )

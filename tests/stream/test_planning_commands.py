@@ -11,9 +11,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from stream.core.planning import SoakCheck
+from stream.core.soak import SoakCheck
 from stream.models import Task, Thought
-from stream.services import planning
+from stream.services.soak import SoakReport, soak_run
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +99,7 @@ def test_soak_passes_all_8_checks_and_writes_both_reports(
 def test_soak_exits_1_when_a_check_fails(
     agent: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = planning.soak_run
+    real = soak_run
 
     def failing(**kwargs: Any) -> Any:
         report = real(**kwargs)
@@ -107,10 +107,10 @@ def test_soak_exits_1_when_a_check_fails(
             *report.checks[:-1],
             SoakCheck(8, "creative_spectator_safety", False, "x"),
         )
-        return planning.SoakReport(
+        return SoakReport(
             **{
                 name: getattr(report, name)
-                for name in planning.SoakReport.__dataclass_fields__
+                for name in SoakReport.__dataclass_fields__
                 if name != "checks"
             },
             checks=checks,

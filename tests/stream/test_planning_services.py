@@ -17,17 +17,19 @@ from core.errors import Conflict, NotFound
 from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Task, TaskEvent, Thought
 from stream.services import planning
-from stream.services.planning import (
-    planning_idle_check,
-    planning_poll_once,
-    reset_dropped_key_warnings,
-    task_add,
+from stream.services.planning import planning_idle_check, planning_poll_once
+from stream.services.task_executor import (
     task_claim,
     task_complete,
     task_fail,
-    task_finalize,
     task_progress,
+)
+from stream.services.task_store import (
+    reset_dropped_key_warnings,
+    task_add,
+    task_finalize,
     task_update_metadata,
+    task_wire_for,
 )
 
 pytestmark = pytest.mark.django_db
@@ -270,7 +272,7 @@ def test_seed004_addTask_drops_empty_string_goalKey(agent: Any) -> None:  # noqa
     task.refresh_from_db()
     assert task.goal_key is None
     assert "goalKey" not in task.metadata
-    assert planning.task_wire_for(task, now=T0)["metadata"].get("goalKey") is None
+    assert task_wire_for(task, now=T0)["metadata"].get("goalKey") is None
 
 
 def test_goal_key_empty_string_is_refused_by_the_database(agent: Any) -> None:

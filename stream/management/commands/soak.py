@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from stream.models import Agent
-from stream.services.planning import (
+from stream.services.soak import (
     SOAK_MIN_MINUTES,
     soak_report_text,
     soak_report_to_wire,

@@ -1,4 +1,7 @@
-"""stream.core.planning: pure rules of planning (no database)."""
+"""stream.core.planning: pure rules of planning (no database).
+
+The drive tick's rules are tested in test_planning_drive_tick.py, the soak
+checks in test_planning_soak.py."""
 
 from __future__ import annotations
 
@@ -8,20 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from stream.core.drive_tick import DriveGoal, DriveReason, drive_tick_thought
 from stream.core.planning import (
-    DRIVE_TICK_INTERVAL_MS,
     PROPAGATED_META_KEYS,
     REBUILT_KEYS,
     STUCK_PENDING_MS,
     TRANSITIONS,
     ConversionOutcome,
-    DriveGoal,
-    DriveInputs,
-    DriveReason,
     OpenTask,
     OriginKind,
-    SoakObservations,
-    SoakTask,
     StallClass,
     StallInputs,
     TaskAction,
@@ -30,22 +28,16 @@ from stream.core.planning import (
     ThoughtCandidate,
     allowed_from,
     apply_metadata_patch,
-    build_goal_tag,
     build_task_metadata,
-    check_drive_gates,
     check_progress,
     classify_stall,
     decide_conversion,
-    decide_drive_tick,
     decide_transition,
-    drive_tick_thought,
-    evaluate_soak,
     find_suppressor,
     is_stuck,
     keys_to_warn,
     origin_to_wire,
     project_incoming_metadata,
-    select_drive,
     suppresses,
     task_title,
 )
@@ -57,6 +49,7 @@ P, A, C, F = (
     TaskStatus.FAILED,
 )
 MIN = 60_000
+
 
 # --- transitions ---------------------------------------------------------------------
 
@@ -433,212 +426,6 @@ def test_drive_tick_thought_converts_with_its_own_origin_and_tags() -> None:
     )
 
 
-# --- drive tick (seed 004 §3) ---------------------------------------------------------
-
-
-def inputs(**overrides: Any) -> DriveInputs:
-    values: dict[str, Any] = {
-        "health": 20,
-        "food": 20,
-        "hostiles": 0,
-        "game_mode": "survival",
-        "now_ms": 10 * MIN,
-        "last_tick_ms": None,
-    }
-    values.update(overrides)
-    return DriveInputs(**values)
-
-
-@pytest.mark.parametrize(
-    ("overrides", "reason", "remaining"),
-    [
-        ({}, "passed", 0),
-        ({"game_mode": None}, "passed", 0),
-        ({"game_mode": "creative"}, "game_mode:creative", 0),
-        ({"game_mode": "Spectator"}, "game_mode:spectator", 0),
-        ({"health": 16}, "passed", 0),
-        ({"health": 15.5}, "health_low", 0),
-        ({"food": 15}, "food_low", 0),
-        ({"hostiles": 1}, "hostiles_present", 0),
-        ({"last_tick_ms": 10 * MIN - DRIVE_TICK_INTERVAL_MS + 1}, "interval", 1),
-        ({"last_tick_ms": 10 * MIN - DRIVE_TICK_INTERVAL_MS}, "passed", 0),
-    ],
-)
-def test_drive_gates(overrides: dict[str, Any], reason: str, remaining: int) -> None:
-    gate = check_drive_gates(inputs(**overrides))
-    assert (gate.passed, gate.reason, gate.remaining_ms) == (
-        reason == "passed",
-        reason,
-        remaining,
-    )
-
-
-@given(
-    st.sampled_from(["creative", "spectator", "CREATIVE", " spectator "]),
-    st.floats(0, 20),
-    st.floats(0, 20),
-    st.integers(0, 5),
-    st.one_of(st.none(), st.integers(0, 10 * MIN)),
-)
-def test_drive_tick_never_fires_in_creative_or_spectator(
-    mode: str, health: float, food: float, hostiles: int, last: int | None
-) -> None:
-    decision = decide_drive_tick(
-        inputs(
-            game_mode=mode,
-            health=health,
-            food=food,
-            hostiles=hostiles,
-            last_tick_ms=last,
-        ),
-        inventory={},
-        night_approaching=False,
-        has_shelter=False,
-        open_tasks=[],
-    )
-    assert decision.fire is False
-    assert decision.reason == f"game_mode:{mode.strip().lower()}"
-
-
-@given(
-    st.sampled_from(["health", "food", "hostiles"]),
-    st.floats(0, 15.99),
-    st.integers(1, 50),
-)
-def test_drive_tick_never_fires_under_the_safety_gates(
-    gate: str, low: float, hostiles: int
-) -> None:
-    values: dict[str, Any] = (
-        {"hostiles": hostiles} if gate == "hostiles" else {gate: low}
-    )
-    decision = decide_drive_tick(
-        inputs(**values),
-        inventory={},
-        night_approaching=False,
-        has_shelter=False,
-        open_tasks=[],
-    )
-    expected = {"health": "health_low", "food": "food_low"}.get(
-        gate, "hostiles_present"
-    )
-    assert (decision.fire, decision.reason) == (False, expected)
-
-
-@pytest.mark.parametrize(
-    ("inventory", "night", "shelter", "expected"),
-    [
-        ({}, False, False, ("collect", "oak_log", 8, DriveReason.NO_LOGS)),
-        ({"dirt": 3}, True, False, ("collect", "oak_log", 8, DriveReason.NO_LOGS)),
-        (
-            {"oak_log": 2},
-            True,
-            False,
-            ("build", "basic_shelter", 1, DriveReason.NIGHT_NO_SHELTER),
-        ),
-        (
-            {"oak_log": 2},
-            True,
-            True,
-            ("craft", "crafting_table", 1, DriveReason.NO_CRAFTING_TABLE),
-        ),
-        (
-            {"birch_log": 20, "crafting_table": 1},
-            False,
-            False,
-            ("craft", "wooden_pickaxe", 1, DriveReason.NO_PICKAXE),
-        ),
-        (
-            {"oak_log": 15, "crafting_table": 1, "stone_pickaxe": 1},
-            False,
-            False,
-            ("collect", "oak_log", 8, DriveReason.LOW_LOG_STOCK),
-        ),
-        (
-            {"oak_log": 16, "crafting_table": 1, "wooden_pickaxe": 1},
-            False,
-            False,
-            ("explore", "nearby", 1, DriveReason.DEFAULT),
-        ),
-    ],
-)
-def test_drive_priority_list(
-    inventory: dict[str, int],
-    night: bool,
-    shelter: bool,
-    expected: tuple[str, str, int, DriveReason],
-) -> None:
-    goal = select_drive(inventory, night_approaching=night, has_shelter=shelter)
-    assert (goal.action, goal.target, goal.amount, goal.reason) == expected
-
-
-def test_drive_tick_suppressed_by_an_open_task_until_it_is_stuck() -> None:
-    task = OpenTask(5, "collect:oak_log", P, 0, 0.0)
-    young = decide_drive_tick(
-        inputs(now_ms=STUCK_PENDING_MS - 1),
-        inventory={},
-        night_approaching=False,
-        has_shelter=False,
-        open_tasks=[task],
-    )
-    assert (young.fire, young.reason, young.suppressed_by) == (
-        False,
-        "duplicate_goal_key",
-        5,
-    )
-    stuck = decide_drive_tick(
-        inputs(now_ms=STUCK_PENDING_MS),
-        inventory={},
-        night_approaching=False,
-        has_shelter=False,
-        open_tasks=[task],
-    )
-    assert (stuck.fire, stuck.reason, stuck.goal_key) == (
-        True,
-        "no_logs",
-        "collect:oak_log",
-    )
-
-
-def test_build_goal_tag() -> None:
-    assert build_goal_tag("collect", "oak_log", 8) == "[GOAL: collect oak_log 8]"
-    assert build_goal_tag("explore", "nearby", None) == "[GOAL: explore nearby]"
-
-
-def test_drive_tick_output_shape() -> None:
-    shape = drive_tick_thought(
-        DriveGoal("build", "basic_shelter", 1, DriveReason.NIGHT_NO_SHELTER),
-        goal_key="build:basic_shelter",
-    )
-    assert shape.content == (
-        "Drive tick (night_no_shelter): [GOAL: build basic_shelter 1]"
-    )
-    assert shape.tags == ("drive-tick", "autonomous", "building")
-    assert shape.metadata == {
-        "source": "drive-tick",
-        "cognitiveSystem": "drive-tick",
-        "extractedGoalSource": "drive-tick",
-        "extractedGoal": {
-            "action": "build",
-            "target": "basic_shelter",
-            "targetId": None,
-            "amount": 1,
-            "raw": "[GOAL: build basic_shelter 1]",
-        },
-        "goalKey": "build:basic_shelter",
-        "grounding": {
-            "pass": True,
-            "reason": "drive_tick",
-            "category": None,
-            "missing": [],
-        },
-        "novelty": "high",
-        "convertEligible": True,
-        "tags": ["drive-tick", "autonomous", "building"],
-        "category": "building",
-        "driveReason": "night_no_shelter",
-    }
-
-
 # --- stall taxonomy (seed 004 §7.3) ----------------------------------------------------------
 
 
@@ -714,155 +501,3 @@ def test_stall_class_values_are_the_seeds_names() -> None:
         "executor_unavailable",
         "stuck_pending",
     ]
-
-
-# --- soak checks (seed 004 §7.2) -------------------------------------------------------
-
-
-def soak_task(task_id: int, key: str, created: int, **kw: Any) -> SoakTask:
-    values: dict[str, Any] = {
-        "task_id": task_id,
-        "goal_key": key,
-        "is_drive_tick": True,
-        "status": C,
-        "created_ms": created,
-        "claimed_ms": created + 1000,
-        "first_progress_ms": created + 2000,
-        "finished_ms": created + 3000,
-        "source_convert_eligible": True,
-    }
-    values.update(kw)
-    return SoakTask(**values)
-
-
-HEALTHY = (
-    soak_task(1, "collect:oak_log", 0),
-    soak_task(
-        2,
-        "craft:crafting_table",
-        3 * MIN,
-        claimed_ms=9 * MIN,
-        first_progress_ms=9 * MIN,
-        finished_ms=9 * MIN + 1000,
-    ),
-    soak_task(3, "craft:crafting_table", 8 * MIN),
-)
-
-
-def observations(**overrides: Any) -> SoakObservations:
-    values: dict[str, Any] = {
-        "end_ms": 12 * MIN,
-        "tasks": HEALTHY,
-        "drive_ticks": 3,
-        "goal_tags": 2,
-        "intent_extractions": 1,
-        "model_emits_intent": None,
-        "creative_drive_ticks": 0,
-        "creative_due_refusals": 4,
-    }
-    values.update(overrides)
-    return SoakObservations(**values)
-
-
-def verdicts(obs: SoakObservations) -> dict[int, bool]:
-    return {c.check_id: c.passed for c in evaluate_soak(obs)}
-
-
-def test_soak_checks_all_pass_on_a_healthy_run() -> None:
-    checks = evaluate_soak(observations())
-    assert [(c.check_id, c.name, c.passed) for c in checks] == [
-        (1, "task_creation_cadence", True),
-        (2, "executor_claims", True),
-        (3, "progress_closure", True),
-        (4, "idempotency_under_repetition", True),
-        (5, "stuck_timeout_recovery", True),
-        (6, "compliance_signal", True),
-        (7, "no_low_novelty_task_creation", True),
-        (8, "creative_spectator_safety", True),
-    ]
-    assert checks[4].observed == "stalled=[2] recovered=[2]"
-
-
-@pytest.mark.parametrize(
-    ("overrides", "failing"),
-    [
-        ({"drive_ticks": 0}, 1),
-        ({"goal_tags": 0}, 1),
-        (
-            {"tasks": (soak_task(1, "a:b", 0), soak_task(2, "c:d", 2 * MIN))},
-            1,
-        ),
-        (
-            {
-                "tasks": (
-                    soak_task(
-                        1, "a:b", 0, claimed_ms=None, first_progress_ms=None, status=F
-                    ),
-                )
-            },
-            2,
-        ),
-        ({"intent_extractions": 0}, 6),
-        (
-            {
-                "tasks": (
-                    *HEALTHY,
-                    soak_task(
-                        4, "x:y", 0, is_drive_tick=False, source_convert_eligible=False
-                    ),
-                )
-            },
-            7,
-        ),
-        ({"creative_drive_ticks": 1}, 8),
-    ],
-)
-def test_each_soak_check_fails_on_its_own_violation(
-    overrides: dict[str, Any], failing: int
-) -> None:
-    result = verdicts(observations(**overrides))
-    assert [check for check, ok in result.items() if not ok] == [failing]
-
-
-def test_soak_progress_closure_fails_when_nothing_finishes() -> None:
-    open_task_ = soak_task(
-        1, "a:b", 0, status=A, first_progress_ms=1000, finished_ms=None
-    )
-    result = verdicts(observations(tasks=(open_task_,)))
-    assert result[3] is False
-
-
-def test_soak_duplicate_while_the_first_is_young_or_moving_fails_check_4() -> None:
-    young = (
-        soak_task(1, "a:b", 0, finished_ms=None, status=A),
-        soak_task(2, "a:b", MIN),
-    )
-    moving_old = (
-        soak_task(1, "a:b", 0, first_progress_ms=MIN, finished_ms=None, status=A),
-        soak_task(2, "a:b", 6 * MIN),
-    )
-    assert verdicts(observations(tasks=young))[4] is False
-    assert verdicts(observations(tasks=moving_old))[4] is False
-
-
-def test_soak_stall_without_recovery_fails_check_5() -> None:
-    stalled = soak_task(
-        1, "a:b", 0, claimed_ms=None, first_progress_ms=None, finished_ms=None, status=P
-    )
-    checks = evaluate_soak(observations(tasks=(stalled, soak_task(2, "c:d", 3 * MIN))))
-    assert checks[4].passed is False
-    assert checks[4].observed == "stalled=[1] recovered=[]"
-
-
-def test_soak_compliance_passes_on_the_explicit_no_intent_observation() -> None:
-    checks = evaluate_soak(observations(intent_extractions=0, model_emits_intent=False))
-    assert checks[5].passed is True
-    assert checks[5].observed == "intentExtractions=0; model emits no INTENT"
-
-
-def test_soak_creative_check_says_when_not_tested() -> None:
-    checks = evaluate_soak(observations(creative_drive_ticks=None))
-    assert (checks[7].passed, checks[7].observed) == (
-        True,
-        "not tested (no creative window)",
-    )
