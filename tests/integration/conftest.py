@@ -78,6 +78,9 @@ def celery_worker_process(
         process = subprocess.Popen(
             argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True
         )
+    # Celery reads CELERY_TASK_ALWAYS_EAGER from the Django settings: turn it
+    # off there too, or tasks would run in this process instead of the worker.
+    settings.CELERY_TASK_ALWAYS_EAGER = False
     previous = app.conf.task_always_eager
     app.conf.task_always_eager = False
     try:
