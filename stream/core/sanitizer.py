@@ -222,7 +222,12 @@ def truncate_degeneration(text: str) -> str:
     pass changes nothing). Only the first ``MAX_SCAN_WORDS`` words are
     examined.
     """
-    comparable = _comparable(text)
+    # Only the first MAX_SCAN_WORDS words are examined, so only the prefix
+    # holding them is transformed: punctuation-as-space can only add words,
+    # so the prefix of MAX_SCAN_WORDS whitespace-separated words is enough.
+    rest = text.split(None, MAX_SCAN_WORDS)
+    prefix_end = len(text) - len(rest[-1]) if len(rest) > MAX_SCAN_WORDS else len(text)
+    comparable = _comparable(text[:prefix_end])
     words = comparable.lower().split(None, MAX_SCAN_WORDS)
     if len(words) > MAX_SCAN_WORDS:
         del words[MAX_SCAN_WORDS:]
