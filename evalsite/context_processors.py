@@ -9,6 +9,8 @@ NAVIGATION = (
     ("Evals", "evals:index"),
     ("Benchmarks", "evals:benchmark-list"),
     ("Baselines", "evals:baseline-list"),
+    ("Compare", "evals:compare"),
+    ("Trends", "evals:trends"),
     ("Gridworld", "gridworld:index"),
     ("PR keepalive", "prkeepalive:index"),
 )
