@@ -59,11 +59,11 @@ from typing import Any
 from core.errors import CoreError, NotFound
 from evals.core.formats_types import BaselineSnapshot, CaseResult, RunSummary
 from evals.core.metric_registry import MetricDirection, direction
+from evals.core.metrics import format_metric
 from evals.core.runs import latest_completed_runs
 from evals.core.store import InvalidCounts, StoreContents, StoreKind
 
 DELTA_PLACES = 9
-MESSAGE_DECIMALS = 4
 DEFAULT_SNAPSHOT_ID = "required-main"
 
 
@@ -189,11 +189,9 @@ class _BaseEntry:
 
 
 def format_number(value: float) -> str:
-    """A number as written in gate messages (see the module docstring)."""
-    text = f"{value:.{MESSAGE_DECIMALS}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    """A number as written in gate messages (see the module docstring): the
+    harness's metric format, so a summary line and a gate line agree."""
+    return format_metric(value)
 
 
 def _invalid_messages(side: str, counts: InvalidCounts) -> list[str]:

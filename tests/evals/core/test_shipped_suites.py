@@ -24,38 +24,9 @@ from evals.core.suite_types import (
     StimulusKind,
 )
 from evals.core.suites import load_suite, scenario_to_wire
+from stream.core.goals import CANONICAL_ACTIONS, ROUTABLE_ACTIONS
 
 SUITES = Path(__file__).resolve().parents[3] / "evals" / "suites"
-CANONICAL_ACTIONS = {
-    "collect",
-    "mine",
-    "craft",
-    "build",
-    "find",
-    "explore",
-    "navigate",
-    "gather",
-    "check",
-    "smelt",
-    "repair",
-    "continue",
-    "cancel",
-    "prioritize",
-    "pause",
-    "resume",
-}
-ROUTABLE_ACTIONS = {
-    "collect",
-    "mine",
-    "craft",
-    "build",
-    "gather",
-    "smelt",
-    "repair",
-    "navigate",
-    "explore",
-    "find",
-}
 GOAL_TAG = re.compile(r"\[GOAL:\s*([a-z_]+)\s+([a-z_]+)(?:\s+(\d+))?\s*\]")
 
 
