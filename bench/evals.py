@@ -4,7 +4,7 @@ Runs, in one process and one go:
 
 1. evalsite: a 1,000-scenario suite (generated into a temp dir from the
    shipped scenarios, with new ids) through ``eval_run_create`` +
-   ``eval_run_execute`` in thought_only mode with the scripted model, every
+   ``run_execute`` in thought_only mode with the scripted model, every
    result stored (CaseResult rows, scenario artifacts, summary.json) in a
    fresh embedded-default SQLite database (WAL) in the temp dir
    (``--configured-db`` uses the configured database instead), log lines
@@ -92,7 +92,8 @@ def setup_django(workdir: Path, *, configured_db: bool) -> None:
 
 
 def bench_evalsite(suite: Path, script: Path) -> tuple[float, Any]:
-    from evals.services.harness import eval_run_create, eval_run_execute
+    from evals.services.harness.create import eval_run_create
+    from evals.services.runs.lifecycle import run_execute
 
     started = time.perf_counter()
     run = eval_run_create(
@@ -104,7 +105,7 @@ def bench_evalsite(suite: Path, script: Path) -> tuple[float, Any]:
         schedule=False,
         started_via="bench",
     )
-    run = eval_run_execute(run=run)
+    run = run_execute(run=run)
     return time.perf_counter() - started, run
 
 

@@ -15,7 +15,9 @@ from typing import Any
 
 from django.conf import settings
 
-from evals.services.harness import eval_run_create, eval_run_execute, eval_run_list
+from evals.services.harness.create import eval_run_create
+from evals.services.harness.reads import eval_run_list
+from evals.services.runs.lifecycle import run_execute
 
 # (demo key, suite, profile, mode, script or None for the default, seed)
 DEMO_RUNS: tuple[tuple[str, str, str, str, str | None, int], ...] = (
@@ -54,7 +56,7 @@ def load_demo(*, owner: Any) -> str:
             started_via="demo",
             extra_config={"demoKey": key},
         )
-        run = eval_run_execute(run=run)
+        run = run_execute(run=run)
         recorded.append(f"{key}={'PASS' if run.verdict_passed else 'FAIL'}")
     if not recorded:
         return f"eval runs: all {len(DEMO_RUNS)} demo runs already recorded"

@@ -1,10 +1,11 @@
-"""Celery tasks of the eval harness: ids in, one service call each.
+"""Celery tasks of the run lifecycle: ids in, one service call each.
 
-A run fans out as a chord: ``evals.run_scenarios`` per chunk of scenario ids,
-joined by ``evals.finalize_run``. Both are safe to run twice (finished
-scenarios are skipped, finalizing is a conditional update), which is what
-``acks_late`` + ``reject_on_worker_lost`` need: a chunk whose worker died is
-redelivered and only runs what is missing.
+A run of any executable benchmark (scenario suites, gridworld batches) fans
+out as a chord: ``evals.run_chunk`` per chunk of case ids, joined by
+``evals.finalize_run`` (``evals.services.runs``). Both are safe to run twice
+(recorded cases are skipped, finalizing is a conditional update), which is
+what ``acks_late`` + ``reject_on_worker_lost`` need: a chunk whose worker
+died is redelivered and only runs what is missing.
 """
 
 from __future__ import annotations
@@ -19,17 +20,17 @@ logger = logging.getLogger(__name__)
 # Results on at the task level, not only on the chord's signatures: a retry
 # is re-sent from the request, and a retried member whose result is not
 # stored would leave the chord waiting forever.
-@shared_task(name="evals.run_scenarios", bind=True, max_retries=2, ignore_result=False)
-def run_scenarios(self: Task, run_pk: int, scenario_ids: list[str]) -> int:
-    """Run one chunk of a run's scenarios; returns how many were recorded.
+@shared_task(name="evals.run_chunk", bind=True, max_retries=2, ignore_result=False)
+def run_chunk(self: Task, run_pk: int, case_ids: list[str]) -> int:
+    """Run one chunk of a run's cases; returns how many were recorded.
 
-    A crash outside a scenario (database gone, disk full) is retried twice,
+    A crash outside a case (database gone, disk full) is retried twice,
     then the run is marked failed so it never hangs in ``running``.
     """
-    from evals.services.harness import eval_run_fail, eval_run_scenarios
+    from evals.services.runs.lifecycle import run_chunk_execute, run_fail
 
     try:
-        return eval_run_scenarios(run_pk=run_pk, scenario_ids=scenario_ids)
+        return run_chunk_execute(run_pk=run_pk, case_ids=case_ids)
     except Exception as exc:
         retries = self.request.retries
         if retries < 2:
@@ -41,13 +42,14 @@ def run_scenarios(self: Task, run_pk: int, scenario_ids: list[str]) -> int:
             )
             raise self.retry(exc=exc, countdown=2) from exc
         logger.exception("[Eval] chunk_failed run_pk=%s", run_pk)
-        eval_run_fail(run_pk=run_pk, error=f"chunk failed: {exc}", code="chunk_failed")
+        run_fail(run_pk=run_pk, error=f"chunk failed: {exc}", code="chunk_failed")
         return 0
 
 
 @shared_task(name="evals.finalize_run", ignore_result=True)
 def finalize_run(run_pk: int) -> None:
-    """Chord callback: metrics, verdict, summary.json; a no-op when done."""
-    from evals.services.harness import eval_run_finalize
+    """Chord callback: status, metrics, verdict, run summary, the kind's
+    ``finished`` hook; a no-op when done."""
+    from evals.services.runs.lifecycle import run_finalize
 
-    eval_run_finalize(run_pk=run_pk)
+    run_finalize(run_pk=run_pk)

@@ -18,17 +18,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evals.models import Run
-from evals.services.harness import (
+from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
     MODELS,
     MODES,
     PROFILES,
     SAMPLER_NAMES,
-    SuiteFile,
     eval_run_create,
-    eval_run_get,
-    eval_run_list,
+)
+from evals.services.harness.reads import eval_run_get, eval_run_list
+from evals.services.harness.suites import (
+    SuiteFile,
     suite_benchmarks,
     suite_files,
     suite_resolve,

@@ -20,26 +20,30 @@ from django.views.decorators.http import require_http_methods
 from core.errors import CoreError, NotFound
 from evals import charts
 from evals.models import Run
-from evals.services.harness import (
-    ACTIVE_STATUSES,
+from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
     MODELS,
     MODES,
     PROFILES,
     SAMPLER_NAMES,
-    SCRIPT_SUFFIX,
     eval_run_create,
+)
+from evals.services.harness.reads import (
     eval_run_get,
     eval_run_list,
     run_artifact_path,
     run_cases,
+)
+from evals.services.harness.suites import (
+    SCRIPT_SUFFIX,
     suite_benchmarks,
     suite_files,
     suite_get,
     suite_resolve,
     suites_dir,
 )
+from evals.services.runs.lifecycle import ACTIVE_STATUSES
 
 RUNS_PER_PAGE = 25
 RECENT_RUNS = 10

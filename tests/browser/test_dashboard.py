@@ -15,7 +15,8 @@ from django.urls import NoReverseMatch, reverse
 from evals.core.baselines import snapshot_from_runs
 from evals.models import BaselineSnapshot, Run
 from evals.services.compare import run_summary_of
-from evals.services.harness import eval_run_create, eval_run_execute
+from evals.services.harness.create import eval_run_create
+from evals.services.runs.lifecycle import run_execute
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -31,7 +32,7 @@ def recorded_run(suites: Path, script: str | None = None) -> Run:
         script_path=suites / script if script else None,
         schedule=False,
     )
-    return eval_run_execute(run=run)
+    return run_execute(run=run)
 
 
 @pytest.fixture

@@ -31,7 +31,8 @@ from evals.services.compare import (
     filter_cases,
     run_summary_of,
 )
-from evals.services.harness import eval_run_create, eval_run_execute
+from evals.services.harness.create import eval_run_create
+from evals.services.runs.lifecycle import run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +62,7 @@ def harness_run(script: str | None = None) -> Run:
         script_path=SHIPPED / script if script else None,
         schedule=False,
     )
-    return eval_run_execute(run=run)
+    return run_execute(run=run)
 
 
 @pytest.fixture

@@ -15,12 +15,8 @@ import pytest
 
 from core.errors import CoreError
 from evals.models import Benchmark, Run
-from evals.services.harness import (
-    eval_agent_name,
-    eval_run_create,
-    eval_run_execute,
-    eval_run_scenarios,
-)
+from evals.services.harness.create import eval_agent_name, eval_run_create
+from evals.services.runs.lifecycle import run_chunk_execute, run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +48,7 @@ def run_end_to_end(user: Any, suite: str = "smoke.jsonl", **options: Any) -> Run
         schedule=False,
         **options,
     )
-    return eval_run_execute(run=run)
+    return run_execute(run=run)
 
 
 def test_ev_c6_end_to_end_logs_its_mode_and_records_ack_statistics(
@@ -193,8 +189,8 @@ def test_a_chunk_delivered_twice_publishes_each_scenario_once(owner: Any) -> Non
 
     run = queued_end_to_end(owner)
 
-    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
-    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
 
     agent = run.config["agent"]
     assert Thought.objects.filter(agent__name=agent).count() == 5
@@ -204,11 +200,11 @@ def test_a_chunk_delivered_twice_publishes_each_scenario_once(owner: Any) -> Non
 def test_a_chunk_failing_mid_scenario_rolls_back_what_it_published(
     owner: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evals.services import harness
+    from evals.services.harness import execute
     from stream.models import Task, Thought
 
     run = queued_end_to_end(owner)
-    real_write = harness._write_artifact
+    real_write = execute.write_artifact
     calls: list[str] = []
 
     def disk_full_on_the_third(*args: Any) -> None:
@@ -217,9 +213,9 @@ def test_a_chunk_failing_mid_scenario_rolls_back_what_it_published(
             raise OSError("disk full")
         real_write(*args)
 
-    monkeypatch.setattr(harness, "_write_artifact", disk_full_on_the_third)
+    monkeypatch.setattr(execute, "write_artifact", disk_full_on_the_third)
     with pytest.raises(OSError, match="disk full"):
-        eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+        run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
 
     agent = run.config["agent"]
     # smoke:hunger-raw-mutton failed after publish + poll: its thought and
@@ -227,7 +223,7 @@ def test_a_chunk_failing_mid_scenario_rolls_back_what_it_published(
     assert Thought.objects.filter(agent__name=agent).count() == 2
     assert Task.objects.filter(agent__name=agent).count() == 0
 
-    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
 
     assert Thought.objects.filter(agent__name=agent).count() == 5
     assert Task.objects.filter(agent__name=agent).count() == 2

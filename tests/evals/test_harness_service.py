@@ -2,7 +2,7 @@
 
 Seed 000 EV-C1..EV-C7 and PA-D1..PA-D3, with the exact log lines, in
 thought_only mode (end_to_end has its own module). Runs execute in-process
-(``eval_run_execute``) except where the Celery chord itself is under test.
+(``run_execute``) except where the Celery chord itself is under test.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from core.errors import CoreError, SchemaInvalid
 from evals.core.runs import validate_run_summary
 from evals.core.suite_types import SuiteInvalid
 from evals.models import Benchmark, CaseResult, Run, SuiteVersion
-from evals.services.harness import (
-    eval_run_create,
-    eval_run_execute,
-    eval_run_finalize,
-    eval_run_scenarios,
-    scenario_chunks,
+from evals.services.harness.create import eval_run_create
+from evals.services.runs.lifecycle import (
+    case_chunks,
+    run_chunk_execute,
+    run_execute,
+    run_finalize,
 )
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def run_suite(suite: Path, **options: Any) -> Run:
     options.setdefault("mode", "thought_only")
     options.setdefault("model", "scripted")
     run = eval_run_create(suite_path=suite, schedule=False, **options)
-    return eval_run_execute(run=run)
+    return run_execute(run=run)
 
 
 def lines_of(path: Path) -> list[str]:
@@ -519,11 +519,11 @@ def test_resume_runs_only_the_scenarios_without_a_result(
         model="scripted",
         schedule=False,
     )
-    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS[:2])
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS[:2])
     first = dict(run.case_results.values_list("case_id", "pk"))
     caplog.clear()
 
-    run = eval_run_execute(run=run)
+    run = run_execute(run=run)
 
     assert [line.split()[2] for line in log_lines("[Eval] scenario_run")] == [
         f"id={sid}" for sid in SMOKE_IDS[2:]
@@ -552,8 +552,8 @@ def test_a_redelivered_chunk_records_nothing_twice() -> None:
         schedule=False,
     )
 
-    first = eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
-    second = eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+    first = run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
+    second = run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
 
     run.refresh_from_db()
     assert (first, second, run.progress_done) == (5, 0, 5)
@@ -573,7 +573,7 @@ def test_suite_edited_mid_run_fails_the_run_with_the_reason(
     old_sha = run.suite_sha256
     write_lines(smoke, lines_of(smoke)[:4])
 
-    recorded = eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+    recorded = run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
 
     run.refresh_from_db()
     assert recorded == 0
@@ -624,7 +624,7 @@ def test_finalize_twice_changes_and_logs_nothing(log_lines: Any) -> None:
     run = run_suite(SHIPPED / "smoke.jsonl")
     before = (run.completed_at, run.summary)
 
-    again = eval_run_finalize(run_pk=run.pk)
+    again = run_finalize(run_pk=run.pk)
 
     assert (again.completed_at, again.summary) == before
     assert len(log_lines("[Eval] summary")) == 1
@@ -652,7 +652,7 @@ def test_run_summary_is_a_valid_seed_002_run_summary() -> None:
 
 
 def test_scenario_chunks_cut_in_order() -> None:
-    assert scenario_chunks(["a", "b", "c", "d", "e"], 2) == [
+    assert case_chunks(["a", "b", "c", "d", "e"], 2) == [
         ["a", "b"],
         ["c", "d"],
         ["e"],
@@ -713,7 +713,7 @@ def test_script_edited_mid_run_fails_the_run(suites: Path, log_lines: Any) -> No
     # Any byte counts, even a trailing blank line.
     script.write_text(script.read_text() + "\n")
 
-    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS)
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS)
 
     run.refresh_from_db()
     assert (
@@ -733,7 +733,7 @@ def test_script_edited_mid_run_fails_the_run(suites: Path, log_lines: Any) -> No
 def test_results_are_committed_in_batches_with_progress(
     suites: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("evals.services.harness.RECORD_BATCH", 2)
+    monkeypatch.setattr("evals.services.runs.recording.RECORD_BATCH", 2)
     run = eval_run_create(
         suite_path=suites / "smoke.jsonl",
         profile="balanced",
@@ -743,9 +743,9 @@ def test_results_are_committed_in_batches_with_progress(
     )
     seen: list[tuple[int, int]] = []
 
-    eval_run_scenarios(
+    run_chunk_execute(
         run_pk=run.pk,
-        scenario_ids=SMOKE_IDS,
+        case_ids=SMOKE_IDS,
         on_progress=lambda done, total: seen.append((done, total)),
     )
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from evals.models import Run
-from evals.services.harness import eval_run_create
-from evals.tasks import finalize_run, run_scenarios
+from evals.services.harness.create import eval_run_create
+from evals.tasks import finalize_run, run_chunk
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +39,8 @@ def queued() -> Run:
     )
 
 
-def test_run_scenarios_runs_the_chunk_through_the_service(queued: Run) -> None:
-    recorded = run_scenarios.apply(args=(queued.pk, SMOKE_IDS[:3])).get()
+def test_run_chunk_runs_the_chunk_through_the_service(queued: Run) -> None:
+    recorded = run_chunk.apply(args=(queued.pk, SMOKE_IDS[:3])).get()
 
     queued.refresh_from_db()
     assert recorded == 3
@@ -51,7 +51,7 @@ def test_run_scenarios_runs_the_chunk_through_the_service(queued: Run) -> None:
 
 
 def test_finalize_run_closes_the_run(queued: Run) -> None:
-    run_scenarios.apply(args=(queued.pk, SMOKE_IDS)).get()
+    run_chunk.apply(args=(queued.pk, SMOKE_IDS)).get()
 
     finalize_run.apply(args=(queued.pk,)).get()
 
@@ -67,7 +67,7 @@ def crashing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls.append(kwargs["run_pk"])
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("evals.services.harness.eval_run_scenarios", broken)
+    monkeypatch.setattr("evals.services.runs.lifecycle.run_chunk_execute", broken)
     return calls
 
 
@@ -86,14 +86,14 @@ def run_with_retries(
         asked.append(kwargs)
         return Retried()
 
-    monkeypatch.setattr(run_scenarios, "retry", retry)
-    run_scenarios.push_request(retries=retries)
+    monkeypatch.setattr(run_chunk, "retry", retry)
+    run_chunk.push_request(retries=retries)
     try:
-        return run_scenarios.run(run_pk, SMOKE_IDS), asked
+        return run_chunk.run(run_pk, SMOKE_IDS), asked
     except Retried:
         return Retried, asked
     finally:
-        run_scenarios.pop_request()
+        run_chunk.pop_request()
 
 
 def test_a_crashing_chunk_is_retried(

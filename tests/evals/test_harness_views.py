@@ -11,7 +11,8 @@ import pytest
 
 from evals import charts
 from evals.models import Run
-from evals.services.harness import eval_run_create, eval_run_execute
+from evals.services.harness.create import eval_run_create
+from evals.services.runs.lifecycle import run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +39,7 @@ def make_run(
         script_path=SHIPPED / script if script else None,
         schedule=False,
     )
-    return eval_run_execute(run=run) if execute else run
+    return run_execute(run=run) if execute else run
 
 
 @pytest.fixture

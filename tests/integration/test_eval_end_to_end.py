@@ -16,11 +16,8 @@ from typing import Any
 import pytest
 
 from evals.models import Run
-from evals.services.harness import (
-    eval_run_create,
-    eval_run_enqueue,
-    eval_run_scenarios,
-)
+from evals.services.harness.create import eval_run_create
+from evals.services.runs.lifecycle import run_chunk_execute, run_enqueue
 
 pytestmark = pytest.mark.integration
 
@@ -97,10 +94,10 @@ def test_worker_resumes_a_half_done_run_without_redoing_scenarios(
         model="scripted",
         schedule=False,
     )
-    eval_run_scenarios(run_pk=run.pk, scenario_ids=SMOKE_IDS[:2])
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS[:2])
     done_before = dict(run.case_results.values_list("case_id", "pk"))
 
-    eval_run_enqueue(run=run, queue=celery_worker_process.queue)
+    run_enqueue(run=run, queue=celery_worker_process.queue)
     run = wait_finished(run, celery_worker_process)
 
     log = celery_worker_process.log()

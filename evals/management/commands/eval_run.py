@@ -21,7 +21,7 @@ from core.errors import CoreError
 from evals.core.metrics import format_metric
 from evals.core.suite_types import SuiteInvalid
 from evals.models import Run
-from evals.services.harness import (
+from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
     MODELS,
@@ -29,8 +29,8 @@ from evals.services.harness import (
     PROFILES,
     SAMPLER_NAMES,
     eval_run_create,
-    eval_run_execute,
 )
+from evals.services.runs.lifecycle import run_execute
 
 EXIT_FAIL = 1
 EXIT_INVALID = 2
@@ -130,7 +130,7 @@ class Command(BaseCommand):
             return
 
         progress = Progress(self.stderr, is_tty=self.stderr.isatty())
-        run = eval_run_execute(run=run, on_progress=progress)
+        run = run_execute(run=run, on_progress=progress)
         progress.finish()
         self._print_summary(run, url)
         if run.status == Run.Status.FAILED or not run.verdict_passed:

@@ -1,0 +1,269 @@
+"""Creating a scenario eval run: validate, record, schedule.
+
+Everything a client chooses (profile, mode, model, sampler, seed) is checked
+before anything is stored; then the suite's ``Benchmark`` and
+``SuiteVersion``, the run (through ``evals.services.lifecycle.run_create``)
+and, in end_to_end mode, the run's own inactive agent are written in one
+transaction, and the run's chord is sent after commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from core.canonical import sha256_hex
+from core.errors import CoreError, SchemaInvalid, SchemaProblem
+from evals.core.bundles import bundle_paths, new_run_id
+from evals.core.suite_types import LoadedSuite
+from evals.models import Benchmark, Run, SuiteVersion
+from evals.services.harness.suites import (
+    CACHE_SIZE,
+    default_script_path,
+    suite_read_logged,
+)
+from evals.services.runs.lifecycle import run_create
+from stream.core.adapters import DEFAULT_SAMPLER as DEFAULT_SAMPLER
+from stream.core.adapters import SAMPLERS, ModelAdapter
+from stream.core.types import PromptProfile
+from stream.core.wire import sampler_to_wire
+from stream.services.adapters import (
+    MODEL_CHOICES,
+    model_adapter,
+    model_id,
+    sampler_profile,
+)
+
+logger = logging.getLogger(__name__)
+
+PROFILES: tuple[str, ...] = tuple(p.value for p in PromptProfile)
+MODES: tuple[str, ...] = ("thought_only", "end_to_end")
+MODELS: tuple[str, ...] = MODEL_CHOICES
+SAMPLER_NAMES: tuple[str, ...] = tuple(sorted(SAMPLERS))
+DEFAULT_SEED = 0
+
+
+def _choice(value: str, choices: Sequence[str], field: str) -> str:
+    if value not in choices:
+        raise SchemaInvalid(
+            f"unknown {field} {value!r}; one of {', '.join(choices)}",
+            problems=[
+                SchemaProblem(
+                    field,
+                    "invalid_choice",
+                    f"{value!r} is not one of {', '.join(choices)}",
+                )
+            ],
+        )
+    return value
+
+
+def _owner_of_eval_stream(user: Any) -> Any:
+    if user is not None and getattr(user, "is_authenticated", False):
+        return user
+    owner = (
+        get_user_model()
+        .objects.filter(is_superuser=True, is_active=True)
+        .order_by("pk")
+        .first()
+    )
+    if owner is None:
+        raise CoreError(
+            "end_to_end mode needs a user to own the run's stream: pass one or "
+            "create a superuser",
+            code="invalid",
+        )
+    return owner
+
+
+def eval_agent_name(run_id: str) -> str:
+    """The isolated per-run agent of an end_to_end run."""
+    return f"eval-{run_id.lower()}"
+
+
+def eval_run_create(
+    *,
+    suite_path: Path | str,
+    profile: str,
+    mode: str,
+    model: str,
+    script_path: Path | str | None = None,
+    sampler: str = DEFAULT_SAMPLER,
+    seed: int = DEFAULT_SEED,
+    user: Any = None,
+    schedule: bool = True,
+    queue: str | None = None,
+    started_via: str = "api",
+    extra_config: dict[str, Any] | None = None,
+    now: datetime | None = None,
+) -> Run:
+    """Validate everything, then record a queued run and schedule it.
+
+    Validation comes first and stores nothing when it fails: an unknown
+    profile, mode, sampler or model raises ``SchemaInvalid`` naming the
+    field; a model that cannot be built (scripted without a readable script,
+    openai without ``OPENAI_MODEL``) raises its ``CoreError``; an invalid
+    suite logs ``[Eval] suite_invalid ...`` for EVERY invalid line and raises
+    ``SuiteInvalid`` (EV-C2). A valid suite logs ``[Eval] suite_loaded ...``
+    (EV-C1: the file is read on every run).
+
+    Then, in one transaction: the suite's ``Benchmark`` (benchmark_id = file
+    stem) is upserted, a ``SuiteVersion`` row is recorded for this sha256,
+    the ``Run`` is created ``queued`` with its config, and, in end_to_end
+    mode, the run's inactive agent ``eval-<run id>``. With ``schedule`` the
+    chord of chunk tasks is sent after commit (routed to ``queue`` when
+    given); without it the caller runs ``lifecycle.run_execute``.
+    """
+    _choice(profile, PROFILES, "profile")
+    _choice(mode, MODES, "mode")
+    _choice(model, MODELS, "model")
+    _choice(sampler, SAMPLER_NAMES, "sampler")
+    sampler_params = sampler_profile(sampler)
+    suite_file = Path(suite_path).resolve()
+    script: Path | None = None
+    if model == "scripted":
+        script = (
+            Path(script_path).resolve()
+            if script_path
+            else default_script_path(suite_file)
+        )
+    # Builds the adapter once now so a bad script or endpoint config is a
+    # clear error before anything is stored.
+    _, script_sha256 = adapter_for(model, script)
+    suite = suite_read_logged(suite_file)
+    now = now or timezone.now()
+    run_id = new_run_id(now, random.SystemRandom())
+    paths = bundle_paths(
+        Path(settings.EVALS_ARTIFACTS_DIR), suite.suite_id, profile, run_id
+    )
+    config: dict[str, Any] = {
+        "profile": profile,
+        "mode": mode,
+        "model": model,
+        "modelId": _model_id(model, script),
+        "sampler": sampler,
+        "samplerParams": sampler_to_wire(sampler_params),
+        "seed": seed,
+        "script": str(script) if script else None,
+        "scriptSha256": script_sha256,
+        "suitePath": str(suite_file),
+        "suiteLineCount": suite.line_count,
+        "chunkSize": settings.EVALS_CHUNK_SIZE,
+        "startedVia": started_via,
+        **(extra_config or {}),
+    }
+    stream_owner = _owner_of_eval_stream(user) if mode == "end_to_end" else None
+    with transaction.atomic():
+        benchmark = _suite_benchmark_upsert(suite)
+        SuiteVersion.objects.get_or_create(
+            benchmark=benchmark,
+            suite_sha256=suite.suite_sha256,
+            defaults={"line_count": suite.line_count},
+        )
+        if stream_owner is not None:
+            config["agent"] = _eval_agent_create(run_id, owner=stream_owner)
+            config["agentOwnerId"] = stream_owner.pk
+        run = run_create(
+            benchmark=benchmark,
+            run_id=run_id,
+            started_at=now,
+            total_cases=suite.line_count,
+            config=config,
+            source=Run.Source.HARNESS,
+            artifacts_dir=str(paths.run_dir),
+            suite_sha256=suite.suite_sha256,
+            user=user,
+            schedule=schedule,
+            queue=queue,
+            case_ids=[s.scenario_id for s in suite.scenarios],
+        )
+    logger.info(
+        "[Eval] run_created run_id=%s suite=%s profile=%s mode=%s model=%s "
+        "sampler=%s seed=%s scenarios=%s",
+        run_id,
+        suite.suite_id,
+        profile,
+        mode,
+        config["modelId"],
+        sampler,
+        seed,
+        suite.line_count,
+        extra={"run_id": run_id},
+    )
+    return run
+
+
+def _model_id(model: str, script: Path | None) -> str:
+    if model == "scripted" and script is not None:
+        return f"scripted:{script.name}"
+    return model_id(model)
+
+
+# Scripted adapters by (path, sha256 of the script bytes), for the same
+# reason as _SUITE_CACHE: a chunk re-reads the script, never re-parses it.
+_ADAPTER_CACHE: dict[tuple[str, str], ModelAdapter] = {}
+
+
+def adapter_for(model: str, script: Path | None) -> tuple[ModelAdapter, str | None]:
+    """The model's adapter and, for the scripted model, its script's sha256."""
+    if model != "scripted" or script is None:
+        return model_adapter(model, script_path=script), None
+    try:
+        script_sha256 = sha256_hex(script.read_bytes())
+    except OSError:
+        # model_adapter reports an unreadable script with a clear error.
+        return model_adapter(model, script_path=script), None
+    key = (str(script), script_sha256)
+    adapter = _ADAPTER_CACHE.get(key)
+    if adapter is None:
+        adapter = model_adapter(model, script_path=script)
+        if len(_ADAPTER_CACHE) >= CACHE_SIZE:
+            _ADAPTER_CACHE.pop(next(iter(_ADAPTER_CACHE)))
+        _ADAPTER_CACHE[key] = adapter
+    return adapter, script_sha256
+
+
+def _suite_benchmark_upsert(suite: LoadedSuite) -> Benchmark:
+    benchmark, created = Benchmark.objects.get_or_create(
+        benchmark_id=suite.suite_id,
+        defaults={
+            "kind": Benchmark.Kind.SUITE,
+            "title": suite.suite_id,
+            "suite_path": str(suite.path),
+            "case_count": suite.line_count,
+        },
+    )
+    if benchmark.kind != Benchmark.Kind.SUITE:
+        raise CoreError(
+            f"benchmark id {suite.suite_id!r} is already taken by a "
+            f"{benchmark.get_kind_display()}; rename the suite file",
+            code="conflict",
+        )
+    if not created:
+        Benchmark.objects.filter(pk=benchmark.pk).update(
+            suite_path=str(suite.path),
+            case_count=suite.line_count,
+            updated_at=timezone.now(),
+        )
+        benchmark.suite_path = str(suite.path)
+        benchmark.case_count = suite.line_count
+    return benchmark
+
+
+def _eval_agent_create(run_id: str, *, owner: Any) -> str:
+    # Inactive: no keep-alive ticks, no API authentication; only this run
+    # publishes into it and polls it.
+    from stream.services.agents import agent_create
+
+    name = eval_agent_name(run_id)
+    agent_create(name=name, owner=owner, is_active=False)
+    return name

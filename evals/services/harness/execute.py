@@ -1,0 +1,311 @@
+"""Executing a scenario eval run: the harness's case executor.
+
+``SuiteExecutor`` is the lifecycle's executor of benchmarks of kind
+``suite`` (see ``evals.services.lifecycle``). Each chunk re-reads the suite
+and refuses to go on when its sha256 is no longer the run's; each scenario
+goes through the same thinking pipeline the live agent uses
+(``stream.core.pipeline.run_pipeline``) and, in ``end_to_end`` mode, through
+the same stream and planning services, on the run's isolated agent. Per
+scenario it logs EV-C3's ``scenario_run`` line, then PA-D2's
+``goal_emitted`` or PA-D3's ``no_goal`` line, and PA-D1's ``[Grounding]
+fail`` line on a hallucination; writes the scenario artifact, then hands the
+case to the recorder.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import CoreError, NotFound
+from evals.core.bundles import ModelConfig
+from evals.core.suite_types import Scenario, SuiteInvalid
+from evals.models import CaseResult, Run
+from evals.services.harness.artifacts import (
+    RunContext,
+    ScenarioRun,
+    case_record,
+    scenario_document,
+    write_artifact,
+)
+from evals.services.harness.create import adapter_for
+from evals.services.harness.finish import suite_run_finished, suite_run_verdict
+from evals.services.harness.suites import suite_read
+from evals.services.runs.executors import BaseCaseExecutor, RunBroken, RunVerdict
+from evals.services.runs.recording import CaseRecorder
+from stream.core.adapters import SAMPLERS
+from stream.core.frames import facts_from_wire, render_frame
+from stream.core.pipeline import run_pipeline
+from stream.core.types import (
+    PipelineResult,
+    PromptProfile,
+    RenderedFrame,
+    SituationFacts,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class SuiteExecutor(BaseCaseExecutor):
+    """Cases are the suite's scenarios, in suite order."""
+
+    def case_ids(self, run: Run) -> list[str]:
+        suite = suite_read(Path(run.config["suitePath"]))
+        return [s.scenario_id for s in suite.scenarios]
+
+    def prepare(self, run: Run) -> RunContext:
+        return run_context(run)
+
+    def started(self, run: Run) -> None:
+        # EV-C6: the run's mode, once, when it starts running.
+        if run.config["mode"] == "end_to_end":
+            logger.info(
+                "[Eval] mode=end_to_end planning_ack=true",
+                extra={"run_id": run.run_id},
+            )
+        else:
+            logger.info("[Eval] mode=thought_only", extra={"run_id": run.run_id})
+
+    def execute(
+        self,
+        run: Run,
+        context: RunContext,
+        case_ids: Sequence[str],
+        recorder: CaseRecorder,
+    ) -> None:
+        wanted = set(case_ids)
+        agent = _eval_agent(run) if context.mode == "end_to_end" else None
+        for scenario in context.suite.scenarios:
+            if scenario.scenario_id not in wanted:
+                continue
+            ran = _run_scenario(run, context, scenario)
+            if agent is not None:
+                _record_end_to_end(run, context, scenario, ran, agent, recorder)
+                continue
+            artifact = scenario_document(run, context, scenario, ran, planning=None)
+            write_artifact(run, scenario, artifact)
+            recorder.add(case_record(scenario, artifact))
+
+    def verdict(
+        self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
+    ) -> RunVerdict:
+        return suite_run_verdict(run, cases, missing=missing, failed=failed)
+
+    def finished(self, run: Run, verdict: RunVerdict) -> None:
+        suite_run_finished(run, verdict)
+
+
+def run_context(run: Run) -> RunContext:
+    config = run.config
+    suite_path = Path(config["suitePath"])
+    try:
+        suite = suite_read(suite_path)
+    except (NotFound, SuiteInvalid) as exc:
+        raise RunBroken(
+            f"suite {suite_path} can no longer be read: {exc.message}",
+            code="suite_unreadable",
+        ) from exc
+    if suite.suite_sha256 != run.suite_sha256:
+        raise RunBroken(
+            f"suite {suite_path} changed after the run started "
+            f"(sha256 {run.suite_sha256} -> {suite.suite_sha256}); start a new run",
+            code="suite_changed",
+        )
+    script = config.get("script")
+    try:
+        adapter, script_sha256 = adapter_for(
+            config["model"], Path(script) if script else None
+        )
+    except CoreError as exc:
+        raise RunBroken(
+            f"model {config['model']} can no longer be built: {exc.message}",
+            code="model_unavailable",
+        ) from exc
+    if script_sha256 != config.get("scriptSha256"):
+        # Outputs of one run come from one version of the script.
+        raise RunBroken(
+            f"script {script} changed after the run started "
+            f"(sha256 {config.get('scriptSha256')} -> {script_sha256}); "
+            "start a new run",
+            code="script_changed",
+        )
+    sampler = SAMPLERS[config["sampler"]]
+    return RunContext(
+        suite=suite,
+        profile=PromptProfile(config["profile"]),
+        mode=config["mode"],
+        adapter=adapter,
+        sampler=sampler,
+        model=ModelConfig(
+            model_id=config["modelId"],
+            adapter=config["model"],
+            sampler=config["sampler"],
+            seed=config["seed"],
+            sampler_params=config.get("samplerParams"),
+        ),
+        seed=config["seed"],
+        artifacts_dir=Path(run.artifacts_dir),
+    )
+
+
+def _eval_agent(run: Run) -> Any:
+    from stream.services.agents import agent_list_visible
+
+    owner = get_user_model().objects.get(pk=run.config["agentOwnerId"])
+    return agent_list_visible(user=owner).get(name=run.config["agent"])
+
+
+def _run_scenario(run: Run, context: RunContext, scenario: Scenario) -> ScenarioRun:
+    started = timezone.now()
+    result: PipelineResult | None = None
+    facts: SituationFacts | None = None
+    error: str | None = None
+    try:
+        facts = facts_from_wire(scenario.frame_doc)
+        result = run_pipeline(
+            facts,
+            profile=context.profile,
+            adapter=context.adapter,
+            sampler=context.sampler,
+            seed=context.seed,
+            clock=time.monotonic,
+            scenario_id=scenario.scenario_id,
+        )
+    except CoreError as exc:
+        error = f"{exc.code}: {exc.message}"
+    except Exception as exc:  # a broken adapter must not sink the whole run
+        logger.exception("[Eval] scenario_crashed scenario=%s", scenario.scenario_id)
+        error = f"{type(exc).__name__}: {exc}"
+
+    if result is not None:
+        frame: RenderedFrame | None = result.frame
+    elif facts is not None:
+        frame = render_frame(facts, profile=context.profile)
+    else:
+        frame = None
+    logger.info(
+        "[Eval] scenario_run id=%s profile=%s facts=%s memories=%s deltas=%s seed=%s",
+        scenario.scenario_id,
+        context.profile.value,
+        frame.fact_count if frame else 0,
+        frame.memory_count if frame else 0,
+        frame.delta_count if frame else 0,
+        context.seed,
+        extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
+    )
+    if result is None:
+        logger.warning(
+            "[Eval] scenario_error scenario=%s error=%s",
+            scenario.scenario_id,
+            (error or "")[:200],
+            extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
+        )
+    else:
+        _log_decision(run, scenario, result)
+    return ScenarioRun(result, facts, frame, error, started, timezone.now())
+
+
+def _record_end_to_end(
+    run: Run,
+    context: RunContext,
+    scenario: Scenario,
+    ran: ScenarioRun,
+    agent: Any,
+    recorder: CaseRecorder,
+) -> int:
+    """Publish, let planning poll, and record the scenario, all or nothing.
+
+    The model call is already done; what happens in the run's stream and the
+    CaseResult commit together, so a chunk retried after a failure never
+    publishes a scenario twice.
+    """
+    with transaction.atomic():
+        # Chunks of one run may run in parallel: the row lock (a write lock
+        # on SQLite) keeps publish + poll + record of one scenario together,
+        # so the tasks a poll creates belong to the thought just published.
+        Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
+        if recorder.is_recorded(scenario.scenario_id):
+            return 0
+        planning = (
+            _publish_and_plan(run, agent, ran.result, ran.facts)
+            if ran.result is not None and ran.facts is not None
+            else None
+        )
+        artifact = scenario_document(run, context, scenario, ran, planning=planning)
+        write_artifact(run, scenario, artifact)
+        return recorder.record_now([case_record(scenario, artifact)])
+
+
+def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
+    goal = result.sanitized.goal
+    extra = {"run_id": run.run_id, "scenario": scenario.scenario_id}
+    if goal is None:
+        logger.info(
+            "[Eval] no_goal scenario=%s convertEligible=%s",
+            scenario.scenario_id,
+            str(result.eligibility.convert_eligible).lower(),
+            extra=extra,
+        )
+        return
+    grounding = result.grounding
+    if not grounding.passed:
+        reason = grounding.category.value if grounding.category else grounding.reason
+        logger.warning(
+            "[Grounding] fail scenario=%s reason=%s",
+            scenario.scenario_id,
+            reason,
+            extra=extra,
+        )
+    logger.info(
+        "[Eval] goal_emitted scenario=%s action=%s target=%s grounding=%s routable=%s",
+        scenario.scenario_id,
+        goal.action,
+        goal.target,
+        "pass" if grounding.passed else "fail",
+        str(result.routable).lower(),
+        extra=extra,
+    )
+
+
+def _publish_and_plan(
+    run: Run, agent: Any, result: PipelineResult, facts: SituationFacts
+) -> dict[str, Any]:
+    """Publish the scenario's output into the run's stream and let planning
+    consume the actionable feed; what planning did, for the artifact."""
+    from stream.services.planning import planning_poll_once
+    from stream.services.thoughts import ThoughtInput, thoughts_publish
+
+    thoughts = thoughts_publish(
+        agent=agent,
+        items=[
+            ThoughtInput(
+                content=result.generation.text,
+                type="eval",
+                source="eval",
+                eval_run_id=run.run_id,
+            )
+        ],
+        facts=facts,
+        use_latest_facts=False,
+    )
+    poll = planning_poll_once(agent=agent, processed_by=f"eval:{run.run_id}")
+    thought = thoughts[0]
+    return {
+        "agent": agent.name,
+        "thoughtId": thought.pk,
+        "convertEligible": bool(thought.convert_eligible),
+        "eligibilityReason": thought.eligibility_reason,
+        "fetched": int(poll.fetched),
+        "converted": int(poll.converted),
+        "skipped": int(poll.skipped),
+        "errors": int(poll.errors),
+        "acked": int(poll.acked),
+        "taskIds": [int(t) for t in poll.task_ids],
+    }

@@ -1,0 +1,130 @@
+"""Finishing a scenario eval run: metrics, verdict, ``summary.json``.
+
+The lifecycle closes the run (status, counts, seed 002's run summary); these
+are the harness's hooks into it. Metrics and the verdict are computed from
+the stored scenario artifacts in suite order. A scenario that never ran
+counts as errored, so the verdict FAILs on ``no_scenario_errors``, as does a
+run that was failed. After the run is closed: ``summary.json`` in the run's
+bundle, EV-C5's summary line, then EV-C7's ``[Eval] PASS ...`` line or
+``[Eval] FAIL properties_satisfied=false failed=<properties>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.core.bundles import ModelConfig, summary_artifact, write_json_atomic
+from evals.core.metrics import (
+    compute_metrics,
+    evaluate_verdict,
+    format_metric,
+    metrics_to_wire,
+)
+from evals.core.suite_types import EvalMetrics, EvalVerdict, VerdictProperty
+from evals.models import CaseResult, Run
+from evals.services.harness.artifacts import outcome_of
+from evals.services.runs.executors import RunVerdict
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteReport:
+    """What ``suite_run_finished`` needs from the verdict's computation."""
+
+    metrics: EvalMetrics
+    verdict: EvalVerdict
+
+
+def suite_cases(cases: Sequence[CaseResult]) -> list[CaseResult]:
+    """A run's case results in suite order."""
+    return sorted(cases, key=lambda c: (c.details.get("suiteLine", 0), c.case_id))
+
+
+def suite_run_verdict(
+    run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
+) -> RunVerdict:
+    ordered = suite_cases(cases)
+    outcomes = [outcome_of(c) for c in ordered]
+    metrics = compute_metrics(outcomes)
+    verdict = evaluate_verdict(metrics, outcomes)
+    failed_properties = set(verdict.failed_properties)
+    if missing or failed:
+        failed_properties.add(VerdictProperty.NO_SCENARIO_ERRORS.value)
+    return RunVerdict(
+        metrics=metrics_to_wire(metrics),
+        passed=not failed_properties,
+        failed_properties=tuple(sorted(failed_properties)),
+        errored_cases=metrics.scenarios_errored,
+        cases=ordered,
+        report=SuiteReport(metrics=metrics, verdict=verdict),
+    )
+
+
+def suite_run_finished(run: Run, verdict: RunVerdict) -> None:
+    report: SuiteReport = verdict.report
+    metrics = report.metrics
+    _write_summary(run, report.verdict, dict(verdict.metrics))
+    logger.info(
+        "[Eval] summary action_rate=%s grounding_pass_rate=%s repetition_rate=%s "
+        "compulsion_proxy=%s latency_p95_ms=%s",
+        format_metric(metrics.action_rate),
+        format_metric(metrics.grounding_pass_rate),
+        format_metric(metrics.repetition_rate),
+        format_metric(metrics.compulsion_proxy),
+        format_metric(metrics.latency_p95_ms),
+        extra={"run_id": run.run_id},
+    )
+    if verdict.passed:
+        logger.info(
+            "[Eval] PASS properties_satisfied=true action_rate_may_be_zero=true",
+            extra={"run_id": run.run_id},
+        )
+    else:
+        logger.info(
+            "[Eval] FAIL properties_satisfied=false failed=%s",
+            ",".join(sorted(verdict.failed_properties)),
+            extra={"run_id": run.run_id},
+        )
+
+
+def _write_summary(
+    run: Run, verdict: EvalVerdict, metrics: dict[str, float | int]
+) -> None:
+    config = run.config
+    # summary_artifact derives pass/fail per scenario from the verdict; a
+    # failed run's verdict must not read as PASS.
+    failed = tuple(run.failed_properties)
+    document = summary_artifact(
+        run_id=run.run_id,
+        suite_id=run.benchmark.benchmark_id,
+        suite_sha256=run.suite_sha256,
+        suite_line_count=config.get("suiteLineCount", run.total_cases),
+        profile=config["profile"],
+        mode=config["mode"],
+        model=ModelConfig(
+            model_id=config["modelId"],
+            adapter=config["model"],
+            sampler=config["sampler"],
+            seed=config["seed"],
+            sampler_params=config.get("samplerParams"),
+        ),
+        status=run.status,
+        started_at=run.started_at.isoformat(),
+        completed_at=run.completed_at.isoformat() if run.completed_at else None,
+        metrics=metrics,
+        verdict=EvalVerdict(
+            passed=bool(run.verdict_passed),
+            failed_properties=failed,
+            per_scenario=verdict.per_scenario,
+        ),
+        suite_path=config.get("suitePath"),
+    )
+    document["totalCases"] = run.total_cases
+    document["failedCases"] = run.total_cases - document["passedCases"]
+    if run.error:
+        document["run"]["error"] = run.error
+    write_json_atomic(Path(run.artifacts_dir) / "summary.json", document)

@@ -1,0 +1,304 @@
+"""The run lifecycle: create, fan out, execute a chunk, fail, finalize, resume.
+
+See ``evals.services.runs`` for the executor a benchmark kind plugs in and
+what it is guaranteed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import CoreError
+from evals.models import Benchmark, CaseResult, Run
+from evals.services.runs.executors import CaseExecutor, RunBroken, executor_for
+from evals.services.runs.recording import CaseRecorder, ProgressCallback
+
+logger = logging.getLogger(__name__)
+
+ACTIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING)
+
+
+def _executor_of(run: Run) -> CaseExecutor:
+    return executor_for(run.benchmark.kind)
+
+
+# --- creating and scheduling -------------------------------------------------
+
+
+def case_chunks(ids: Sequence[str], size: int) -> list[list[str]]:
+    """``ids`` in order, cut into lists of at most ``size``."""
+    return [list(ids[start : start + size]) for start in range(0, len(ids), size)]
+
+
+def run_summary(
+    run: Run,
+    *,
+    status: str,
+    metrics: Mapping[str, float | int],
+    cases: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Seed 002's run summary of an executed run (``runs/<run-id>.json``)."""
+    passed = sum(1 for c in cases if c["passed"])
+    summary: dict[str, Any] = {
+        "schemaVersion": 1,
+        "runId": run.run_id,
+        "benchmarkId": run.benchmark.benchmark_id,
+        "status": status,
+        "startedAt": run.started_at.isoformat(),
+        "totalCases": run.total_cases,
+        "passedCases": passed,
+        "failedCases": run.total_cases - passed if cases else 0,
+        "metrics": dict(metrics),
+    }
+    if run.completed_at is not None:
+        summary["completedAt"] = run.completed_at.isoformat()
+    if cases:
+        summary["caseResults"] = cases
+    return summary
+
+
+def run_create(
+    *,
+    benchmark: Benchmark,
+    run_id: str,
+    started_at: datetime,
+    total_cases: int,
+    config: dict[str, Any],
+    source: str = Run.Source.HARNESS,
+    artifacts_dir: str = "",
+    suite_sha256: str = "",
+    user: Any = None,
+    schedule: bool = True,
+    queue: str | None = None,
+    case_ids: Sequence[str] | None = None,
+) -> Run:
+    """Record a ``queued`` run of ``benchmark`` with a ``running`` run summary
+    and, with ``schedule``, send its chord after commit (``case_ids`` saves
+    the executor re-reading them). Call it inside the transaction that
+    writes your benchmark's other rows; it logs nothing (the kind logs its
+    own ``run_created`` line)."""
+    with transaction.atomic():
+        run = Run.objects.create(
+            run_id=run_id,
+            benchmark=benchmark,
+            status=Run.Status.QUEUED,
+            source=source,
+            started_at=started_at,
+            total_cases=total_cases,
+            config=config,
+            suite_sha256=suite_sha256,
+            artifacts_dir=artifacts_dir,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        run.summary = run_summary(run, status="running", metrics={}, cases=[])
+        run.save(update_fields=["summary"])
+        if schedule:
+            run_enqueue(run=run, queue=queue, case_ids=case_ids)
+    return run
+
+
+def run_enqueue(
+    *,
+    run: Run,
+    queue: str | None = None,
+    case_ids: Sequence[str] | None = None,
+) -> int:
+    """Send the run's chord after the current transaction commits (at once
+    outside one); returns the number of chunks.
+
+    One ``evals.run_chunk`` task per ``EVALS_CHUNK_SIZE`` case ids (in the
+    executor's order), joined by ``evals.finalize_run``; routed to ``queue``
+    when given. Enqueueing a half-done run again is safe: recorded cases are
+    skipped, so this also resumes a run whose worker went away.
+    """
+    if case_ids is None:
+        case_ids = _executor_of(run).case_ids(run)
+    chunks = case_chunks(list(case_ids), settings.EVALS_CHUNK_SIZE)
+    run_pk = run.pk
+    transaction.on_commit(lambda: _schedule(run_pk, chunks, queue=queue))
+    return len(chunks)
+
+
+def _schedule(run_pk: int, chunks: list[list[str]], *, queue: str | None) -> None:
+    from celery import chord
+
+    from evals.tasks import finalize_run as finalize_run_task
+    from evals.tasks import run_chunk as run_chunk_task
+
+    options: dict[str, Any] = {"queue": queue} if queue else {}
+    if not chunks:
+        finalize_run_task.si(run_pk).set(**options).apply_async()
+        return
+    # The callback takes only the run id (immutable signature); the members'
+    # results, which the join needs, are on at the task level.
+    header = [run_chunk_task.si(run_pk, ids).set(**options) for ids in chunks]
+    chord(header)(finalize_run_task.si(run_pk).set(**options))
+
+
+def run_resume(*, run_pk: int, queue: str | None = None) -> int:
+    """Send the chunks of an active run's cases that have no result yet (and
+    the finalize); returns the number of chunks sent, 0 for a finished run.
+
+    A run whose cases can no longer be listed (its benchmark is gone) is
+    failed with ``reason=resume_failed`` and finalized with what it has.
+    """
+    run = Run.objects.select_related("benchmark").get(pk=run_pk)
+    if run.status not in ACTIVE_STATUSES or run.completed_at is not None:
+        return 0
+    try:
+        ids = list(_executor_of(run).case_ids(run))
+    except CoreError as exc:
+        run_fail(run_pk=run.pk, error=exc.message, code="resume_failed")
+        return 0
+    done = set(run.case_results.values_list("case_id", flat=True))
+    return run_enqueue(run=run, queue=queue, case_ids=[i for i in ids if i not in done])
+
+
+# --- executing ---------------------------------------------------------------
+
+
+def _mark_running(run: Run, executor: CaseExecutor) -> None:
+    """queued -> running, once; the winner calls the executor's ``started``."""
+    if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING, updated_at=timezone.now()
+    ):
+        run.status = Run.Status.RUNNING
+        executor.started(run)
+
+
+def run_chunk_execute(
+    *,
+    run_pk: int,
+    case_ids: Iterable[str],
+    on_progress: ProgressCallback | None = None,
+) -> int:
+    """Run the given cases of a run; returns how many were recorded now.
+
+    Does nothing for a run that is no longer queued or running; fails the
+    run when the executor's ``prepare`` raises ``RunBroken``; skips cases
+    that already have a ``CaseResult``.
+    """
+    run = Run.objects.select_related("benchmark").get(pk=run_pk)
+    if run.status not in ACTIVE_STATUSES:
+        return 0
+    executor = _executor_of(run)
+    try:
+        context = executor.prepare(run)
+    except RunBroken as exc:
+        run_fail(run_pk=run.pk, error=exc.message, code=exc.code)
+        return 0
+    _mark_running(run, executor)
+    wanted = list(dict.fromkeys(case_ids))
+    done = set(
+        CaseResult.objects.filter(run=run, case_id__in=wanted).values_list(
+            "case_id", flat=True
+        )
+    )
+    recorder = CaseRecorder(run, on_progress)
+    executor.execute(run, context, [i for i in wanted if i not in done], recorder)
+    recorder.flush()
+    return recorder.recorded
+
+
+def run_execute(*, run: Run, on_progress: ProgressCallback | None = None) -> Run:
+    """Run every chunk of ``run`` in this process, then finalize it.
+
+    The same functions the Celery tasks call, without a broker: the CLI's
+    ``--wait``, the demo and the benchmark use it. Safe to call on a
+    half-done run (recorded cases are skipped).
+    """
+    ids = list(_executor_of(run).case_ids(run))
+    for chunk in case_chunks(ids, settings.EVALS_CHUNK_SIZE):
+        run_chunk_execute(run_pk=run.pk, case_ids=chunk, on_progress=on_progress)
+        if Run.objects.filter(pk=run.pk, status=Run.Status.FAILED).exists():
+            break
+    return run_finalize(run_pk=run.pk)
+
+
+# --- finishing ---------------------------------------------------------------
+
+
+def run_fail(*, run_pk: int, error: str, code: str = "run_failed") -> Run:
+    """Mark an active run failed with ``error`` and finalize what it has.
+
+    A no-op for a run that already finished. Logs
+    ``[Eval] run_failed run_id=<ID> reason=<CODE>`` at ERROR.
+    """
+    run = Run.objects.get(pk=run_pk)
+    changed = Run.objects.filter(pk=run_pk, status__in=ACTIVE_STATUSES).update(
+        status=Run.Status.FAILED, error=error[:5000], updated_at=timezone.now()
+    )
+    if changed:
+        logger.error(
+            "[Eval] run_failed run_id=%s reason=%s",
+            run.run_id,
+            code,
+            extra={"run_id": run.run_id, "error": error[:500]},
+        )
+    return run_finalize(run_pk=run_pk)
+
+
+def run_finalize(*, run_pk: int, now: datetime | None = None) -> Run:
+    """Close the run from its stored results: status, counts, metrics,
+    verdict and run summary, then the executor's ``finished`` hook and
+    ``[Eval] run_finished run_id=<ID> status=<S> passed_cases=<N>
+    total_cases=<N>``.
+
+    Idempotent: a finalized run (``completed_at`` set) is returned as is, and
+    of two concurrent finalizes only the one whose conditional update wins
+    runs the hook and logs.
+    """
+    run = Run.objects.select_related("benchmark").get(pk=run_pk)
+    if run.completed_at is not None:
+        return run
+    executor = _executor_of(run)
+    now = now or timezone.now()
+    stored = list(run.case_results.all())
+    missing = max(run.total_cases - len(stored), 0)
+    failed = run.status == Run.Status.FAILED
+    verdict = executor.verdict(run, stored, missing=missing, failed=failed)
+    if failed:
+        status = Run.Status.FAILED
+    elif missing or verdict.errored_cases:
+        status = Run.Status.PARTIAL
+    else:
+        status = Run.Status.COMPLETED
+    passed_cases = sum(1 for c in verdict.cases if c.passed)
+    wire_metrics = dict(verdict.metrics)
+    case_rows = [
+        {"caseId": c.case_id, "passed": c.passed, "durationMs": c.latency_ms or 0.0}
+        for c in verdict.cases
+    ]
+    run.completed_at = now
+    summary = run_summary(run, status=status, metrics=wire_metrics, cases=case_rows)
+    updated = Run.objects.filter(pk=run.pk, completed_at__isnull=True).update(
+        status=status,
+        completed_at=now,
+        passed_cases=passed_cases,
+        failed_cases=run.total_cases - passed_cases,
+        metrics=wire_metrics,
+        verdict_passed=verdict.passed,
+        failed_properties=sorted(verdict.failed_properties),
+        summary=summary,
+        updated_at=now,
+    )
+    run.refresh_from_db()
+    if not updated:
+        return run
+    executor.finished(run, verdict)
+    logger.info(
+        "[Eval] run_finished run_id=%s status=%s passed_cases=%s total_cases=%s",
+        run.run_id,
+        status,
+        passed_cases,
+        run.total_cases,
+        extra={"run_id": run.run_id},
+    )
+    return run
