@@ -15,9 +15,9 @@ messages.
 
 from __future__ import annotations
 
+import gzip
 import io
 import stat
-import tarfile
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -26,7 +26,9 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
+from core.text import name_problem, path_problem
 from evals.core.formats_types import parse_json_document
+from evals.core.tar import TarKind, TarReader, TarRefused
 
 MANIFEST_NAME = "manifest.json"
 
@@ -35,6 +37,7 @@ class ArchiveRefusal(StrEnum):
     ABSOLUTE_PATH = "absolute_path"
     PARENT_REFERENCE = "parent_reference"
     UNSAFE_NAME = "unsafe_name"
+    HEADER_TOO_LARGE = "header_too_large"
     LINK = "link"
     SPECIAL_FILE = "special_file"
     ENCRYPTED_MEMBER = "encrypted_member"
@@ -77,18 +80,31 @@ class ArchiveLimits:
     max_total_bytes: int = 64 * 1024 * 1024
     max_ratio: float = 100.0
     ratio_min_bytes: int = 64 * 1024
+    max_header_bytes: int = 64 * 1024
+    max_header_total_bytes: int = 4 * 1024 * 1024
+
+
+def _shown(name: str) -> str:
+    """A member name as messages quote it: escaped, and cut when long."""
+    return repr(name if len(name) <= 120 else f"{name[:120]}...")
 
 
 def member_path(name: str, *, filename: str) -> str | None:
     """The normalised relative path of a member, ``None`` for the root entry.
 
     Backslashes count as separators (archives made on Windows), and ``.``
-    components and empty components are dropped.
+    components and empty components are dropped. Names that would break a
+    later step are refused: NUL, control, invisible formatting and
+    noncharacters, a component over 255 bytes or a path over 1024 bytes
+    (``unsafe_name``).
     """
-    if "\x00" in name:
+    problem = name_problem(name)
+    if problem is not None:
+        if "\x00" in name:
+            problem = "has a NUL character in its name"
         raise UnsafeArchive(
             ArchiveRefusal.UNSAFE_NAME,
-            f"{filename}: member {name!r} has a NUL character in its name",
+            f"{filename}: member {_shown(name)} {problem}",
             member=name,
         )
     text = name.replace("\\", "/")
@@ -97,17 +113,25 @@ def member_path(name: str, *, filename: str) -> str | None:
     ):
         raise UnsafeArchive(
             ArchiveRefusal.ABSOLUTE_PATH,
-            f"{filename}: member {name!r} has an absolute path",
+            f"{filename}: member {_shown(name)} has an absolute path",
             member=name,
         )
     parts = [part for part in text.split("/") if part not in ("", ".")]
     if ".." in parts:
         raise UnsafeArchive(
             ArchiveRefusal.PARENT_REFERENCE,
-            f"{filename}: member {name!r} escapes the archive with '..'",
+            f"{filename}: member {_shown(name)} escapes the archive with '..'",
             member=name,
         )
-    return "/".join(parts) or None
+    path = "/".join(parts)
+    problem = path_problem(path)
+    if problem is not None:
+        raise UnsafeArchive(
+            ArchiveRefusal.UNSAFE_NAME,
+            f"{filename}: member {_shown(name)} {problem}",
+            member=name,
+        )
+    return path or None
 
 
 class _Budget:
@@ -130,7 +154,7 @@ class _Budget:
         if size > self.limits.max_member_bytes:
             raise UnsafeArchive(
                 ArchiveRefusal.MEMBER_TOO_LARGE,
-                f"{self.filename}: member {path!r} is larger than "
+                f"{self.filename}: member {_shown(path)} is larger than "
                 f"{self.limits.max_member_bytes} bytes",
                 member=path,
             )
@@ -149,8 +173,8 @@ class _Budget:
         if ratio > self.limits.max_ratio:
             raise UnsafeArchive(
                 ArchiveRefusal.COMPRESSION_RATIO,
-                f"{self.filename}: member {path!r} expands {ratio:.0f}x, above the "
-                f"{self.limits.max_ratio:g}x limit",
+                f"{self.filename}: member {_shown(path)} expands {ratio:.0f}x, "
+                f"above the {self.limits.max_ratio:g}x limit",
                 member=path,
             )
 
@@ -159,7 +183,7 @@ class _Budget:
         if path in self.files:
             raise UnsafeArchive(
                 ArchiveRefusal.DUPLICATE_MEMBER,
-                f"{self.filename}: member {path!r} appears more than once",
+                f"{self.filename}: member {_shown(path)} appears more than once",
                 member=path,
             )
         self.total += len(content)
@@ -169,12 +193,14 @@ class _Budget:
 def _refuse_mode(mode: int, path: str, filename: str) -> None:
     if stat.S_ISLNK(mode):
         raise UnsafeArchive(
-            ArchiveRefusal.LINK, f"{filename}: member {path!r} is a link", member=path
+            ArchiveRefusal.LINK,
+            f"{filename}: member {_shown(path)} is a link",
+            member=path,
         )
     if stat.S_IFMT(mode) and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise UnsafeArchive(
             ArchiveRefusal.SPECIAL_FILE,
-            f"{filename}: member {path!r} is not a regular file",
+            f"{filename}: member {_shown(path)} is not a regular file",
             member=path,
         )
 
@@ -185,14 +211,15 @@ def _extract_zip(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str,
         infos = archive.infolist()
         budget.count(len(infos))
         for info in infos:
-            path = member_path(info.filename, filename=filename)
+            # zipfile cuts a name at its first NUL; judge the name as stored.
+            path = member_path(info.orig_filename, filename=filename)
             _refuse_mode((info.external_attr >> 16) & 0xFFFF, info.filename, filename)
             if info.is_dir() or path is None:
                 continue
             if info.flag_bits & 0x1:
                 raise UnsafeArchive(
                     ArchiveRefusal.ENCRYPTED_MEMBER,
-                    f"{filename}: member {path!r} is encrypted",
+                    f"{filename}: member {_shown(path)} is encrypted",
                     member=path,
                 )
             budget.check_size(path, info.file_size)
@@ -207,34 +234,35 @@ def _extract_zip(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str,
 def _extract_tar(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str, bytes]:
     budget = _Budget(limits, filename)
     members = 0
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
-        while (member := archive.next()) is not None:
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        reader = TarReader(
+            stream,
+            max_header_bytes=limits.max_header_bytes,
+            max_header_total_bytes=limits.max_header_total_bytes,
+        )
+        while (entry := reader.next()) is not None:
             members += 1
             budget.count(members)
-            path = member_path(member.name, filename=filename)
-            if member.issym() or member.islnk():
+            path = member_path(entry.name, filename=filename)
+            if entry.kind is TarKind.LINK:
                 raise UnsafeArchive(
                     ArchiveRefusal.LINK,
-                    f"{filename}: member {member.name!r} is a link",
-                    member=member.name,
+                    f"{filename}: member {_shown(entry.name)} is a link",
+                    member=entry.name,
                 )
-            if member.isdir() or path is None:
+            if entry.kind is TarKind.DIRECTORY or path is None:
                 continue
-            if not member.isreg():
+            if entry.kind is not TarKind.FILE:
                 raise UnsafeArchive(
                     ArchiveRefusal.SPECIAL_FILE,
-                    f"{filename}: member {member.name!r} is not a regular file",
-                    member=member.name,
+                    f"{filename}: member {_shown(entry.name)} is not a regular file",
+                    member=entry.name,
                 )
-            budget.check_size(path, member.size)
+            budget.check_size(path, entry.size)
             # The whole stream is one compressed unit, so the ratio is judged
             # on everything expanded so far against the whole upload.
-            budget.check_ratio(path, budget.total + member.size, len(data))
-            handle = archive.extractfile(member)
-            content = (
-                b"" if handle is None else handle.read(limits.max_member_bytes + 1)
-            )
-            budget.add(path, content)
+            budget.check_ratio(path, budget.total + entry.size, len(data))
+            budget.add(path, reader.read())
     return budget.files
 
 
@@ -260,9 +288,11 @@ def extract_pack_archive(
             )
     except UnsafeArchive:
         raise
+    except TarRefused as error:
+        reason = ArchiveRefusal(error.problem.value)
+        raise UnsafeArchive(reason, f"{filename}: {error.message}") from None
     except (
         zipfile.BadZipFile,
-        tarfile.TarError,
         zlib.error,
         EOFError,
         OSError,

@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
-from evals.core.archive import MANIFEST_NAME
+from evals.core.archive import MANIFEST_NAME, UnsafeArchive
 from evals.core.baselines import validate_baseline_snapshot
 from evals.core.formats_types import (
     BaselineSnapshot as SnapshotDocument,
@@ -54,6 +54,7 @@ from evals.core.store import (
     StoreKind,
     load_store,
 )
+from evals.core.store_staging import publish, staging_folder
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.benchmark_records import (
     baseline_fields,
@@ -135,44 +136,54 @@ def eval_store_export(*, root: Path) -> ExportResult:
     eval_store_exported root=<dir> benchmarks=<n> runs=<n> shadows=<n>
     baselines=<n> skipped=<n>``.
     """
-    store = EvalStore(root)
-    skipped: list[InvalidItem] = []
-    manifests, invalid_manifests = manifest_items()
-    skipped.extend(invalid_manifests)
-    files = dict(
-        Benchmark.objects.filter(kind=Benchmark.Kind.PACK).values_list(
-            "benchmark_id", "pack_files"
+    # Everything is written beside the root first: a failure half-way leaves
+    # the root as it was.
+    with staging_folder(root) as staging:
+        store = EvalStore(staging)
+        skipped: list[InvalidItem] = []
+        manifests, invalid_manifests = manifest_items()
+        skipped.extend(invalid_manifests)
+        files = dict(
+            Benchmark.objects.filter(kind=Benchmark.Kind.PACK).values_list(
+                "benchmark_id", "pack_files"
+            )
         )
-    )
-    for stored in manifests:
-        manifest = stored.item
-        extra = decode_files(files.get(manifest.benchmark_id) or {})
-        store.write_pack(manifest, extra, force=True)
-    rows = Run.objects.exclude(summary={}).order_by("run_id")
-    valid_runs, invalid_runs = run_items(
-        rows.values_list("run_id", "summary").iterator(chunk_size=2000)
-    )
-    skipped.extend(invalid_runs)
-    for item in valid_runs:
-        store.write_run(item.item)
-    runs = len(valid_runs)
-    shadows = 0
-    documents = ShadowRecord.objects.order_by("trace_id").values_list(
-        "trace_id", "document"
-    )
-    for trace_id, document in documents.iterator(chunk_size=2000):
-        try:
-            store.write_shadow(validate_shadow_record(document))
-        except SchemaInvalid as error:
-            skipped.append(InvalidItem(f"shadow/{trace_id}.json", error.problems))
-            continue
-        shadows += 1
-    baselines, invalid_baselines = baseline_items()
-    skipped.extend(invalid_baselines)
-    for snapshot in baselines:
-        store.write_baseline(snapshot.item)
+        packs = len(manifests)
+        for stored in manifests:
+            manifest = stored.item
+            extra = decode_files(files.get(manifest.benchmark_id) or {})
+            try:
+                store.write_pack(manifest, extra, force=True)
+            except UnsafeArchive as error:
+                problem = SchemaProblem("$.files", error.code, error.message)
+                skipped.append(InvalidItem(stored.path, (problem,)))
+                packs -= 1
+        rows = Run.objects.exclude(summary={}).order_by("run_id")
+        valid_runs, invalid_runs = run_items(
+            rows.values_list("run_id", "summary").iterator(chunk_size=2000)
+        )
+        skipped.extend(invalid_runs)
+        for item in valid_runs:
+            store.write_run(item.item)
+        runs = len(valid_runs)
+        shadows = 0
+        documents = ShadowRecord.objects.order_by("trace_id").values_list(
+            "trace_id", "document"
+        )
+        for trace_id, document in documents.iterator(chunk_size=2000):
+            try:
+                store.write_shadow(validate_shadow_record(document))
+            except SchemaInvalid as error:
+                skipped.append(InvalidItem(f"shadow/{trace_id}.json", error.problems))
+                continue
+            shadows += 1
+        baselines, invalid_baselines = baseline_items()
+        skipped.extend(invalid_baselines)
+        for snapshot in baselines:
+            store.write_baseline(snapshot.item)
+        publish(staging, root)
     counts = ItemCounts(
-        benchmarks=len(manifests),
+        benchmarks=packs,
         runs=runs,
         shadows=shadows,
         baselines=len(baselines),

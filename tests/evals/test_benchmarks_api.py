@@ -6,6 +6,7 @@ import copy
 import io
 import json
 import tarfile
+import tracemalloc
 import zipfile
 from typing import Any
 
@@ -20,6 +21,7 @@ from evals.models import (
     Run,
     ShadowRecord,
 )
+from tests.hostile import huge_extension
 
 pytestmark = pytest.mark.django_db
 
@@ -349,6 +351,33 @@ def test_unsafe_zip_is_refused_and_nothing_kept(
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
+    assert Benchmark.objects.count() == 0
+    assert InvalidUpload.objects.count() == 0
+
+
+def test_tar_with_a_huge_pax_header_is_refused_cheaply(client: APIClient) -> None:
+    size = 256 << 20
+    data = huge_extension(b"x", size)
+    assert len(data) < 400_000
+
+    tracemalloc.start()
+    try:
+        response = upload(client, "bomb.tar.gz", data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "header_too_large",
+        "message": (
+            f"bomb.tar.gz: a PAX header of {size} bytes exceeds the 65536-byte limit"
+        ),
+        "fields": {},
+        "reason": "header_too_large",
+        "member": None,
+    }
+    assert peak < 16 << 20
     assert Benchmark.objects.count() == 0
     assert InvalidUpload.objects.count() == 0
 

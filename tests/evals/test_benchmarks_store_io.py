@@ -365,3 +365,47 @@ def test_uploading_the_pack_fills_a_placeholder(flags_on: Any, tmp_path: Path) -
     assert result.outcome == "created"
     assert Benchmark.objects.get().case_count == 2
     assert InvalidUpload.objects.count() == 0
+
+
+def test_failed_export_leaves_the_target_as_it_was(
+    filled: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "store"
+    call_command("eval_store_export", str(target), stdout=io.StringIO())
+    (target / "notes.txt").write_text("mine")
+    before = tree(target)
+    Run.objects.filter(run_id="r1").update(
+        summary={**Run.objects.get(run_id="r1").summary, "notes": "changed"}
+    )
+
+    def disk_full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    # Fails after packs and runs were written, before the baselines.
+    monkeypatch.setattr("evals.core.store.EvalStore.write_baseline", disk_full)
+    with pytest.raises(CommandError) as caught:
+        call_command("eval_store_export", str(target), stdout=io.StringIO())
+
+    assert str(caught.value) == (
+        f"export to {target} failed and wrote nothing: "
+        "[Errno 28] No space left on device"
+    )
+    assert tree(target) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
+
+
+def test_export_skips_a_pack_whose_file_name_cannot_be_written(
+    filled: None, tmp_path: Path
+) -> None:
+    long_name = "n" * 300 + ".txt"
+    Benchmark.objects.filter(benchmark_id="ama").update(pack_files={long_name: "eA=="})
+    err = io.StringIO()
+
+    call_command("eval_store_export", str(tmp_path), stdout=io.StringIO(), stderr=err)
+
+    assert not (tmp_path / "benchmarks" / "ama").exists()
+    assert (tmp_path / "benchmarks" / "poison" / "manifest.json").is_file()
+    assert err.getvalue().splitlines()[0] == (
+        "skipped (invalid in the database): benchmarks/ama/manifest.json"
+    )
+    assert "has a component longer than 255 bytes" in err.getvalue()

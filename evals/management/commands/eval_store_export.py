@@ -4,6 +4,8 @@ Writes every benchmark pack, run summary (harness runs included), shadow
 record and baseline snapshot under DIR (default ``EVAL_STORE_DIR``) in seed
 002's layout, with canonical bytes: exporting the same database twice gives
 identical files. Files of other names already in DIR are left alone.
+Everything is written to a folder beside DIR first and moved in only when
+complete, so a failure leaves DIR as it was.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evals.services.store_io import eval_store_export
 
@@ -27,7 +29,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         root: Path = options["dir"] or Path(settings.EVAL_STORE_DIR)
-        result = eval_store_export(root=root)
+        try:
+            result = eval_store_export(root=root)
+        except OSError as error:
+            raise CommandError(
+                f"export to {root} failed and wrote nothing: {error}"
+            ) from None
         counts = result.counts
         self.stdout.write(
             f"exported to {root}: {counts.benchmarks} benchmark pack(s), "

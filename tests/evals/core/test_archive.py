@@ -300,3 +300,46 @@ def test_pack_from_files_reports_a_manifest_that_is_not_json() -> None:
     [problem] = caught.value.problems
     assert problem.code == "invalid_json"
     assert problem.message.startswith("manifest.json is not valid JSON: ")
+
+
+# --- member names that would break a later step ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("a" * 300 + ".json", "has a component longer than 255 bytes"),
+        ("/".join(["d" * 200] * 6), "is longer than 1024 bytes"),
+        ("bell\x07.txt", "contains a control character (\\u0007)"),
+        ("new\nline.txt", "contains a control character (\\u000a)"),
+        ("evil\u202etxt.json", "contains an invisible formatting character (\\u202e)"),
+        ("zero\u200bwidth.txt", "contains an invisible formatting character (\\u200b)"),
+        ("non\uffffchar.txt", "contains a Unicode noncharacter (\\uffff)"),
+    ],
+)
+def test_member_names_that_break_later_steps_are_refused(
+    name: str, reason: str
+) -> None:
+    error = refusal(make_zip(("manifest.json", MANIFEST), (name, b"x")))
+
+    assert error.code == "unsafe_name"
+    assert error.message.endswith(reason)
+    assert len(error.message) < 200
+
+
+def test_tar_member_name_of_300_characters_is_refused() -> None:
+    info = tarfile.TarInfo("pack/" + "n" * 300)
+
+    error = refusal(
+        make_tar((tar_member("pack/manifest.json"), MANIFEST), (info, b"x"))
+    )
+
+    assert error.code == "unsafe_name"
+
+
+def test_zip_name_with_nul_is_refused_not_truncated() -> None:
+    data = make_zip(("manifest.json", MANIFEST), ("evil.txt", b"x"))
+    # zipfile cuts names at a NUL when it reads them: forge one in both headers.
+    data = data.replace(b"evil.txt", b"ev\x00l.txt")
+
+    assert refusal(data).code == "unsafe_name"
