@@ -31,7 +31,7 @@ from stream.core.planning import TaskStatus
 from stream.core.types import TimeOfDay
 from stream.models import Agent, PlanningState, Task, Thought, WorldSnapshot
 from stream.services.counters import counters_increment
-from stream.services.task_store import open_tasks, planning_state_lock
+from stream.services.planning_task_store import open_tasks, planning_state_lock
 
 logger = logging.getLogger(__name__)
 

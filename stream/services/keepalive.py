@@ -218,7 +218,7 @@ def keepalive_tick(
 
 def keepalive_poke(*, agent: Agent) -> None:
     """An explicit eval poke (KA-A5): the next tick bypasses the cooldown."""
-    from stream.tasks import keepalive_tick as keepalive_tick_task
+    from stream.tasks.keepalive import keepalive_tick as keepalive_tick_task
 
     with transaction.atomic():
         state, _ = KeepAliveState.objects.get_or_create(agent=agent)

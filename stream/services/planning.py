@@ -36,7 +36,7 @@ from stream.core.planning import (
 )
 from stream.models import Agent, PlanningState, Task, Thought
 from stream.services.drive_tick import drive_tick_from_latest
-from stream.services.task_store import (
+from stream.services.planning_task_store import (
     open_tasks,
     planning_state_get,
     planning_state_lock,

@@ -24,13 +24,13 @@ from stream.models import Agent, Task, TaskEvent
 from stream.services.counters import counters_get, counters_reset
 from stream.services.drive_tick import drive_tick_from_latest
 from stream.services.planning import planning_poll_once
-from stream.services.task_executor import (
+from stream.services.planning_task_executor import (
     task_claim,
     task_complete,
     task_fail,
     task_progress,
 )
-from stream.services.task_store import (
+from stream.services.planning_task_store import (
     planning_state_get,
     task_source_convert_eligible,
     task_stall_class,

@@ -9,7 +9,7 @@ import pytest
 
 from evals.models import Run
 from evals.services.harness.create import eval_run_create
-from evals.tasks import finalize_run, run_chunk
+from evals.tasks.runs import finalize_run, run_chunk
 
 pytestmark = pytest.mark.django_db
 

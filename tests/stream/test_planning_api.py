@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Task
-from stream.services.task_store import task_add
+from stream.services.planning_task_store import task_add
 
 pytestmark = pytest.mark.django_db
 

@@ -134,7 +134,7 @@ def test_soak_refuses_a_run_too_short_to_show_recovery(agent: Any) -> None:
 
 
 def test_planning_poll_task_calls_the_service(agent: Any) -> None:
-    from stream.tasks import planning_poll_all
+    from stream.tasks.planning import planning_poll_all
 
     eligible_thought(agent)
     planning_poll_all.delay()
@@ -143,7 +143,7 @@ def test_planning_poll_task_calls_the_service(agent: Any) -> None:
 
 
 def test_planning_poll_task_ignores_a_stale_agent_id(agent: Any) -> None:
-    from stream.tasks import planning_poll
+    from stream.tasks.planning import planning_poll
 
     planning_poll.delay(agent.pk + 1000)
     agent.is_active = False

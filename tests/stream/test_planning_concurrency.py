@@ -18,8 +18,8 @@ from core.errors import Conflict
 from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Task, Thought
 from stream.services.planning import planning_poll_once
-from stream.services.task_executor import task_claim
-from stream.services.task_store import task_add
+from stream.services.planning_task_executor import task_claim
+from stream.services.planning_task_store import task_add
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -17,7 +17,7 @@ from stream.services.drive_tick import (
     drive_tick_from_latest,
 )
 from stream.services.planning import planning_cycle
-from stream.services.task_executor import task_claim, task_complete
+from stream.services.planning_task_executor import task_claim, task_complete
 from stream.services.thoughts import percept_record
 
 pytestmark = pytest.mark.django_db
@@ -131,7 +131,7 @@ def test_pending_task_suppresses_the_next_tick_until_it_is_stuck(
 def test_active_task_with_progress_keeps_suppressing(
     agent: Any, calm_facts: dict[str, Any], settings: Any
 ) -> None:
-    from stream.services.task_executor import task_progress
+    from stream.services.planning_task_executor import task_progress
 
     settings.DRIVE_TICK_ENABLED = True
     perceive_at(agent, calm_facts, T0)

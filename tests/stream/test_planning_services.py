@@ -18,13 +18,13 @@ from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Task, TaskEvent, Thought
 from stream.services import planning
 from stream.services.planning import planning_idle_check, planning_poll_once
-from stream.services.task_executor import (
+from stream.services.planning_task_executor import (
     task_claim,
     task_complete,
     task_fail,
     task_progress,
 )
-from stream.services.task_store import (
+from stream.services.planning_task_store import (
     reset_dropped_key_warnings,
     task_add,
     task_finalize,

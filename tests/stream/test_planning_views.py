@@ -9,7 +9,7 @@ import pytest
 from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Thought
 from stream.services.planning import planning_poll_once
-from stream.services.task_store import task_add
+from stream.services.planning_task_store import task_add
 
 pytestmark = pytest.mark.django_db
 

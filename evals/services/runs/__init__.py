@@ -21,8 +21,8 @@ Modules: ``executors`` (the ``CaseExecutor`` protocol, ``BaseCaseExecutor``,
 progress) and ``lifecycle`` (``run_create``, ``run_enqueue``,
 ``run_resume``, ``run_chunk_execute``, ``run_execute``, ``run_fail``,
 ``run_finalize``, ``run_summary``, ``ACTIVE_STATUSES``). The Celery tasks,
-thin, are ``evals.tasks.run_chunk`` (name ``evals.run_chunk``, args
-``run_pk, case_ids``) and ``evals.tasks.finalize_run`` (name
+thin, are ``evals.tasks.runs.run_chunk`` (name ``evals.run_chunk``, args
+``run_pk, case_ids``) and ``evals.tasks.runs.finalize_run`` (name
 ``evals.finalize_run``, arg ``run_pk``).
 
 How a second user plugs in

@@ -129,8 +129,8 @@ def run_enqueue(
 def _schedule(run_pk: int, chunks: list[list[str]], *, queue: str | None) -> None:
     from celery import chord
 
-    from evals.tasks import finalize_run as finalize_run_task
-    from evals.tasks import run_chunk as run_chunk_task
+    from evals.tasks.runs import finalize_run as finalize_run_task
+    from evals.tasks.runs import run_chunk as run_chunk_task
 
     options: dict[str, Any] = {"queue": queue} if queue else {}
     if not chunks:

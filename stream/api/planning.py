@@ -18,15 +18,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
-from stream.api import IsAgent, _limit
+from stream.api.cognitive_stream import IsAgent, _limit
 from stream.core.planning import TaskStatus
-from stream.services.task_executor import (
+from stream.services.planning_task_executor import (
     task_claim,
     task_complete,
     task_fail,
     task_progress,
 )
-from stream.services.task_store import (
+from stream.services.planning_task_store import (
     planning_state_get,
     task_list,
     task_to_wire,

@@ -27,7 +27,7 @@ from stream.core.planning import (
     decide_transition,
 )
 from stream.models import Agent, PlanningState, Task
-from stream.services.task_store import (
+from stream.services.planning_task_store import (
     planning_state_get,
     task_event_add,
     task_locked,

@@ -13,7 +13,7 @@ from django.utils import timezone
 from stream.core.planning import TaskStatus
 from stream.models import Agent, Task
 from stream.services.agents import agent_list_visible
-from stream.services.task_store import (
+from stream.services.planning_task_store import (
     planning_state_get,
     task_list,
     task_origin,

@@ -1,8 +1,9 @@
+"""URL patterns of the cognitive stream: the stream pages and its API."""
+
 from django.urls import path
 
-from stream import api, urls_tasks, views
-
-app_name = "stream"
+from stream.api import cognitive_stream as api
+from stream.views import cognitive_stream as views
 
 API = "api/cognitive-stream/"
 
@@ -24,5 +25,4 @@ urlpatterns = [
         name="api-counters-reset",
     ),
     path(f"{API}events", api.EventsView.as_view(), name="api-events"),
-    *urls_tasks.urlpatterns,
 ]

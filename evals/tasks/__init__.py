@@ -1,0 +1,10 @@
+"""Celery tasks of the evals app, one module per subject: ``runs`` (the run
+lifecycle's chunk and finalize tasks).
+
+Celery's autodiscovery imports ``evals.tasks``; importing the modules here
+registers their tasks. Import a task from its module, never from here.
+"""
+
+from evals.tasks import runs
+
+__all__ = ["runs"]

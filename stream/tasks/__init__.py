@@ -1,0 +1,10 @@
+"""Celery tasks of the stream app, one module per subject: ``keepalive``,
+``cognitive_stream`` (upkeep) and ``planning``.
+
+Celery's autodiscovery imports ``stream.tasks``; importing the modules here
+registers their tasks. Import a task from its module, never from here.
+"""
+
+from stream.tasks import cognitive_stream, keepalive, planning
+
+__all__ = ["cognitive_stream", "keepalive", "planning"]
