@@ -6,6 +6,7 @@ Schemas are Draft 2020-12 and loaded once per (package, name).
 
 from __future__ import annotations
 
+import ast
 import json
 from functools import cache
 from importlib import resources
@@ -46,7 +47,71 @@ def _problems(error: ValidationError) -> list[SchemaProblem]:
                 )
                 for key in extra
             ]
-    return [SchemaProblem(path, str(error.validator), error.message)]
+    return [SchemaProblem(path, str(error.validator), _message(error))]
+
+
+# Longest rendering of an offending value inside a message.
+MAX_VALUE_CHARS = 80
+
+
+def _json(value: Any, *, cut: bool = False) -> str:
+    """``value`` as JSON (never a Python repr); ``cut`` at ``MAX_VALUE_CHARS``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        text = json.dumps(str(value), ensure_ascii=False)
+    if cut and len(text) > MAX_VALUE_CHARS:
+        text = text[: MAX_VALUE_CHARS - 3] + "..."
+    return text
+
+
+def _message(error: ValidationError) -> str:
+    """The problem in words, with values written as JSON.
+
+    jsonschema's own messages quote values as Python reprs (``None``,
+    ``'x'``); a JSON document's errors should read as JSON (``null``,
+    ``"x"``).
+    """
+    kind = error.validator
+    expected = error.validator_value
+    found = _json(error.instance, cut=True)
+    if kind == "required":
+        # One error per missing property; only its message names which one.
+        head = error.message.removesuffix(" is a required property")
+        try:
+            name = ast.literal_eval(head)
+        except (ValueError, SyntaxError):
+            name = head
+        return f"{_json(name)} is a required property"
+    if kind == "type":
+        return f"{found} is not of type {_json(expected)}"
+    if kind == "enum":
+        return f"{found} is not one of {_json(expected)}"
+    if kind == "const":
+        return f"{found} is not {_json(expected)}"
+    if kind == "pattern":
+        return f"{found} does not match {_json(expected)}"
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {
+            "minimum": "less than the minimum of",
+            "maximum": "greater than the maximum of",
+            "exclusiveMinimum": "less than or equal to the minimum of",
+            "exclusiveMaximum": "greater than or equal to the maximum of",
+        }[kind]
+        return f"{found} is {words} {_json(expected)}"
+    if kind in ("minLength", "maxLength"):
+        unit = "character" if expected == 1 else "characters"
+        side = "at least" if kind == "minLength" else "at most"
+        return f"{found} should have {side} {expected} {unit}"
+    if kind in ("minItems", "maxItems"):
+        unit = "item" if expected == 1 else "items"
+        side = "at least" if kind == "minItems" else "at most"
+        return f"{found} should have {side} {expected} {unit}"
+    if kind == "uniqueItems":
+        return f"{found} has non-unique elements"
+    if kind == "additionalProperties":
+        return f"{found} has unexpected properties"
+    return f"{found} does not satisfy {kind} {_json(expected)}"
 
 
 def validate(validator: Draft202012Validator, document: Any) -> list[SchemaProblem]:

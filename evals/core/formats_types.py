@@ -131,7 +131,7 @@ MessageTable = Mapping[str, str | Mapping[str, str]]
 
 _INDEX_RE = re.compile(r"\[\d+\]")
 _LAST_INDEX_RE = re.compile(r"\[\d+\]$")
-_REQUIRED_RE = re.compile(r"^'(.+)' is a required property$")
+_REQUIRED_RE = re.compile(r'^(".+") is a required property$')
 # One problem per path: the most basic failure explains the rest ("" fails
 # minLength and enum; only "must be a non-empty string" is useful).
 _KEYWORD_RANK = {
@@ -180,7 +180,7 @@ def translate_problems(
         if keyword == "required":
             match = _REQUIRED_RE.match(problem.message)
             if match:
-                path = f"{path}.{match.group(1)}"
+                path = f"{path}.{json.loads(match.group(1))}"
         field = document_name if path == "$" else path[2:]
         parent = _LAST_INDEX_RE.sub("", field)
         entry = messages.get(path_pattern(path, prefixes))

@@ -30,7 +30,8 @@ from typing import Any, Final, Protocol
 from core.canonical import sha256_hex
 from core.errors import CoreError, NotFound
 from stream.core.frames import (
-    DELTA_LABELS,
+    DAMAGE_PREFIX,
+    DAMAGE_SUFFIX,
     SECTION_BOT,
     SECTION_CHANGES,
     SECTION_MEMORY,
@@ -38,7 +39,6 @@ from stream.core.frames import (
     TIME_LABELS,
 )
 from stream.core.types import (
-    DeltaType,
     Generation,
     RenderedFrame,
     SamplerProfile,
@@ -261,23 +261,28 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _sightings(listing: str) -> Iterator[Sighting]:
-    for part in listing.split(", "):
-        hostile = part.endswith(" [hostile]")
-        body = part.removesuffix(" [hostile]")
-        count_text, _, rest = body.partition("x ")
+def _sightings(part: str) -> Iterator[Sighting]:
+    """The entity of one ``Nearby:`` line (``2x zombie (5m) [hostile]``)."""
+    hostile = part.endswith(" [hostile]")
+    body = part.removesuffix(" [hostile]")
+    count_text, _, rest = body.partition("x ")
+    kind, distance_text = rest, "0m)"
+    if rest.endswith("m)") and " (" in rest:
         kind, _, distance_text = rest.rpartition(" (")
-        count = _number(count_text)
-        distance = _number(distance_text.removesuffix("m)"))
-        if kind and count is not None and distance is not None:
-            yield Sighting(kind, int(count), int(distance), hostile)
+    count = _number(count_text)
+    distance = _number(distance_text.removesuffix("m)"))
+    if kind and count is not None and distance is not None:
+        yield Sighting(kind, int(count), int(distance), hostile)
 
 
 def observe(frame_text: str) -> Observations:
     """Read the facts back out of a rendered frame (our own format)."""
     seen = Observations()
-    damage_label = DELTA_LABELS[DeltaType.DAMAGE_TAKEN]
     for line in frame_text.splitlines():
+        if line.startswith(DAMAGE_PREFIX) and line.endswith(DAMAGE_SUFFIX):
+            amount = line[len(DAMAGE_PREFIX) : -len(DAMAGE_SUFFIX)]
+            seen.damage += _number(amount) or 0.0
+            continue
         if line in _SECTIONS or ": " not in line:
             continue
         label, _, value = line.partition(": ")
@@ -295,10 +300,8 @@ def observe(frame_text: str) -> Observations:
             ]
         elif label == "Biome":
             seen.biome = value
-        elif label == "Nearby" and value != "none":
-            seen.nearby = list(_sightings(value))
-        elif label == damage_label:
-            seen.damage += _number(value) or 0.0
+        elif label == "Nearby":
+            seen.nearby.extend(_sightings(value))
     return seen
 
 

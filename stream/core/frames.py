@@ -5,8 +5,11 @@ EV-C3):
 
 - Factual only: every line states a measured fact, a recorded change or a
   remembered text; this module writes no proposal, candidate list or
-  directive, and free text copied from memories or changes has its square
-  brackets neutralised so it can never carry a tag.
+  directive, and a goal-tag opener copied from data is neutralised, so a
+  frame never carries a tag.
+- Same frame, same text as the reference renderer (``renderSituationFrame``
+  of the project the contract comes from), and the same fact, memory and
+  change counts.
 - A prompt profile changes only composition (fact budget, memory slice,
   whether recent changes are shown); rendering policy is the same for all.
 - Same facts and profile give byte-identical text and the same digest
@@ -16,12 +19,14 @@ EV-C3):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
 from core.canonical import sha256_hex
 from core.errors import SchemaInvalid
 from core.schemas import load_validator, validate
+from stream.core.js_text import js_json, js_number, js_round, js_string
 from stream.core.types import (
     BotState,
     Delta,
@@ -67,25 +72,30 @@ TIME_LABELS: Final[dict[TimeOfDay, str]] = {
     TimeOfDay.UNKNOWN: "Unknown",
 }
 
-DELTA_LABELS: Final[dict[DeltaType, str]] = {
-    DeltaType.THREAT_DELTA: "Threat changed",
-    DeltaType.DAMAGE_TAKEN: "Damage taken",
-    DeltaType.HUNGER_CHANGE: "Hunger changed",
-    DeltaType.HEALTH_CHANGE: "Health changed",
-    DeltaType.NEW_ENTITY: "Newly nearby",
-    DeltaType.LOST_ENTITY: "No longer nearby",
-    DeltaType.TIME_ADVANCED: "Time passed",
-    DeltaType.ITEM_GAINED: "Item gained",
-    DeltaType.ITEM_LOST: "Item lost",
-    DeltaType.OTHER: "Other change",
+# Changes shown with their value as text, and changes shown as JSON.
+_PLAIN_DELTAS: Final[dict[DeltaType, str]] = {
+    DeltaType.DAMAGE_TAKEN: "Took {} damage",
+    DeltaType.HEALTH_CHANGE: "Health changed by {}",
+    DeltaType.HUNGER_CHANGE: "Hunger changed by {}",
+    DeltaType.THREAT_DELTA: "Threat level: {}",
+    DeltaType.TIME_ADVANCED: "Time advanced to {}",
 }
+_JSON_DELTAS: Final[dict[DeltaType, str]] = {
+    DeltaType.NEW_ENTITY: "New entity appeared",
+    DeltaType.LOST_ENTITY: "Entity left",
+    DeltaType.ITEM_GAINED: "Gained item",
+    DeltaType.ITEM_LOST: "Lost item",
+}
+DAMAGE_PREFIX: Final = "Took "
+DAMAGE_SUFFIX: Final = " damage"
 
 SECTION_BOT: Final = "[Bot State]"
 SECTION_WORLD: Final = "[World State]"
 SECTION_CHANGES: Final = "[Recent Changes]"
 SECTION_MEMORY: Final = "[Memory]"
 
-_BRACKETS: Final = str.maketrans({"[": "(", "]": ")"})
+# A goal-tag opener inside data: its "[" is written "(" (I-1).
+_GOAL_OPENER: Final = re.compile(r"\[(?=goal:)", re.IGNORECASE | re.ASCII)
 
 
 # --- wire --------------------------------------------------------------------
@@ -197,109 +207,86 @@ def facts_to_wire(facts: SituationFacts) -> dict[str, Any]:
 
 
 def format_number(value: float) -> str:
-    """Integers as integers, other numbers with one decimal (``19.5``)."""
-    if isinstance(value, int):
-        return str(value)
-    if value.is_integer():
-        return str(int(value))
-    return f"{value:.1f}"
+    """A number as the reference renderer shows it (``19.5``, ``20``, ``1e-7``)."""
+    return js_number(value)
 
 
-def _free_text(text: str) -> str:
-    return " ".join(text.translate(_BRACKETS).split())
-
-
-def _inventory_line(items: tuple[InventoryItem, ...], budget: int) -> tuple[str, int]:
-    """The inventory line and the facts it costs, within ``budget`` (>= 1)."""
-    if not items:
-        return "Inventory: empty", 1
-    cost = min(len(items), INVENTORY_MAX_FACTS)
-    if cost <= budget:
-        shown = items
-    else:
-        cost = budget
-        shown = items[:budget]
-    parts = [f"{i.item} x{i.count}" for i in shown]
-    hidden = len(items) - len(shown)
-    if hidden:
-        parts.append(f"+{hidden} more")
-    return "Inventory: " + ", ".join(parts), cost
-
-
-def _nearby_order(entity: NearbyEntity) -> tuple[bool, float, str]:
-    return (not entity.hostile, entity.distance_min, entity.kind)
-
-
-def _nearby_item(entity: NearbyEntity) -> str:
-    text = f"{entity.count}x {entity.kind} ({round(entity.distance_min)}m)"
-    return text + " [hostile]" if entity.hostile else text
+def _delta_line(delta: Delta) -> str:
+    value = delta.value
+    kind = delta.type
+    if kind in _PLAIN_DELTAS:
+        return _PLAIN_DELTAS[kind].format(js_string(value))
+    return f"{_JSON_DELTAS.get(kind, 'Change')}: {js_json(value)}"
 
 
 def _fact_lines(facts: SituationFacts, budget: int) -> tuple[list[str], list[str], int]:
     """Bot and world lines in priority order, and the facts they cost."""
     bot = facts.bot
     world = facts.world
-    x, y, z = bot.position.x, bot.position.y, bot.position.z
     bot_lines = [
-        f"Health: {format_number(bot.health)}/20",
-        f"Hunger: {format_number(bot.hunger)}/20",
-        f"Position: ({round(x)}, {round(y)}, {round(z)})",
-        f"Time: {TIME_LABELS[bot.time_of_day]}",
+        f"Health: {js_number(bot.health)}/20",
+        f"Hunger: {js_number(bot.hunger)}/20",
     ]
-    if bot.threat_level not in (None, ThreatLevel.NONE):
-        bot_lines.append(f"Threat Level: {bot.threat_level}")
-    bot_lines = bot_lines[:budget]
-    used = len(bot_lines)
-    world_lines: list[str] = []
+    used = 2
     if used < budget:
-        line, cost = _inventory_line(bot.inventory, budget - used)
-        bot_lines.append(line)
-        used += cost
+        position = bot.position
+        x, y, z = (js_number(js_round(v)) for v in (position.x, position.y, position.z))
+        bot_lines.append(f"Position: ({x}, {y}, {z})")
+        used += 1
+    if used < budget:
+        bot_lines.append(f"Time: {TIME_LABELS[bot.time_of_day]}")
+        used += 1
+    if bot.threat_level not in (None, ThreatLevel.NONE) and used < budget:
+        bot_lines.append(f"Threat Level: {bot.threat_level}")
+        used += 1
+    if bot.inventory and used < budget:
+        shown = bot.inventory[: budget - used]
+        listing = ", ".join(f"{i.item} x{js_number(i.count)}" for i in shown)
+        bot_lines.append(f"Inventory: {listing}")
+        used += min(len(shown), INVENTORY_MAX_FACTS)
+    elif not bot.inventory and used < budget:
+        bot_lines.append("Inventory: empty")
+        used += 1
+    world_lines: list[str] = []
     for label, value in (
         ("Biome", world.biome),
         ("Dimension", world.dimension),
         ("Weather", world.weather),
     ):
-        if value is not None and used < budget:
+        if value and used < budget:
             world_lines.append(f"{label}: {value}")
             used += 1
-    if used < budget:
-        entities = sorted(world.nearby_entities, key=_nearby_order)
-        shown = entities[: budget - used]
-        if not entities:
-            world_lines.append("Nearby: none")
+    if world.nearby_entities and used < budget:
+        hostiles = [e for e in world.nearby_entities if e.hostile]
+        others = [e for e in world.nearby_entities if not e.hostile]
+        for entity in (hostiles + others)[: budget - used]:
+            distance = (
+                f" ({js_number(js_round(entity.distance_min))}m)"
+                if entity.distance_min
+                else ""
+            )
+            hostile = " [hostile]" if entity.hostile else ""
+            world_lines.append(
+                f"Nearby: {js_number(entity.count)}x {entity.kind}{distance}{hostile}"
+            )
             used += 1
-        else:
-            world_lines.append("Nearby: " + ", ".join(_nearby_item(e) for e in shown))
-            used += len(shown)
     return bot_lines, world_lines, used
 
 
 def _memory_lines(memory: Memory | None, budget: int) -> list[str]:
-    """Newest episodic memories, then semantic ones; half the slice (rounded
-    down) is kept for semantic memories when there are enough of them."""
+    """Episodic memories, then semantic ones, in document order, cut at ``budget``."""
     if memory is None or budget <= 0:
         return []
-    episodic = sorted(memory.episodic or (), key=lambda m: -m.timestamp_ms)
-    semantic = list(memory.semantic or ())
-    reserved = min(len(semantic), budget // 2)
-    recent = episodic[: budget - reserved]
-    known = semantic[: budget - len(recent)]
-    return [f"[Recent] {_free_text(m.text)}" for m in recent] + [
-        f"[{m.key}] {_free_text(m.text)}" for m in known
-    ]
+    lines = [f"[Recent] {m.text}" for m in memory.episodic or ()]
+    lines += [f"[{m.key or 'Knowledge'}] {m.text}" for m in memory.semantic or ()]
+    return lines[:budget]
 
 
 def _delta_lines(deltas: tuple[Delta, ...] | None, budget: int) -> list[str]:
-    """The last ``budget`` changes, oldest first."""
+    """The first ``budget`` changes, in document order."""
     if not deltas or budget <= 0:
         return []
-    lines = []
-    for delta in deltas[-budget:]:
-        value = delta.value
-        shown = _free_text(value) if isinstance(value, str) else format_number(value)
-        lines.append(f"{DELTA_LABELS[delta.type]}: {shown}")
-    return lines
+    return [_delta_line(delta) for delta in deltas[:budget]]
 
 
 def render_frame(facts: SituationFacts, *, profile: PromptProfile) -> RenderedFrame:
@@ -307,10 +294,13 @@ def render_frame(facts: SituationFacts, *, profile: PromptProfile) -> RenderedFr
 
     Sections ``[Bot State]``, ``[World State]``, ``[Recent Changes]``,
     ``[Memory]`` separated by one blank line; empty sections are left out.
-    Facts in priority order (health, hunger, position, time, threat level when
-    not none, inventory worth at most ``INVENTORY_MAX_FACTS``, biome,
-    dimension, weather, nearby entities with hostiles first, one fact each)
-    until the profile's fact budget is spent. Deterministic.
+    Health and hunger always; then, while the profile's fact budget lasts:
+    position, time, threat level (when not none), inventory (as many items
+    as the budget has room for, worth at most ``INVENTORY_MAX_FACTS``),
+    biome, dimension, weather, one line per nearby entity (hostiles first).
+    The text equals the reference renderer's for the same frame, except
+    that a ``[GOAL:`` opener inside data is written ``(GOAL:``, so no frame
+    ever carries a goal tag. Deterministic.
     """
     budget = PROFILE_BUDGETS[PromptProfile(profile)]
     bot_lines, world_lines, fact_count = _fact_lines(facts, budget.facts)
@@ -326,6 +316,8 @@ def render_frame(facts: SituationFacts, *, profile: PromptProfile) -> RenderedFr
         if lines:
             sections.append(header + "\n" + "\n".join(lines))
     text = "\n\n".join(sections)
+    if "[" in text:
+        text = _GOAL_OPENER.sub("(", text)
     return RenderedFrame(
         text=text,
         profile=PromptProfile(profile),

@@ -119,8 +119,10 @@ class WorldState:
 
 @dataclass(frozen=True, slots=True)
 class Delta:
+    """A recent change; ``value`` is any JSON value (as ``json.loads`` gives)."""
+
     type: DeltaType
-    value: str | float
+    value: object
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,12 +169,12 @@ def test_ev_c2_reports_every_invalid_line_with_physical_numbers(
                 SchemaProblem(
                     "$.oracle.oracle_version",
                     "pattern",
-                    "'1' does not match '^v[0-9]+$'",
+                    '"1" does not match "^v[0-9]+$"',
                 ),
                 SchemaProblem(
                     "$.scenario_id",
                     "pattern",
-                    "'Bad Id' does not match '^[a-z0-9][a-z0-9_\\\\-:.]{0,127}$'",
+                    '"Bad Id" does not match "^[a-z0-9][a-z0-9_\\\\-:.]{0,127}$"',
                 ),
             ),
         ),
@@ -189,7 +189,7 @@ def test_ev_c2_errors_json_is_a_path_message_list(tmp_path: Path) -> None:
 
     assert bad.line == 1
     assert bad.errors_json() == (
-        '[{"path":"$","message":"\'oracle\' is a required property"},'
+        '[{"path":"$","message":"\\"oracle\\" is a required property"},'
         '{"path":"$.extra","message":"unknown property: extra"}]'
     )
 
@@ -314,8 +314,8 @@ def test_ev_c2_duplicate_is_reported_with_the_line_schema_problems(
 @pytest.mark.parametrize(
     ("raw", "code", "message"),
     [
-        (b"[1, 2]", "type", "[1, 2] is not of type 'object'"),
-        (b"null", "type", "None is not of type 'object'"),
+        (b"[1, 2]", "type", '[1, 2] is not of type "object"'),
+        (b"null", "type", 'null is not of type "object"'),
         (b'{"a": 1, "a": 2}', "invalid_json", "invalid JSON: duplicate key 'a'"),
         (b'{"x": NaN}', "invalid_json", "invalid JSON: NaN is not a JSON number"),
         (b'{"x": "\xff"}', "invalid_utf8", "not valid UTF-8 at byte 8"),

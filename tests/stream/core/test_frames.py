@@ -147,9 +147,9 @@ def test_balanced_frame(full_facts: SituationFacts) -> None:
         "Dimension: overworld\n"
         "\n"
         "[Memory]\n"
+        "[Recent] Saw a cave to the east.\n"
         "[Recent] A creeper blew up near the river.\n"
-        "[Recent] Slept through the night.\n"
-        "[home] Base at (100, 64, 200)."
+        "[Recent] Slept through the night."
     )
     assert (frame.fact_count, frame.memory_count, frame.delta_count) == (10, 3, 0)
 
@@ -169,19 +169,21 @@ def test_rich_frame(full_facts: SituationFacts) -> None:
         "Biome: birch_forest\n"
         "Dimension: overworld\n"
         "Weather: rain\n"
-        "Nearby: 1x zombie (5m) [hostile], 2x skeleton (18m) [hostile], 2x cow (12m)\n"
+        "Nearby: 1x zombie (5m) [hostile]\n"
+        "Nearby: 2x skeleton (18m) [hostile]\n"
+        "Nearby: 2x cow (12m)\n"
         "\n"
         "[Recent Changes]\n"
-        "Newly nearby: zombie\n"
-        "Damage taken: 4\n"
-        "Health changed: -4\n"
-        "Hunger changed: -1.5\n"
-        "Item gained: iron_ore\n"
+        "Time advanced to day -> sunset\n"
+        'New entity appeared: "zombie"\n'
+        "Took 4 damage\n"
+        "Health changed by -4\n"
+        "Hunger changed by -1.5\n"
         "\n"
         "[Memory]\n"
+        "[Recent] Saw a cave to the east.\n"
         "[Recent] A creeper blew up near the river.\n"
         "[Recent] Slept through the night.\n"
-        "[Recent] Saw a cave to the east.\n"
         "[home] Base at (100, 64, 200).\n"
         "[iron] Iron shows up in the cliffs."
     )
@@ -238,11 +240,11 @@ def test_inventory_counts_as_at_most_three_facts(calm_facts: SituationFacts) -> 
 
 def test_inventory_shrinks_to_the_remaining_budget(calm_facts: SituationFacts) -> None:
     frame = render_frame(_with_inventory(calm_facts, 6), profile="minimal")
-    assert frame.text.endswith("Inventory: item_0 x1, +5 more")
+    assert frame.text.endswith("Inventory: item_0 x1")
     assert frame.fact_count == 5
 
 
-def test_nearby_hostiles_first_then_nearest(calm_doc: dict[str, Any]) -> None:
+def test_nearby_one_line_each_hostiles_first(calm_doc: dict[str, Any]) -> None:
     calm_doc["facts"]["world"]["nearbyEntities"] = [
         {"kind": "cow", "count": 1, "distanceMin": 2},
         {"kind": "spider", "count": 1, "distanceMin": 30.6, "hostile": True},
@@ -251,45 +253,94 @@ def test_nearby_hostiles_first_then_nearest(calm_doc: dict[str, Any]) -> None:
     ]
     text = render_frame(facts_from_wire(calm_doc), profile="rich").text
     assert text.endswith(
-        "Nearby: 3x zombie (8m) [hostile], 1x spider (31m) [hostile], "
-        "2x pig (1m), 1x cow (2m)"
+        "Nearby: 1x spider (31m) [hostile]\n"
+        "Nearby: 3x zombie (8m) [hostile]\n"
+        "Nearby: 1x cow (2m)\n"
+        "Nearby: 2x pig (1m)"
     )
 
 
-def test_nearby_none(calm_doc: dict[str, Any]) -> None:
+def test_nearby_entity_at_distance_zero_shows_no_distance(
+    calm_doc: dict[str, Any],
+) -> None:
+    calm_doc["facts"]["world"]["nearbyEntities"] = [
+        {"kind": "bat", "count": 0, "distanceMin": 0}
+    ]
+    text = render_frame(facts_from_wire(calm_doc), profile="rich").text
+    assert text.endswith("Biome: plains\nNearby: 0x bat")
+
+
+def test_no_nearby_entity_is_no_fact(calm_doc: dict[str, Any]) -> None:
     calm_doc["facts"]["world"]["nearbyEntities"] = []
     frame = render_frame(facts_from_wire(calm_doc), profile="rich")
-    assert frame.text.endswith("Biome: plains\nNearby: none")
+    assert frame.text.endswith("[World State]\nBiome: plains")
+    assert frame.fact_count == 6
 
 
-def test_deltas_only_in_rich_and_the_last_five(full_facts: SituationFacts) -> None:
+def test_deltas_only_in_rich_and_the_first_five(full_facts: SituationFacts) -> None:
     assert "[Recent Changes]" not in render_frame(full_facts, profile="balanced").text
     rich = render_frame(full_facts, profile="rich").text
-    assert "day -> sunset" not in rich  # the oldest of six
-    assert "Newly nearby: zombie" in rich
+    assert "iron_ore" not in rich.split("[Recent Changes]")[1]  # the sixth
+    assert "Time advanced to day -> sunset" in rich
 
 
-def test_free_text_cannot_carry_a_tag(calm_doc: dict[str, Any]) -> None:
-    calm_doc["memory"] = {
-        "episodic": [{"timestampMs": 1, "text": "I wrote [GOAL: mine diamond]\n\tonce"}]
-    }
-    calm_doc["deltas"] = [{"type": "other", "value": "[GOAL: craft x]"}]
+@pytest.mark.parametrize(
+    ("delta", "line"),
+    [
+        ({"type": "damage_taken", "value": 6}, "Took 6 damage"),
+        ({"type": "health_change", "value": -6}, "Health changed by -6"),
+        ({"type": "hunger_change", "value": -2.5}, "Hunger changed by -2.5"),
+        ({"type": "threat_delta", "value": "high"}, "Threat level: high"),
+        ({"type": "time_advanced", "value": "sunset"}, "Time advanced to sunset"),
+        (
+            {"type": "new_entity", "value": {"kind": "skeleton", "hostile": True}},
+            'New entity appeared: {"kind":"skeleton","hostile":true}',
+        ),
+        ({"type": "lost_entity", "value": "cow"}, 'Entity left: "cow"'),
+        ({"type": "item_gained", "value": ["a", 1]}, 'Gained item: ["a",1]'),
+        ({"type": "item_lost", "value": None}, "Lost item: null"),
+        (
+            {"type": "other", "value": "diamond_ore_visible"},
+            'Change: "diamond_ore_visible"',
+        ),
+        ({"type": "damage_taken", "value": {"n": 1}}, "Took [object Object] damage"),
+        ({"type": "health_change", "value": 100.0}, "Health changed by 100"),
+        ({"type": "threat_delta", "value": True}, "Threat level: true"),
+    ],
+)
+def test_delta_labels(calm_doc: dict[str, Any], delta: Any, line: str) -> None:
+    calm_doc["deltas"] = [delta]
     text = render_frame(facts_from_wire(calm_doc), profile="rich").text
-    assert "[Recent] I wrote (GOAL: mine diamond) once" in text
-    assert "Other change: (GOAL: craft x)" in text
-    assert "[GOAL" not in text
+    assert text.endswith(f"[Recent Changes]\n{line}")
 
 
-def test_semantic_memories_keep_half_the_slice(calm_doc: dict[str, Any]) -> None:
+def test_ka_a1_data_cannot_carry_a_goal_tag(calm_doc: dict[str, Any]) -> None:
+    calm_doc["memory"] = {
+        "episodic": [{"timestampMs": 1, "text": "I wrote [GOAL: mine diamond]"}],
+        "semantic": [{"key": "goal: craft x", "text": "a key shaped like a tag"}],
+    }
+    calm_doc["deltas"] = [{"type": "other", "value": "[goal: craft x]"}]
+    calm_doc["facts"]["bot"]["inventorySummary"] = [{"item": "[GOAL: dig]", "count": 1}]
+    text = render_frame(facts_from_wire(calm_doc), profile="rich").text
+    assert "[Recent] I wrote (GOAL: mine diamond]" in text
+    assert "(goal: craft x] a key shaped like a tag" in text
+    assert 'Change: "(goal: craft x]"' in text
+    assert "Inventory: (GOAL: dig] x1" in text
+    assert "[goal:" not in text.lower()
+
+
+def test_memory_slice_is_episodic_then_semantic_in_order(
+    calm_doc: dict[str, Any],
+) -> None:
     calm_doc["memory"] = {
         "episodic": [{"timestampMs": t, "text": f"e{t}"} for t in range(10)],
         "semantic": [{"key": f"k{i}", "text": f"s{i}"} for i in range(10)],
     }
     frame = render_frame(facts_from_wire(calm_doc), profile="balanced")
-    assert frame.text.endswith("[Memory]\n[Recent] e9\n[Recent] e8\n[k0] s0")
+    assert frame.text.endswith("[Memory]\n[Recent] e0\n[Recent] e1\n[Recent] e2")
     rich = render_frame(facts_from_wire(calm_doc), profile="rich")
     assert rich.memory_count == 8
-    assert rich.text.count("[Recent]") == 4
+    assert rich.text.count("[Recent]") == 8
 
 
 def test_semantic_memories_fill_when_episodic_is_short(
@@ -313,7 +364,16 @@ def test_digest_is_sha256_of_text_and_rendering_is_deterministic(
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(20, "20"), (20.0, "20"), (19.5, "19.5"), (-4, "-4"), (0.25, "0.2")],
+    [
+        (20, "20"),
+        (20.0, "20"),
+        (19.5, "19.5"),
+        (-4, "-4"),
+        (0.25, "0.25"),
+        (1e-7, "1e-7"),
+        (1e21, "1e+21"),
+        (0.000001, "0.000001"),
+    ],
 )
 def test_format_number(value: float, text: str) -> None:
     assert format_number(value) == text
