@@ -176,7 +176,7 @@ def trend_figure(
     """``metric`` over runs (x: completion time), each point linking to its
     run, with the baseline as a dashed reference line when there is one.
 
-    ``points`` are ``evals.selectors.TrendPoint``-shaped: ``run_id``, ``url``,
+    ``points`` are ``evals.selectors.trends.TrendPoint``-shaped: ``run_id``, ``url``,
     ``completed_at``/``started_at`` and ``value``.
     """
     shown = [p for p in points if p.value is not None]

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.conf import settings
 
+from evals.selectors.runs import harness_run_list
 from evals.services.harness.create import eval_run_create
-from evals.services.harness.reads import eval_run_list
 from evals.services.runs.lifecycle import run_execute
 
 # (demo key, suite, profile, mode, script or None for the default, seed)
@@ -42,7 +42,7 @@ def load_demo(*, owner: Any) -> str:
     suites = Path(settings.EVALS_SUITES_DIR)
     recorded = []
     for key, suite, profile, mode, script, seed in DEMO_RUNS:
-        if eval_run_list().filter(config__demoKey=key).exists():
+        if harness_run_list().filter(config__demoKey=key).exists():
             continue
         run = eval_run_create(
             suite_path=suites / f"{suite}.jsonl",

@@ -12,8 +12,9 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from evals import selectors
 from evals.models import Benchmark
+from evals.selectors.benchmarks import invalid_uploads_pending, latest_runs
+from evals.selectors.runs import runs_in_pks
 from evals.services.compare import baseline_standings
 from evalsite.services import health_get
 from stream.services.agents import agent_list_visible
@@ -34,15 +35,15 @@ def home(request: HttpRequest) -> HttpResponse:
     if kind not in Benchmark.Kind.values:
         kind = ""
     search = request.GET.get("q", "").strip()
-    benchmarks = selectors.latest_runs(kind=kind or None, search=search or None)
+    benchmarks = latest_runs(kind=kind or None, search=search or None)
     page = Paginator(benchmarks, BENCHMARKS_PER_PAGE).get_page(request.GET.get("page"))
-    latest = selectors.runs_in_pks(b.latest_run_pk for b in page.object_list)
+    latest = runs_in_pks(b.latest_run_pk for b in page.object_list)
     standings = baseline_standings()
     regressed = [standings[b] for b in sorted(standings) if standings[b].regressed]
     regression_page = Paginator(regressed, REGRESSIONS_PER_PAGE).get_page(
         request.GET.get("rpage")
     )
-    pending_count, pending = selectors.invalid_uploads_pending(PENDING_UPLOADS_SHOWN)
+    pending_count, pending = invalid_uploads_pending(PENDING_UPLOADS_SHOWN)
     agents = agent_list_visible(user=request.user).filter(is_active=True)
     filters = [(key, value) for key, value in (("kind", kind), ("q", search)) if value]
     cards: list[dict[str, Any]] = [

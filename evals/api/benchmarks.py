@@ -28,23 +28,17 @@ from rest_framework.views import APIView
 from core.errors import NotFound
 from evals.core.gate import verdict_to_json, verdict_to_markdown
 from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
+from evals.selectors.baselines import shadow_record_list, snapshot_get, snapshot_list
+from evals.selectors.benchmarks import benchmark_get, benchmark_list
+from evals.selectors.runs import run_list
 from evals.services.benchmark_records import (
     baseline_snapshot_create,
-    baseline_snapshot_get,
-    baseline_snapshot_list,
     baseline_snapshot_store,
-    benchmark_run_list,
     benchmark_run_record,
-    shadow_record_list,
     shadow_records_ingest,
 )
 from evals.services.benchmark_reports import baseline_delta_report
-from evals.services.benchmarks import (
-    benchmark_get,
-    benchmark_list,
-    benchmark_pack_create,
-    benchmark_pack_upload,
-)
+from evals.services.benchmarks import benchmark_pack_create, benchmark_pack_upload
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
 
 MAX_LIMIT = 200
@@ -262,7 +256,7 @@ class BenchmarkRunListCreateView(APIView):
     )
     def get(self, request: Request) -> Response:
         """Runs of every benchmark, newest first."""
-        runs = benchmark_run_list(
+        runs = run_list(
             benchmark_id=request.query_params.get("benchmark") or None,
             status=_choice(request, "status", list(Run.Status.values)),
             source=_choice(request, "source", list(Run.Source.values)),
@@ -294,7 +288,7 @@ class BenchmarkRunDetailView(APIView):
     )
     def get(self, request: Request, run_id: str) -> Response:
         """One run with its summary and case results."""
-        run = benchmark_run_list().filter(run_id=run_id).first()
+        run = run_list().filter(run_id=run_id).first()
         if run is None:
             raise NotFound(f"no run {run_id!r}", details={"runId": run_id})
         return Response(run_to_wire(run, request=request, detail=True))
@@ -421,7 +415,7 @@ class BaselineSnapshotListCreateView(APIView):
     )
     def get(self, request: Request) -> Response:
         """Baseline snapshots, newest first."""
-        count, page = _page(request, baseline_snapshot_list())
+        count, page = _page(request, snapshot_list())
         return Response(
             {
                 "count": count,
@@ -465,7 +459,7 @@ class BaselineSnapshotDetailView(APIView):
     )
     def get(self, request: Request, snapshot_id: str) -> Response:
         """One snapshot with its document."""
-        row = baseline_snapshot_get(snapshot_id=snapshot_id)
+        row = snapshot_get(snapshot_id=snapshot_id)
         return Response(snapshot_to_wire(row, request=request, detail=True))
 
 

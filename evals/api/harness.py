@@ -18,6 +18,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evals.models import Run
+from evals.selectors.benchmarks import suite_benchmarks
+from evals.selectors.runs import harness_run_list, run_get
 from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
@@ -27,13 +29,7 @@ from evals.services.harness.create import (
     SAMPLER_NAMES,
     eval_run_create,
 )
-from evals.services.harness.reads import eval_run_get, eval_run_list
-from evals.services.harness.suites import (
-    SuiteFile,
-    suite_benchmarks,
-    suite_files,
-    suite_resolve,
-)
+from evals.services.harness.suites import SuiteFile, suite_files, suite_resolve
 
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
@@ -152,7 +148,7 @@ class EvalRunListCreateView(APIView):
         if verdict not in (None, "pass", "fail"):
             raise ValidationError({"verdict": ["verdict must be pass or fail."]})
         limit, offset = _limit_offset(request)
-        runs = eval_run_list(
+        runs = harness_run_list(
             suite=request.query_params.get("suite") or None,
             status=status_filter,
             verdict=verdict,
@@ -200,7 +196,7 @@ class EvalRunDetailView(APIView):
     )
     def get(self, request: Request, run_id: str) -> Response:
         """One run: status, progress, metrics and verdict."""
-        return Response(run_to_wire(eval_run_get(run_id=run_id), request=request))
+        return Response(run_to_wire(run_get(run_id=run_id), request=request))
 
 
 class EvalSuiteListView(APIView):

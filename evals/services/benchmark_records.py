@@ -31,12 +31,12 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core.canonical import digest
-from core.errors import Conflict, NotFound, SchemaInvalid, SchemaProblem
+from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
 from evals.core.formats_types import BaselineSnapshot as SnapshotDocument
 from evals.core.formats_types import RunSummary
@@ -230,23 +230,6 @@ def latest_completed_run_items() -> tuple[
     )
 
 
-def benchmark_run_list(
-    *,
-    benchmark_id: str | None = None,
-    status: str | None = None,
-    source: str | None = None,
-) -> QuerySet[Run]:
-    """Runs of every benchmark, newest first (started, then pk)."""
-    runs = Run.objects.select_related("benchmark")
-    if benchmark_id:
-        runs = runs.filter(benchmark__benchmark_id=benchmark_id)
-    if status:
-        runs = runs.filter(status=status)
-    if source:
-        runs = runs.filter(source=source)
-    return runs.order_by("-started_at", "-pk")
-
-
 # --- shadow recall records -----------------------------------------------------
 
 
@@ -378,18 +361,6 @@ def _shadow_store(records: Mapping[str, ShadowDocument]) -> ShadowIngestResult:
     return ShadowIngestResult(len(new), len(stored), tuple(ids))
 
 
-def shadow_record_list(
-    *, day: str | None = None, session_key: str | None = None
-) -> QuerySet[ShadowRecord]:
-    """Shadow records, newest first; ``day`` is ``YYYY-MM-DD``."""
-    records = ShadowRecord.objects.all()
-    if day:
-        records = records.filter(day=day)
-    if session_key:
-        records = records.filter(document__sessionKey=session_key)
-    return records.order_by("-recorded_at", "-pk")
-
-
 # --- baseline snapshots --------------------------------------------------------
 
 # sourceRootDir of snapshots made from the database's runs.
@@ -498,23 +469,7 @@ def _baseline_logged(
     return BaselineResult(row, outcome)
 
 
-def baseline_snapshot_get(*, snapshot_id: str) -> BaselineSnapshot:
-    row = BaselineSnapshot.objects.filter(snapshot_id=snapshot_id).first()
-    if row is None:
-        raise NotFound(
-            f"benchmark baseline snapshot not found: {snapshot_id}",
-            details={"snapshotId": snapshot_id},
-        )
-    return row
-
-
 def baseline_snapshot_bytes(row: BaselineSnapshot) -> bytes:
     """The snapshot exactly as ``eval_store_export`` writes it (rebuilt
     through the core: Postgres ``jsonb`` does not keep key order)."""
     return store_json_bytes(validate_baseline_snapshot(row.document).to_wire())
-
-
-def baseline_snapshot_list() -> QuerySet[BaselineSnapshot]:
-    return BaselineSnapshot.objects.select_related("created_by").order_by(
-        "-created_at", "-pk"
-    )

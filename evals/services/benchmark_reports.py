@@ -35,11 +35,8 @@ from evals.core.store import (
     status_report,
 )
 from evals.models import Run, ShadowRecord
-from evals.services.benchmark_records import (
-    baseline_snapshot_get,
-    latest_completed_run_items,
-    run_items,
-)
+from evals.selectors.baselines import snapshot_get
+from evals.services.benchmark_records import latest_completed_run_items, run_items
 from evals.services.benchmarks import (
     LOOKUP_CHUNK,
     harness_flags,
@@ -134,7 +131,7 @@ def baseline_delta_report(
     invalid candidate artifact and fails the gate. Logs the ci_gate line.
     """
     require_delta_reporter()
-    row = baseline_snapshot_get(snapshot_id=snapshot_id)
+    row = snapshot_get(snapshot_id=snapshot_id)
     path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
     try:
         snapshot = validate_baseline_snapshot(row.document)

@@ -36,11 +36,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.canonical import digest
-from core.errors import Conflict, NotFound, SchemaInvalid, SchemaProblem
+from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.archive import (
     MANIFEST_NAME,
     ArchiveRefusal,
@@ -52,7 +51,7 @@ from evals.core.archive import (
 from evals.core.formats_types import Manifest, parse_json_document, parse_timestamp
 from evals.core.packs import read_pack_source, validate_manifest
 from evals.core.store import HarnessFlags, store_json_bytes
-from evals.models import Benchmark, InvalidUpload, Run
+from evals.models import Benchmark, InvalidUpload
 
 logger = logging.getLogger(__name__)
 
@@ -454,43 +453,6 @@ def benchmark_pack_import(*, path: Path, force: bool = False) -> PackResult:
     )
 
 
-def benchmark_list(
-    *,
-    kind: str | None = None,
-    benchmark_type: str | None = None,
-    tag: str | None = None,
-) -> QuerySet[Benchmark]:
-    """Benchmarks of every kind (packs, suites, gridworld configurations),
-    by id, each annotated with ``run_count`` and ``latest_run_pk`` (its
-    newest run by start); filtered by kind, type and tag."""
-    newest = Run.objects.filter(benchmark=OuterRef("pk")).order_by("-started_at", "-pk")
-    benchmarks = Benchmark.objects.annotate(
-        run_count=Count("runs"), latest_run_pk=Subquery(newest.values("pk")[:1])
-    )
-    if kind:
-        benchmarks = benchmarks.filter(kind=kind)
-    if benchmark_type:
-        benchmarks = benchmarks.filter(benchmark_type=benchmark_type)
-    if tag:
-        # JSON containment lookups are Postgres-only; tag lists are short.
-        tagged = [
-            pk
-            for pk, tags in benchmarks.values_list("pk", "tags")
-            if isinstance(tags, list) and tag in tags
-        ]
-        benchmarks = benchmarks.filter(pk__in=tagged)
-    return benchmarks.order_by("benchmark_id")
-
-
-def benchmark_tags() -> list[str]:
-    """Every tag any benchmark carries, sorted."""
-    found: set[str] = set()
-    for tags in Benchmark.objects.values_list("tags", flat=True):
-        if isinstance(tags, list):
-            found.update(tag for tag in tags if isinstance(tag, str))
-    return sorted(found)
-
-
 def pack_manifest_bytes(benchmark: Benchmark) -> bytes:
     """The pack's manifest exactly as ``eval_store_export`` writes it.
 
@@ -499,15 +461,6 @@ def pack_manifest_bytes(benchmark: Benchmark) -> bytes:
     """
     manifest = validate_manifest(benchmark.manifest, memory_red_team_enabled=True)
     return store_json_bytes(manifest.to_wire())
-
-
-def benchmark_get(*, benchmark_id: str) -> Benchmark:
-    benchmark = Benchmark.objects.filter(benchmark_id=benchmark_id).first()
-    if benchmark is None:
-        raise NotFound(
-            f"no benchmark {benchmark_id!r}", details={"benchmarkId": benchmark_id}
-        )
-    return benchmark
 
 
 # --- invalid uploads (staff review) ------------------------------------------

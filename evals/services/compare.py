@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import CoreError, NotFound
-from evals import selectors
+from evals.core.baselines import validate_baseline_snapshot
 from evals.core.formats_types import (
     BaselineSnapshot,
     RunStatus,
@@ -35,7 +35,20 @@ from evals.core.gate import (
 from evals.core.metric_registry import MetricDirection, direction
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import CaseResult, Run
-from evals.selectors import PASS_RATE, CaseRow, SnapshotEntry, numeric_metrics
+from evals.selectors.baselines import (
+    SnapshotEntry,
+    baselines_by_benchmark,
+    snapshot_get,
+)
+from evals.selectors.runs import (
+    CaseRow,
+    case_pair,
+    case_rows,
+    latest_completed_runs,
+    run_get,
+    runs_by_id,
+)
+from evals.selectors.trends import PASS_RATE, numeric_metrics
 
 ONLY_BASE = "only_base"
 ONLY_CANDIDATE = "only_candidate"
@@ -376,9 +389,9 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
     benchmark, judged by the gate in stores mode (the base run is the
     baseline). Raises ``NotFound`` for an unknown run and
     ``ComparisonRefused`` for runs of two benchmarks. Three queries."""
-    runs = selectors.runs_by_id([base_run_id, candidate_run_id])
-    base = runs.get(base_run_id) or selectors.run_get(run_id=base_run_id)
-    candidate = runs.get(candidate_run_id) or selectors.run_get(run_id=candidate_run_id)
+    runs = runs_by_id([base_run_id, candidate_run_id])
+    base = runs.get(base_run_id) or run_get(run_id=base_run_id)
+    candidate = runs.get(candidate_run_id) or run_get(run_id=candidate_run_id)
     benchmark_id = base.benchmark.benchmark_id
     if candidate.benchmark.benchmark_id != benchmark_id:
         raise ComparisonRefused(
@@ -386,7 +399,7 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
             f"{benchmark_id} vs {candidate.benchmark.benchmark_id}",
             details={"base": base_run_id, "candidate": candidate_run_id},
         )
-    rows = selectors.case_rows([base.pk, candidate.pk])
+    rows = case_rows([base.pk, candidate.pk])
     verdict = evaluate_gate(
         base=_store(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])]),
         candidate=_store(
@@ -426,12 +439,12 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
 
 def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Comparison:
     benchmark_ids = [entry.benchmark_id for entry in document.benchmarks]
-    latest = selectors.latest_completed_runs(benchmark_ids)
-    base_runs = selectors.runs_by_id(e.run_id for e in document.benchmarks)
+    latest = latest_completed_runs(benchmark_ids)
+    base_runs = runs_by_id(e.run_id for e in document.benchmarks)
     rows: dict[int, list[CaseRow]] = {}
     if with_cases:
         pks = [run.pk for run in (*latest.values(), *base_runs.values())]
-        rows = selectors.case_rows(sorted(set(pks)))
+        rows = case_rows(sorted(set(pks)))
     base_summaries = [
         run_summary_of(run, rows.get(run.pk)) for run in base_runs.values()
     ]
@@ -497,7 +510,9 @@ def comparison_for_snapshot(*, snapshot_id: str) -> Comparison:
     ``snapshot_id`` against it, judged by the gate in snapshot mode; cases
     are compared where the snapshot's run is in the database. Raises
     ``NotFound`` for an unknown snapshot. Five queries."""
-    _, document = selectors.snapshot_get(snapshot_id=snapshot_id)
+    document = validate_baseline_snapshot(
+        snapshot_get(snapshot_id=snapshot_id).document
+    )
     return _snapshot_comparison(document, with_cases=True)
 
 
@@ -590,10 +605,10 @@ class CasePair:
 def case_pair_get(*, base_run_id: str, candidate_run_id: str, case_id: str) -> CasePair:
     """Case ``case_id`` of both runs. ``NotFound`` when a run is unknown or
     neither run has the case. Two queries."""
-    runs = selectors.runs_by_id([base_run_id, candidate_run_id])
-    base = runs.get(base_run_id) or selectors.run_get(run_id=base_run_id)
-    candidate = runs.get(candidate_run_id) or selectors.run_get(run_id=candidate_run_id)
-    base_case, candidate_case = selectors.case_pair(
+    runs = runs_by_id([base_run_id, candidate_run_id])
+    base = runs.get(base_run_id) or run_get(run_id=base_run_id)
+    candidate = runs.get(candidate_run_id) or run_get(run_id=candidate_run_id)
+    base_case, candidate_case = case_pair(
         base=base, candidate=candidate, case_id=case_id
     )
     if base_case is None and candidate_case is None:
@@ -623,13 +638,13 @@ class BaselineStanding:
 def baseline_standings(
     baselines: Mapping[str, SnapshotEntry] | None = None,
 ) -> dict[str, BaselineStanding]:
-    """Each benchmark that has a baseline (``selectors.baselines_by_benchmark``)
+    """Each benchmark that has a baseline (``baselines_by_benchmark``)
     judged by the gate: its latest completed run against its entry, with the
     gate's own regression and improvement lines. Cases are not read; two
     queries beyond the baselines, whatever the number of benchmarks."""
     if baselines is None:
-        baselines = selectors.baselines_by_benchmark()
-    latest = selectors.latest_completed_runs(baselines)
+        baselines = baselines_by_benchmark()
+    latest = latest_completed_runs(baselines)
     out: dict[str, BaselineStanding] = {}
     for benchmark_id in sorted(baselines):
         found = baselines[benchmark_id]

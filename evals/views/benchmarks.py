@@ -28,23 +28,19 @@ from django.views.decorators.http import require_http_methods
 from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
 from evals.core.gate import DEFAULT_SNAPSHOT_ID, verdict_to_markdown
 from evals.models import Benchmark, InvalidUpload, Run
+from evals.selectors.baselines import snapshot_get, snapshot_list
+from evals.selectors.benchmarks import benchmark_get, benchmark_tags
+from evals.selectors.benchmarks import benchmark_list as benchmarks_filtered
+from evals.selectors.runs import run_list
 from evals.services.benchmark_records import (
     baseline_snapshot_bytes,
     baseline_snapshot_create,
-    baseline_snapshot_get,
-    baseline_snapshot_list,
-    benchmark_run_list,
 )
 from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import (
-    benchmark_get,
     benchmark_pack_upload,
-    benchmark_tags,
     harness_flags,
     pack_manifest_bytes,
-)
-from evals.services.benchmarks import (
-    benchmark_list as benchmarks_filtered,
 )
 
 PER_PAGE = 25
@@ -150,7 +146,7 @@ def benchmark_list(request: HttpRequest) -> HttpResponse:
 def benchmark_detail(request: HttpRequest, benchmark_id: str) -> HttpResponse:
     """Manifest, cases, runs with pass rate, the latest run, trends link."""
     benchmark = _benchmark_or_404(benchmark_id)
-    runs = benchmark_run_list(benchmark_id=benchmark_id)
+    runs = run_list(benchmark_id=benchmark_id)
     page = Paginator(runs, PER_PAGE).get_page(request.GET.get("page"))
     cases = benchmark.manifest.get("cases") if benchmark.manifest else None
     cases = cases if isinstance(cases, list) else []
@@ -229,9 +225,7 @@ def baseline_list(request: HttpRequest) -> HttpResponse:
             return redirect(result.snapshot.get_absolute_url())
     elif request.method == "POST":
         status = 400
-    page = Paginator(baseline_snapshot_list(), PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    page = Paginator(snapshot_list(), PER_PAGE).get_page(request.GET.get("page"))
     return render(
         request,
         "evals/baseline_list.html",
@@ -242,7 +236,7 @@ def baseline_list(request: HttpRequest) -> HttpResponse:
 
 def _snapshot_or_404(snapshot_id: str) -> Any:
     try:
-        return baseline_snapshot_get(snapshot_id=snapshot_id)
+        return snapshot_get(snapshot_id=snapshot_id)
     except NotFound:
         raise Http404("no such snapshot") from None
 

@@ -25,9 +25,12 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from core.errors import NotFound
-from evals import charts, selectors
+from evals import charts
 from evals.core.gate import format_number, verdict_to_json, verdict_to_markdown
-from evals.selectors import PASS_RATE, Trend, TrendPoint
+from evals.selectors.baselines import snapshot_ids
+from evals.selectors.benchmarks import benchmark_choices, benchmark_get
+from evals.selectors.runs import recent_run_ids
+from evals.selectors.trends import PASS_RATE, Trend, TrendPoint, benchmark_trend
 from evals.services.compare import (
     CHANGE_LABELS,
     CaseChange,
@@ -161,8 +164,8 @@ def _compare_picker(
             "base": request.GET.get("base", ""),
             "candidate": request.GET.get("candidate", ""),
             "snapshot": request.GET.get("snapshot", ""),
-            "recent_run_ids": selectors.recent_run_ids(),
-            "snapshot_ids": selectors.snapshot_ids(),
+            "recent_run_ids": recent_run_ids(),
+            "snapshot_ids": snapshot_ids(),
         },
         status=status,
     )
@@ -469,7 +472,7 @@ def trends(request: HttpRequest) -> HttpResponse:
     a paginated table of the same; ``format=json|csv`` downloads it."""
     benchmark_id = request.GET.get("benchmark", "").strip()
     metric = request.GET.get("metric", "").strip() or PASS_RATE
-    choices = selectors.benchmark_choices()
+    choices = benchmark_choices()
     context: dict[str, Any] = {
         "benchmark_choices": choices,
         "benchmark_id": benchmark_id,
@@ -479,11 +482,11 @@ def trends(request: HttpRequest) -> HttpResponse:
     if not benchmark_id:
         return render(request, "evals/trends.html", context)
     try:
-        benchmark = selectors.benchmark_get(benchmark_id=benchmark_id)
+        benchmark = benchmark_get(benchmark_id=benchmark_id)
     except NotFound as error:
         context["error"] = error.message
         return render(request, "evals/trends.html", context, status=404)
-    trend = selectors.benchmark_trend(benchmark=benchmark, metric=metric)
+    trend = benchmark_trend(benchmark=benchmark, metric=metric)
     identity = [("benchmark", benchmark_id), ("metric", metric)]
     stem = f"trend-{benchmark_id}-{metric}"
     fmt = request.GET.get("format", "")

@@ -20,6 +20,8 @@ from django.views.decorators.http import require_http_methods
 from core.errors import CoreError, NotFound
 from evals import charts
 from evals.models import Run
+from evals.selectors.benchmarks import suite_benchmarks, suite_get
+from evals.selectors.runs import harness_run_list, run_artifact_path, run_cases, run_get
 from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
@@ -29,17 +31,9 @@ from evals.services.harness.create import (
     SAMPLER_NAMES,
     eval_run_create,
 )
-from evals.services.harness.reads import (
-    eval_run_get,
-    eval_run_list,
-    run_artifact_path,
-    run_cases,
-)
 from evals.services.harness.suites import (
     SCRIPT_SUFFIX,
-    suite_benchmarks,
     suite_files,
-    suite_get,
     suite_resolve,
     suites_dir,
 )
@@ -51,7 +45,7 @@ RECENT_RUNS = 10
 
 def _run_or_404(run_id: str) -> Run:
     try:
-        return eval_run_get(run_id=run_id)
+        return run_get(run_id=run_id)
     except NotFound:
         raise Http404("no such run") from None
 
@@ -68,7 +62,7 @@ def index(request: HttpRequest) -> HttpResponse:
         {
             "suites": [(f, benchmarks.get(f.suite_id)) for f in files],
             "elsewhere": [b for k, b in sorted(benchmarks.items()) if k not in on_disk],
-            "recent_runs": list(eval_run_list()[:RECENT_RUNS]),
+            "recent_runs": list(harness_run_list()[:RECENT_RUNS]),
             "suites_dir": suites_dir(),
         },
     )
@@ -81,7 +75,7 @@ def suite_detail(request: HttpRequest, suite_id: str) -> HttpResponse:
         benchmark = suite_get(suite_id=suite_id)
     except NotFound:
         raise Http404("no such suite") from None
-    runs = eval_run_list(suite=suite_id)
+    runs = harness_run_list(suite=suite_id)
     page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
     current = next((f for f in suite_files() if f.suite_id == suite_id), None)
     versions = list(benchmark.suite_versions.all())
@@ -113,7 +107,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
         status = ""
     if verdict not in ("pass", "fail"):
         verdict = ""
-    runs = eval_run_list(
+    runs = harness_run_list(
         suite=suite or None, status=status or None, verdict=verdict or None
     )
     page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))

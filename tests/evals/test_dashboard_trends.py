@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from evals.core.baselines import snapshot_from_runs
 from evals.models import BaselineSnapshot, Benchmark, Run
-from evals.selectors import benchmark_trend
+from evals.selectors.trends import benchmark_trend
 from evals.services.compare import run_summary_of
 
 pytestmark = pytest.mark.django_db

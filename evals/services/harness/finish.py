@@ -25,6 +25,7 @@ from evals.core.metrics import (
 )
 from evals.core.suite_types import EvalMetrics, EvalVerdict, VerdictProperty
 from evals.models import CaseResult, Run
+from evals.selectors.runs import in_suite_order
 from evals.services.harness.artifacts import outcome_of
 from evals.services.runs.executors import RunVerdict
 
@@ -39,15 +40,10 @@ class SuiteReport:
     verdict: EvalVerdict
 
 
-def suite_cases(cases: Sequence[CaseResult]) -> list[CaseResult]:
-    """A run's case results in suite order."""
-    return sorted(cases, key=lambda c: (c.details.get("suiteLine", 0), c.case_id))
-
-
 def suite_run_verdict(
     run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
 ) -> RunVerdict:
-    ordered = suite_cases(cases)
+    ordered = in_suite_order(cases)
     outcomes = [outcome_of(c) for c in ordered]
     metrics = compute_metrics(outcomes)
     verdict = evaluate_verdict(metrics, outcomes)

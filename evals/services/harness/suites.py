@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import QuerySet
 
 from core.canonical import sha256_hex
 from core.errors import NotFound, SchemaInvalid, SchemaProblem
 from evals.core.suite_types import LoadedSuite, SuiteInvalid
 from evals.core.suites import parse_suite
-from evals.models import Benchmark
 
 logger = logging.getLogger(__name__)
 
@@ -125,20 +123,6 @@ def suite_files() -> list[SuiteFile]:
             )
         )
     return files
-
-
-def suite_benchmarks() -> QuerySet[Benchmark]:
-    """Suites that have been run, with their versions prefetched."""
-    return Benchmark.objects.filter(kind=Benchmark.Kind.SUITE).prefetch_related(
-        "suite_versions"
-    )
-
-
-def suite_get(*, suite_id: str) -> Benchmark:
-    benchmark = suite_benchmarks().filter(benchmark_id=suite_id).first()
-    if benchmark is None:
-        raise NotFound(f"no suite {suite_id!r} has been run yet", code="not_found")
-    return benchmark
 
 
 # Parsed suites by (path, sha256 of the bytes). The file is read on every

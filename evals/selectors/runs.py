@@ -1,0 +1,218 @@
+"""Reads of runs and their case results.
+
+Every function here reads and never writes. Case rows of any number of runs
+come back in ONE query, as narrow tuples without the (large) scenario
+artifact; only the drill-down reads the two artifacts it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import (
+    F,
+    OuterRef,
+    QuerySet,
+    Subquery,
+)
+from django.db.models.functions import Coalesce
+
+from core.errors import NotFound
+from evals.models import (
+    Benchmark,
+    CaseResult,
+    Run,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRow:
+    """One case of a run without its artifact: what the case table needs."""
+
+    case_id: str
+    passed: bool
+    latency_ms: float | None
+    stimulus_kind: str
+    affordance: str
+    tags: tuple[str, ...]
+    error: str
+
+
+def run_get(*, run_id: str) -> Run:
+    """A run of any benchmark with its benchmark; ``NotFound`` if absent."""
+    run = Run.objects.select_related("benchmark").filter(run_id=run_id).first()
+    if run is None:
+        raise NotFound(f"no run {run_id!r}", details={"runId": run_id})
+    return run
+
+
+def runs_by_id(run_ids: Iterable[str]) -> dict[str, Run]:
+    """The runs among ``run_ids`` that exist, keyed by run id (one query)."""
+    wanted = sorted(set(run_ids))
+    if not wanted:
+        return {}
+    runs = Run.objects.select_related("benchmark").filter(run_id__in=wanted)
+    return {run.run_id: run for run in runs}
+
+
+def run_list(
+    *,
+    benchmark_id: str | None = None,
+    status: str | None = None,
+    source: str | None = None,
+) -> QuerySet[Run]:
+    """Runs of every benchmark, newest first (started, then pk)."""
+    runs = Run.objects.select_related("benchmark")
+    if benchmark_id:
+        runs = runs.filter(benchmark__benchmark_id=benchmark_id)
+    if status:
+        runs = runs.filter(status=status)
+    if source:
+        runs = runs.filter(source=source)
+    return runs.order_by("-started_at", "-pk")
+
+
+def harness_run_list(
+    *,
+    suite: str | None = None,
+    status: str | None = None,
+    verdict: str | None = None,
+) -> QuerySet[Run]:
+    """Harness runs, newest first, filtered by suite id, status and verdict
+    (``pass``/``fail``; a run still going has none)."""
+    runs = Run.objects.select_related("benchmark").filter(
+        benchmark__kind=Benchmark.Kind.SUITE
+    )
+    if suite:
+        runs = runs.filter(benchmark__benchmark_id=suite)
+    if status:
+        runs = runs.filter(status=status)
+    if verdict == "pass":
+        runs = runs.filter(verdict_passed=True)
+    elif verdict == "fail":
+        runs = runs.filter(verdict_passed=False)
+    return runs.order_by("-started_at", "-pk")
+
+
+def recent_run_ids(limit: int = 50) -> list[str]:
+    return list(
+        Run.objects.order_by("-started_at", "-pk").values_list("run_id", flat=True)[
+            :limit
+        ]
+    )
+
+
+def runs_in_pks(pks: Iterable[int | None]) -> dict[int, Run]:
+    wanted = [pk for pk in pks if pk is not None]
+    return {run.pk: run for run in Run.objects.filter(pk__in=wanted)}
+
+
+def _recency() -> Any:
+    return Coalesce(F("completed_at"), F("started_at"))
+
+
+def latest_completed_runs(benchmark_ids: Iterable[str]) -> dict[str, Run]:
+    """The latest completed run of each of ``benchmark_ids`` (one query).
+
+    Latest as the gate means it: newest completedAt, else startedAt; a tie
+    goes to the greater run id.
+    """
+    wanted = sorted(set(benchmark_ids))
+    if not wanted:
+        return {}
+    newest = (
+        Run.objects.filter(benchmark=OuterRef("benchmark"), status=Run.Status.COMPLETED)
+        .annotate(recency=_recency())
+        .order_by("-recency", "-run_id")
+        .values("pk")[:1]
+    )
+    runs = Run.objects.select_related("benchmark").filter(
+        benchmark__benchmark_id__in=wanted, pk=Subquery(newest)
+    )
+    return {run.benchmark.benchmark_id: run for run in runs}
+
+
+def case_rows(run_pks: Sequence[int]) -> dict[int, list[CaseRow]]:
+    """Case rows of each run, keyed by run pk, sorted by case id (one query).
+
+    ``details`` is never read here: a scenario artifact holds the rendered
+    frame and outputs, and reading 10,000 of them would dominate the page.
+    """
+    out: dict[int, list[CaseRow]] = {pk: [] for pk in run_pks}
+    if not run_pks:
+        return out
+    rows = (
+        CaseResult.objects.filter(run_id__in=list(run_pks))
+        .order_by("run_id", "case_id")
+        .values_list(
+            "run_id",
+            "case_id",
+            "passed",
+            "latency_ms",
+            "stimulus_kind",
+            "affordance",
+            "tags",
+            "error",
+        )
+    )
+    for run_pk, case_id, passed, latency, kind, affordance, tags, error in rows:
+        out[run_pk].append(
+            CaseRow(
+                case_id=case_id,
+                passed=passed,
+                latency_ms=latency,
+                stimulus_kind=kind,
+                affordance=affordance,
+                tags=tuple(str(tag) for tag in tags or ()),
+                error=error,
+            )
+        )
+    return out
+
+
+def case_pair(
+    *, base: Run | None, candidate: Run | None, case_id: str
+) -> tuple[CaseResult | None, CaseResult | None]:
+    """The case ``case_id`` of both runs, artifacts included (one query)."""
+    pks = [run.pk for run in (base, candidate) if run is not None]
+    found = {
+        case.run_id: case
+        for case in CaseResult.objects.filter(run_id__in=pks, case_id=case_id)
+    }
+    return (
+        found.get(base.pk) if base is not None else None,
+        found.get(candidate.pk) if candidate is not None else None,
+    )
+
+
+def in_suite_order(cases: Iterable[CaseResult]) -> list[CaseResult]:
+    """Case results of a harness run in suite order (then case id)."""
+    return sorted(cases, key=lambda c: (c.details.get("suiteLine", 0), c.case_id))
+
+
+def run_cases(run: Run) -> list[CaseResult]:
+    """A run's case results in suite order."""
+    return in_suite_order(run.case_results.all())
+
+
+def run_artifact_path(run: Run, relative: str) -> Path:
+    """The file ``relative`` of the run's bundle, refusing anything outside
+    the artifacts root or the run directory (``NotFound``)."""
+    root = Path(settings.EVALS_ARTIFACTS_DIR).resolve()
+    run_dir = Path(run.artifacts_dir).resolve() if run.artifacts_dir else None
+    if run_dir is None or not run_dir.is_relative_to(root):
+        raise NotFound("this run has no artifacts under the artifacts root")
+    path = (run_dir / relative).resolve()
+    if not path.is_relative_to(run_dir) or path.suffix != ".json":
+        raise NotFound(f"no artifact {relative!r}")
+    if not path.is_file():
+        raise NotFound(f"no artifact {relative!r}")
+    return path
+
+
+def run_progress(run: Run) -> dict[str, int]:
+    return {"done": run.progress_done, "total": run.total_cases}
