@@ -8,7 +8,6 @@ artifact; only the drill-down reads the two artifacts it shows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,24 +21,12 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from core.errors import NotFound
+from evals.core.compare import CaseRow
 from evals.models import (
     Benchmark,
     CaseResult,
     Run,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class CaseRow:
-    """One case of a run without its artifact: what the case table needs."""
-
-    case_id: str
-    passed: bool
-    latency_ms: float | None
-    stimulus_kind: str
-    affordance: str
-    tags: tuple[str, ...]
-    error: str
 
 
 def run_get(*, run_id: str) -> Run:

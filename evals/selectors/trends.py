@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
+from evals.core.compare import PASS_RATE, numeric_metrics
 from evals.core.metric_registry import MetricDirection, direction
 from evals.models import (
     Benchmark,
@@ -17,9 +16,6 @@ from evals.selectors.baselines import SnapshotEntry, baselines_by_benchmark
 
 # Runs on a trend chart: the newest ones; the table pages through the same.
 TREND_RUNS = 500
-
-
-PASS_RATE = "passRate"  # noqa: S105 (a metric name, not a secret)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,15 +55,6 @@ class Trend:
         if self.metric == PASS_RATE:
             return self.baseline.entry.pass_rate
         return (self.baseline.entry.metrics or {}).get(self.metric)
-
-
-def numeric_metrics(values: Mapping[str, Any]) -> dict[str, float]:
-    """The finite numbers of a metrics map (a bool is not a metric)."""
-    return {
-        name: value
-        for name, value in values.items()
-        if type(value) in (int, float) and math.isfinite(value)
-    }
 
 
 def benchmark_trend(

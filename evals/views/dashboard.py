@@ -26,26 +26,29 @@ from django.views.decorators.http import require_GET
 
 from core.errors import NotFound
 from evals import charts
+from evals.core.compare import (
+    CHANGE_LABELS,
+    PASS_RATE,
+    CaseChange,
+    CaseDiff,
+    CaseFilter,
+    CaseSide,
+    MetricRow,
+    filter_cases,
+    filter_options,
+)
 from evals.core.gate import format_number, verdict_to_json, verdict_to_markdown
 from evals.selectors.baselines import snapshot_ids
 from evals.selectors.benchmarks import benchmark_choices, benchmark_get
 from evals.selectors.runs import recent_run_ids
-from evals.selectors.trends import PASS_RATE, Trend, TrendPoint, benchmark_trend
+from evals.selectors.trends import Trend, TrendPoint, benchmark_trend
 from evals.services.compare import (
-    CHANGE_LABELS,
-    CaseChange,
-    CaseDiff,
-    CaseFilter,
     CasePair,
-    CaseSide,
     Comparison,
     ComparisonRefused,
-    MetricRow,
     case_pair_get,
     comparison_for_runs,
     comparison_for_snapshot,
-    filter_cases,
-    filter_options,
 )
 
 CASES_PER_PAGE = 50

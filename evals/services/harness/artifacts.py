@@ -1,169 +1,33 @@
-"""The scenario artifact (EV-C4) of the harness, and the outcome a stored
-case stands for.
+"""The scenario artifact (EV-C4) on disk and as the lifecycle records it.
 
-``scenario_document`` turns one scenario through the pipeline into the
-artifact written under the run's bundle and stored as the case's details;
-``case_record`` is that artifact as the lifecycle records it;
-``outcome_of`` reads a stored case back into the ``ScenarioOutcome`` the
-metrics and the verdict are computed from.
+The document itself is ``evals.core.outcomes.scenario_document``'s;
+``write_artifact`` puts it under the run's bundle, ``case_record`` hands it
+to the recorder, ``case_outcome`` reads a stored case back into its
+``ScenarioOutcome``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from evals.core.bundles import (
-    ModelConfig,
-    scenario_artifact,
     scenario_artifact_path,
     write_json_atomic,
 )
-from evals.core.metrics import evaluate_scenario
+from evals.core.outcomes import outcome_of
 from evals.core.suite_types import (
-    ActionAffordance,
-    LoadedSuite,
     Scenario,
     ScenarioOutcome,
-    StimulusKind,
 )
 from evals.models import CaseResult, Run
 from evals.services.runs.executors import CaseRecord
-from stream.core.adapters import ModelAdapter
-from stream.core.types import (
-    GoalFailReason,
-    PipelineResult,
-    PromptProfile,
-    RenderedFrame,
-    SamplerProfile,
-    SituationFacts,
-)
-from stream.core.wire import goal_to_wire
-
-
-@dataclass(frozen=True, slots=True)
-class RunContext:
-    """What every scenario of a run shares, rebuilt by each chunk."""
-
-    suite: LoadedSuite
-    profile: PromptProfile
-    mode: str
-    adapter: ModelAdapter
-    sampler: SamplerProfile
-    model: ModelConfig
-    seed: int
-    artifacts_dir: Path
-
-
-@dataclass(frozen=True, slots=True)
-class ScenarioRun:
-    """One scenario through the pipeline, before anything is recorded."""
-
-    result: PipelineResult | None
-    facts: SituationFacts | None
-    frame: RenderedFrame | None
-    error: str | None
-    started: datetime
-    completed: datetime
 
 
 def write_artifact(run: Run, scenario: Scenario, artifact: dict[str, Any]) -> None:
     write_json_atomic(
         Path(run.artifacts_dir) / scenario_artifact_path(scenario.scenario_id),
         artifact,
-    )
-
-
-def scenario_document(
-    run: Run,
-    context: RunContext,
-    scenario: Scenario,
-    ran: ScenarioRun,
-    *,
-    planning: dict[str, Any] | None,
-) -> dict[str, Any]:
-    result, error, frame = ran.result, ran.error, ran.frame
-    goal = result.sanitized.goal if result else None
-    grounding = result.grounding if result else None
-    tasks_created = len(planning["taskIds"]) if planning is not None else None
-    category = (
-        grounding.category.value
-        if grounding is not None and goal is not None and grounding.category
-        else None
-    )
-    outcome = ScenarioOutcome(
-        scenario_id=scenario.scenario_id,
-        affordance=scenario.stimulus.action_affordance,
-        stimulus_kind=scenario.stimulus.kind,
-        tags=scenario.tags,
-        error=error,
-        output_text=result.sanitized.text if result else "",
-        goal_emitted=goal_emitted(
-            goal is not None,
-            result.sanitized.goal_fail_reason.value
-            if result and result.sanitized.goal_fail_reason
-            else None,
-        ),
-        goal_extracted=goal is not None,
-        grounding_passed=grounding.passed if grounding and goal else None,
-        hallucination_category=category if grounding and not grounding.passed else None,
-        convert_eligible=bool(result and result.eligibility.convert_eligible),
-        latency_ms=(result.generation.latency_ms or 0.0) if result else 0.0,
-        tasks_created=tasks_created,
-    )
-    verdict = evaluate_scenario(outcome)
-    document = scenario_artifact(
-        run_id=run.run_id,
-        suite_id=context.suite.suite_id,
-        scenario_id=scenario.scenario_id,
-        scenario_version=scenario.version,
-        scenario_sha256=scenario.scenario_sha256,
-        stimulus_kind=scenario.stimulus.kind.value,
-        action_affordance=scenario.stimulus.action_affordance.value,
-        profile=context.profile.value,
-        mode=context.mode,
-        frame_text=frame.text if frame else "",
-        frame_facts=frame.fact_count if frame else 0,
-        frame_memories=frame.memory_count if frame else 0,
-        frame_deltas=frame.delta_count if frame else 0,
-        model=context.model,
-        raw_output=result.generation.text if result else None,
-        thought_text=result.sanitized.text if result else None,
-        extracted_goal=goal_to_wire(goal),
-        goal_fail_reason=(
-            result.sanitized.goal_fail_reason.value
-            if result and result.sanitized.goal_fail_reason
-            else None
-        ),
-        grounding_passed=outcome.grounding_passed,
-        grounding_reason=grounding.reason if grounding else None,
-        hallucination_category=outcome.hallucination_category,
-        convert_eligible=outcome.convert_eligible,
-        convert_eligible_reason=(result.eligibility.reason if result else "error"),
-        started_at=ran.started.isoformat(),
-        completed_at=ran.completed.isoformat(),
-        latency_ms=outcome.latency_ms,
-        passed=verdict.passed,
-        fail_reasons=verdict.fail_reasons,
-        tasks_created=tasks_created,
-        error=error,
-    )
-    # Beyond EV-C4's list: where the scenario sits in the suite (metrics are
-    # order-sensitive), what routing and planning did.
-    document["suiteLine"] = scenario.line
-    document["tags"] = list(scenario.tags)
-    document["routable"] = bool(result and result.routable)
-    document["sanitizerFlags"] = list(result.sanitized.flags) if result else []
-    document["planning"] = planning
-    return document
-
-
-def goal_emitted(extracted: bool, fail_reason: str | None) -> bool:
-    # A tag that failed extraction was still emitted; only "no_tag" means none.
-    return extracted or (
-        fail_reason is not None and fail_reason != GoalFailReason.NO_TAG.value
     )
 
 
@@ -181,25 +45,12 @@ def case_record(scenario: Scenario, artifact: dict[str, Any]) -> CaseRecord:
     )
 
 
-def outcome_of(case: CaseResult) -> ScenarioOutcome:
-    details = case.details
-    grounding = details.get("grounding") or {}
-    return ScenarioOutcome(
-        scenario_id=case.case_id,
-        affordance=ActionAffordance(case.affordance),
-        stimulus_kind=StimulusKind(case.stimulus_kind),
-        tags=tuple(case.tags),
-        error=details.get("error"),
-        output_text=details.get("thought") or "",
-        goal_emitted=goal_emitted(
-            details.get("extractedGoal") is not None, details.get("goalFailReason")
-        ),
-        goal_extracted=details.get("extractedGoal") is not None,
-        grounding_passed=grounding.get("pass"),
-        hallucination_category=grounding.get("category")
-        if grounding.get("pass") is False
-        else None,
-        convert_eligible=bool(details.get("convertEligible")),
-        latency_ms=float(details.get("latencyMs") or 0.0),
-        tasks_created=details.get("tasksCreated"),
+def case_outcome(case: CaseResult) -> ScenarioOutcome:
+    """The outcome a stored scenario case stands for."""
+    return outcome_of(
+        case_id=case.case_id,
+        affordance=case.affordance,
+        stimulus_kind=case.stimulus_kind,
+        tags=case.tags,
+        details=case.details,
     )

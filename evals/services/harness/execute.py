@@ -26,15 +26,10 @@ from django.utils import timezone
 
 from core.errors import CoreError, NotFound
 from evals.core.bundles import ModelConfig
+from evals.core.outcomes import RunContext, ScenarioRun, scenario_document
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
-from evals.services.harness.artifacts import (
-    RunContext,
-    ScenarioRun,
-    case_record,
-    scenario_document,
-    write_artifact,
-)
+from evals.services.harness.artifacts import case_record, write_artifact
 from evals.services.harness.create import adapter_for
 from evals.services.harness.finish import suite_run_finished, suite_run_verdict
 from evals.services.harness.suites import suite_read
@@ -89,7 +84,9 @@ class SuiteExecutor(BaseCaseExecutor):
             if agent is not None:
                 _record_end_to_end(run, context, scenario, ran, agent, recorder)
                 continue
-            artifact = scenario_document(run, context, scenario, ran, planning=None)
+            artifact = scenario_document(
+                run.run_id, context, scenario, ran, planning=None
+            )
             write_artifact(run, scenario, artifact)
             recorder.add(case_record(scenario, artifact))
 
@@ -238,7 +235,9 @@ def _record_end_to_end(
             if ran.result is not None and ran.facts is not None
             else None
         )
-        artifact = scenario_document(run, context, scenario, ran, planning=planning)
+        artifact = scenario_document(
+            run.run_id, context, scenario, ran, planning=planning
+        )
         write_artifact(run, scenario, artifact)
         return recorder.record_now([case_record(scenario, artifact)])
 

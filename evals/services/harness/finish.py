@@ -26,7 +26,7 @@ from evals.core.metrics import (
 from evals.core.suite_types import EvalMetrics, EvalVerdict, VerdictProperty
 from evals.models import CaseResult, Run
 from evals.selectors.runs import in_suite_order
-from evals.services.harness.artifacts import outcome_of
+from evals.services.harness.artifacts import case_outcome
 from evals.services.runs.executors import RunVerdict
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ def suite_run_verdict(
     run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
 ) -> RunVerdict:
     ordered = in_suite_order(cases)
-    outcomes = [outcome_of(c) for c in ordered]
+    outcomes = [case_outcome(c) for c in ordered]
     metrics = compute_metrics(outcomes)
     verdict = evaluate_verdict(metrics, outcomes)
     failed_properties = set(verdict.failed_properties)

@@ -1,0 +1,268 @@
+"""The case comparison of the dashboard: how each case changed between two
+runs, the filters of the case table, and the metric rows shown side by side.
+
+Pure: no Django, no clock. ``diff_cases`` lists every case of either side
+with its change; ``sorted_cases`` orders them flips first, then by benchmark
+and case id (stable whatever the input order); ``filter_cases`` applies the
+table's filters. A case row carries only what the table shows, never the
+scenario artifact.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from evals.core.metric_registry import MetricDirection
+
+PASS_RATE = "passRate"  # noqa: S105 (a metric name, not a secret)
+
+
+ONLY_BASE = "only_base"
+
+
+ONLY_CANDIDATE = "only_candidate"
+
+
+class CaseChange(StrEnum):
+    PASS_TO_FAIL = "pass_to_fail"  # noqa: S105 (not a secret)
+    FAIL_TO_PASS = "fail_to_pass"  # noqa: S105
+    NEW = "new"
+    MISSING = "missing"
+    STILL_FAILING = "still_failing"
+    STILL_PASSING = "still_passing"
+
+
+CHANGE_LABELS: Mapping[CaseChange, str] = {
+    CaseChange.PASS_TO_FAIL: "pass -> fail",
+    CaseChange.FAIL_TO_PASS: "fail -> pass",
+    CaseChange.NEW: "new",
+    CaseChange.MISSING: "missing",
+    CaseChange.STILL_FAILING: "still failing",
+    CaseChange.STILL_PASSING: "still passing",
+}
+
+
+CHANGED = frozenset(
+    {
+        CaseChange.PASS_TO_FAIL,
+        CaseChange.FAIL_TO_PASS,
+        CaseChange.NEW,
+        CaseChange.MISSING,
+    }
+)
+
+
+_CHANGE_RANK = {change: rank for rank, change in enumerate(CaseChange)}
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRow:
+    """One case of a run without its artifact: what the case table needs."""
+
+    case_id: str
+    passed: bool
+    latency_ms: float | None
+    stimulus_kind: str
+    affordance: str
+    tags: tuple[str, ...]
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSide:
+    run_id: str
+    passed: bool
+    latency_ms: float | None
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseDiff:
+    """One case on both sides; ``base``/``candidate`` is None where absent."""
+
+    benchmark_id: str
+    case_id: str
+    change: CaseChange
+    base: CaseSide | None
+    candidate: CaseSide | None
+    stimulus_kind: str
+    affordance: str
+    tags: tuple[str, ...]
+
+    @property
+    def change_label(self) -> str:
+        return CHANGE_LABELS[self.change]
+
+    @property
+    def is_changed(self) -> bool:
+        return self.change in CHANGED
+
+    @property
+    def latency_delta_ms(self) -> float | None:
+        if self.base is None or self.candidate is None:
+            return None
+        if self.base.latency_ms is None or self.candidate.latency_ms is None:
+            return None
+        return round(self.candidate.latency_ms - self.base.latency_ms, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRow:
+    """One metric side by side; ``outcome`` is a ``DeltaOutcome`` value, or
+    ``only_base``/``only_candidate`` for a metric on one side only."""
+
+    name: str
+    base: float | None
+    candidate: float | None
+    delta: float | None
+    direction: MetricDirection
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFilter:
+    """The case table's filters; empty strings mean "any"."""
+
+    only: str = ""  # "" | "regressions" | "changed"
+    change: str = ""
+    benchmark: str = ""
+    stimulus_kind: str = ""
+    affordance: str = ""
+    tag: str = ""
+
+    def to_query(self) -> list[tuple[str, str]]:
+        pairs = (
+            ("only", self.only),
+            ("change", self.change),
+            ("benchmark", self.benchmark),
+            ("kind", self.stimulus_kind),
+            ("affordance", self.affordance),
+            ("tag", self.tag),
+        )
+        return [(key, value) for key, value in pairs if value]
+
+
+def numeric_metrics(values: Mapping[str, Any]) -> dict[str, float]:
+    """The finite numbers of a metrics map (a bool is not a metric)."""
+    return {
+        name: value
+        for name, value in values.items()
+        if type(value) in (int, float) and math.isfinite(value)
+    }
+
+
+def diff_cases(
+    benchmark_id: str,
+    *,
+    base: Sequence[CaseRow],
+    candidate: Sequence[CaseRow],
+    base_run_id: str,
+    candidate_run_id: str,
+) -> list[CaseDiff]:
+    """Every case of either run with how it changed; sorted by change (flips
+    first), then case id. Filter columns come from the candidate's row, else
+    the base's."""
+    before = {row.case_id: row for row in base}
+    after = {row.case_id: row for row in candidate}
+    diffs: list[CaseDiff] = []
+    for case_id in before.keys() | after.keys():
+        old, new = before.get(case_id), after.get(case_id)
+        if old is None:
+            change = CaseChange.NEW
+        elif new is None:
+            change = CaseChange.MISSING
+        elif old.passed and not new.passed:
+            change = CaseChange.PASS_TO_FAIL
+        elif not old.passed and new.passed:
+            change = CaseChange.FAIL_TO_PASS
+        elif new.passed:
+            change = CaseChange.STILL_PASSING
+        else:
+            change = CaseChange.STILL_FAILING
+        shown = new or old
+        assert shown is not None
+        diffs.append(
+            CaseDiff(
+                benchmark_id=benchmark_id,
+                case_id=case_id,
+                change=change,
+                base=_side(base_run_id, old),
+                candidate=_side(candidate_run_id, new),
+                stimulus_kind=shown.stimulus_kind,
+                affordance=shown.affordance,
+                tags=shown.tags,
+            )
+        )
+    return diffs
+
+
+def _side(run_id: str, row: CaseRow | None) -> CaseSide | None:
+    if row is None:
+        return None
+    return CaseSide(run_id, row.passed, row.latency_ms, row.error)
+
+
+def sorted_cases(cases: Iterable[CaseDiff]) -> tuple[CaseDiff, ...]:
+    return tuple(
+        sorted(
+            cases,
+            key=lambda c: (_CHANGE_RANK[c.change], c.benchmark_id, c.case_id),
+        )
+    )
+
+
+def filter_cases(cases: Iterable[CaseDiff], wanted: CaseFilter) -> list[CaseDiff]:
+    """The cases matching every non-empty filter of ``wanted``."""
+    out: list[CaseDiff] = []
+    for case in cases:
+        if wanted.only == "regressions" and case.change is not CaseChange.PASS_TO_FAIL:
+            continue
+        if wanted.only == "changed" and not case.is_changed:
+            continue
+        if wanted.change and case.change.value != wanted.change:
+            continue
+        if wanted.benchmark and case.benchmark_id != wanted.benchmark:
+            continue
+        if wanted.stimulus_kind and case.stimulus_kind != wanted.stimulus_kind:
+            continue
+        if wanted.affordance and case.affordance != wanted.affordance:
+            continue
+        if wanted.tag and wanted.tag not in case.tags:
+            continue
+        out.append(case)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class FilterOptions:
+    benchmarks: tuple[str, ...] = ()
+    stimulus_kinds: tuple[str, ...] = ()
+    affordances: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    changes: tuple[tuple[str, str], ...] = field(
+        default=tuple((c.value, CHANGE_LABELS[c]) for c in CaseChange)
+    )
+
+
+def filter_options(cases: Iterable[CaseDiff]) -> FilterOptions:
+    benchmarks: set[str] = set()
+    kinds: set[str] = set()
+    affordances: set[str] = set()
+    tags: set[str] = set()
+    for case in cases:
+        benchmarks.add(case.benchmark_id)
+        if case.stimulus_kind:
+            kinds.add(case.stimulus_kind)
+        if case.affordance:
+            affordances.add(case.affordance)
+        tags.update(case.tags)
+    return FilterOptions(
+        tuple(sorted(benchmarks)),
+        tuple(sorted(kinds)),
+        tuple(sorted(affordances)),
+        tuple(sorted(tags)),
+    )
