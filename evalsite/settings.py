@@ -392,6 +392,23 @@ BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = env_bool(
 BENCHMARK_DELTA_REPORTER_ENABLED = env_bool("BENCHMARK_DELTA_REPORTER_ENABLED", False)
 MEMORY_RED_TEAM_BENCH_ENABLED = env_bool("MEMORY_RED_TEAM_BENCH_ENABLED", False)
 
+# PR keepalive: GitHub webhook intake, dispatch decisions and rounds. Tokens
+# and the webhook secret are read here only to check they exist; services
+# read the variables a repository names (token_ref, webhook_secret_ref).
+PRKEEPALIVE_GITHUB_API_URL = env_str(
+    "PRKEEPALIVE_GITHUB_API_URL", "https://api.github.com"
+)
+PRKEEPALIVE_WEBHOOK_SECRET = env_secret("PRKEEPALIVE_WEBHOOK_SECRET")
+PRKEEPALIVE_GITHUB_TIMEOUT_S = env_int("PRKEEPALIVE_GITHUB_TIMEOUT_S", 10, minimum=1)
+PRKEEPALIVE_GITHUB_RETRIES = env_int("PRKEEPALIVE_GITHUB_RETRIES", 3, minimum=0)
+PRKEEPALIVE_GITHUB_MAX_WAIT_S = env_int("PRKEEPALIVE_GITHUB_MAX_WAIT_S", 10, minimum=0)
+PRKEEPALIVE_RECONCILE_S = env_int("PRKEEPALIVE_RECONCILE_S", 300, minimum=10)
+PRKEEPALIVE_HEAD_POLL_ATTEMPTS = env_int("PRKEEPALIVE_HEAD_POLL_ATTEMPTS", 6, minimum=1)
+PRKEEPALIVE_HEAD_POLL_INTERVAL_S = env_int(
+    "PRKEEPALIVE_HEAD_POLL_INTERVAL_S", 5, minimum=0
+)
+PRKEEPALIVE_STALE_DELIVERY_S = env_int("PRKEEPALIVE_STALE_DELIVERY_S", 600, minimum=1)
+
 # The beat schedule, in one place.
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {
@@ -415,6 +432,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "stream.planning_poll_all",
         "schedule": timedelta(seconds=PLANNING_POLL_S),
     },
+    "prkeepalive-reconcile": {
+        "task": "prkeepalive.reconcile_all",
+        "schedule": timedelta(seconds=PRKEEPALIVE_RECONCILE_S),
+    },
 }
 
 # ---------------------------------------------------------------------------
@@ -436,4 +457,5 @@ DEMO_DATA_LOADERS: list[str] = [
     "stream.demo.load_demo",
     "evals.demo.load_demo",
     "evals.demo_benchmarks.load_demo",
+    "prkeepalive.demo.load_demo",
 ]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import SchemaProblem
+from core.errors import SchemaInvalid, SchemaProblem
 from prkeepalive.core.lanes import decide_dispatch, lane_for, unhandled_reason
 from prkeepalive.core.summary import decision_line, sync_line, worker_line
 from prkeepalive.core.sync import decide_sync
@@ -106,7 +106,11 @@ def explain(document: Any) -> Explanation:
     event_name = reader.str_(root.get("event"), "event", required=True)
     state = reader.obj(root.get("state"), "state", required=False)
     reader.raise_if_any("explain request")
-    event = parse_event(event_name, root.get("payload"))
+    try:
+        event = parse_event(event_name, root.get("payload"))
+    except SchemaInvalid as exc:
+        reader.problems.extend(exc.problems)
+        event = Event(name=event_name)
     policy = _policy(state.get("policy"), reader)
     labels = tuple(
         str(v)

@@ -31,6 +31,7 @@ from prkeepalive.core.labels import (
     has_keepalive_label,
     is_bot,
     latest_human_activation,
+    normalise_login,
     run_cap,
 )
 from prkeepalive.core.markers import make_trace, parse_markers
@@ -77,11 +78,14 @@ def unhandled_reason(event: Event, policy: Policy) -> str:
     return f"event {event.name or '(none)'} is not handled"
 
 
-def next_round(pr: PullRequest | None, activation: Comment | None) -> int:
-    """One more than the highest round seen on the PR (1 for the first)."""
-    rounds = [parse_markers(c.body).round for c in (pr.comments if pr else ())]
-    if activation is not None:
-        rounds.append(parse_markers(activation.body).round)
+def next_round(pr: PullRequest | None, activation: Comment) -> int:
+    """One more than the highest round seen up to the activation (1 for the
+    first). Only comments older than the activation count (ids grow with
+    time), so an activation always maps to the same round: the pair is the
+    dispatch lock's key, and later rounds must not change it."""
+    older = [c for c in (pr.comments if pr else ()) if c.id < activation.id]
+    rounds = [parse_markers(c.body).round for c in older]
+    rounds.append(parse_markers(activation.body).round)
     known = [r for r in rounds if r is not None]
     return max(known) + 1 if known else 1
 
@@ -250,6 +254,42 @@ def decide_dispatch(
         round=round_number,
         detail="every condition holds: the round is dispatched",
     )
+
+
+def handed_over_activation(
+    comments: Sequence[Comment], policy: Policy
+) -> Comment | None:
+    """The activation a Gate run continues from, when no earlier step handed
+    one over: the latest instruction comment (an automation comment with
+    round and trace) if it is newer than the latest human activation, else
+    ``None`` (the lane then falls back to the human activation)."""
+    trusted = {
+        normalise_login(x) for x in (*policy.automation_logins, *policy.allowed_authors)
+    }
+
+    def is_trusted(c: Comment) -> bool:
+        # The orchestrator may post as a person (the contract's author
+        # invariant), so an instruction is trusted by its account, not type.
+        # With no allowlist anyone may activate, so anyone's markers count.
+        return (
+            is_bot(c, policy)
+            or not policy.allowed_authors
+            or normalise_login(c.author) in trusted
+        )
+
+    instructions = [
+        c for c in comments if is_trusted(c) and parse_markers(c.body).is_complete
+    ]
+    if not instructions:
+        return None
+    latest = max(instructions, key=lambda c: (c.created_at, c.id))
+    human = latest_human_activation(comments, policy)
+    if human is not None and (human.created_at, human.id) > (
+        latest.created_at,
+        latest.id,
+    ):
+        return None
+    return latest
 
 
 def with_lock_held(decision: DispatchDecision) -> DispatchDecision:

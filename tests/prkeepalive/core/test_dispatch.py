@@ -339,3 +339,17 @@ def test_markers_render_in_one_line() -> None:
         "<!-- codex-keepalive-marker --> <!-- codex-keepalive-round: 3 --> "
         "<!-- codex-keepalive-trace: ka-1-r3 -->"
     )
+
+
+def test_handed_over_activation_is_the_latest_instruction() -> None:
+    from prkeepalive.core.lanes import handed_over_activation
+
+    body = render_instruction(
+        round=1, trace="ka-3541-r1", agent="codex", segments="#### Tasks\n- a"
+    )
+    first = human(cid=10)
+    instr = Comment(id=20, author="stranske-automation-bot", body=body)
+    assert handed_over_activation([first, instr], POLICY) == instr
+    assert handed_over_activation([first], POLICY) is None
+    again = human(cid=30)
+    assert handed_over_activation([first, instr, again], POLICY) is None

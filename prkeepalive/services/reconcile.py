@@ -1,0 +1,96 @@
+"""The periodic reconciler: webhooks get lost, so every few minutes the open
+PRs labelled ``agents:keepalive`` are re-read and decided as a Gate run of
+their head would be. A decision is recorded only when it dispatches or when
+its reason differs from the PR's last one, so the timeline shows changes,
+not a heartbeat. Deliveries stuck in ``processing`` (a worker died) are
+queued again.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from prkeepalive.core.labels import has_keepalive_label
+from prkeepalive.core.types import Event
+from prkeepalive.github import GitHubError
+from prkeepalive.models import Decision, Delivery, Repository
+from prkeepalive.services.config import client_for, policy_for
+from prkeepalive.services.dispatch import decide_and_record
+
+logger = logging.getLogger(__name__)
+
+
+def requeue_stale_deliveries() -> int:
+    cutoff = timezone.now() - timedelta(seconds=settings.PRKEEPALIVE_STALE_DELIVERY_S)
+    stale = list(
+        Delivery.objects.filter(
+            status=Delivery.Status.PROCESSING, updated_at__lt=cutoff
+        ).values_list("pk", flat=True)
+    )
+    from prkeepalive.tasks import process_delivery as process_delivery_task
+
+    for pk in stale:
+        with transaction.atomic():
+            if Delivery.objects.filter(pk=pk, status=Delivery.Status.PROCESSING).update(
+                status=Delivery.Status.FAILED, error="worker lost; queued again"
+            ):
+                transaction.on_commit(lambda pk=pk: process_delivery_task.delay(pk))
+    return len(stale)
+
+
+def reconcile_repository(repository: Repository) -> int:
+    """Decide every open keepalive PR of ``repository``; returns how many
+    decisions were recorded."""
+    policy = policy_for(repository)
+    recorded = 0
+    with client_for(repository) as client:
+        for pull in client.list_open_pulls():
+            if not has_keepalive_label(pull.labels):
+                continue
+            runs = [
+                r
+                for r in client.list_runs(head_sha=pull.head_sha)
+                if r.name.strip().lower() == policy.gate_workflow.strip().lower()
+                and r.status == "completed"
+            ]
+            if not runs:
+                continue
+            latest = max(runs, key=lambda r: (r.created_at, r.id))
+            event = Event(
+                name="workflow_run",
+                action="completed",
+                workflow_name=latest.name,
+                status=latest.status,
+                conclusion=latest.conclusion,
+                head_sha=pull.head_sha,
+                pull_numbers=(pull.number,),
+            )
+            decision = decide_and_record(
+                repository,
+                event,
+                source=Decision.Source.RECONCILER,
+                client=client,
+                only_if_changed=True,
+            )
+            recorded += decision is not None
+    return recorded
+
+
+def reconcile_all() -> int:
+    requeue_stale_deliveries()
+    total = 0
+    for repository in Repository.objects.filter(is_active=True):
+        try:
+            total += reconcile_repository(repository)
+        except GitHubError as exc:
+            logger.warning(
+                "[PRKeepalive] reconcile_failed repository=%s status=%s",
+                repository.full_name,
+                exc.status,
+            )
+    return total

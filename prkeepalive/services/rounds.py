@@ -1,0 +1,256 @@
+"""Orchestrator rounds: post the instruction, acknowledge, run the worker
+guard, start the agent; when the agent's workflow completes, run the
+branch-sync ladder. Each step stores its summary line on the round.
+
+GitHub calls happen outside transactions; each state change of the round is
+one conditional update, so a retried task never posts a second instruction
+(``instruction_comment_id`` set means posted).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.conf import settings
+from django.db.models import F
+
+from prkeepalive.core.instruction import render_instruction
+from prkeepalive.core.summary import (
+    instruction_line,
+    sync_line,
+    worker_line,
+    wrong_author_line,
+)
+from prkeepalive.core.sync import decide_sync
+from prkeepalive.core.types import (
+    ACK_REACTION,
+    Event,
+    LastProcessed,
+    SyncAction,
+    SyncAttempt,
+    WorkerAction,
+)
+from prkeepalive.core.worker import decide_worker
+from prkeepalive.dispatchers import RoundRequest, dispatcher_for
+from prkeepalive.github import GitHubClient
+from prkeepalive.models import PullRequest, Repository, Round
+from prkeepalive.services.config import client_for, secret
+
+logger = logging.getLogger(__name__)
+
+
+def _log(line: str, trace: str) -> None:
+    logger.info("[PRKeepalive] %s", line, extra={"trace": trace})
+
+
+def instruction_token_ref(repository: Repository) -> tuple[str, str]:
+    """(token variable to post with, its problem): the author invariant.
+
+    With a person's token configured, the instruction must be posted with
+    it; a repository set to post as the bot then fails with wrong-author.
+    """
+    human_configured = bool(secret(repository.human_token_ref))
+    if (
+        repository.instruction_token == Repository.InstructionToken.HUMAN
+        and human_configured
+    ):
+        return repository.human_token_ref, ""
+    if human_configured:
+        return repository.token_ref, "wrong-author"
+    return repository.token_ref, ""
+
+
+def round_start(*, round_pk: int) -> str:
+    """Post the instruction, ack it, decide the worker, dispatch the agent.
+
+    Idempotent: a round whose instruction is already posted is left alone.
+    Returns the round's status.
+    """
+    rnd = Round.objects.select_related("repository", "pull", "decision").get(
+        pk=round_pk
+    )
+    if rnd.status != Round.Status.LOCKED or rnd.instruction_comment_id:
+        return rnd.status
+    repository, pull = rnd.repository, rnd.pull
+    token_ref, problem = instruction_token_ref(repository)
+    if problem:
+        line = wrong_author_line(token=token_ref, head=rnd.head_before, trace=rnd.trace)
+        Round.objects.filter(pk=rnd.pk).update(
+            status=Round.Status.FAILED, instruction_line=line, error="wrong-author"
+        )
+        _log(line, rnd.trace)
+        return Round.Status.FAILED
+    segments = (
+        rnd.decision.inputs.get("instruction", "") if rnd.decision else ""
+    ) or ""
+    body = render_instruction(
+        round=rnd.number,
+        trace=rnd.trace,
+        agent=rnd.agent,
+        segments=segments,
+        execution_info=(
+            f"pr=#{pull.number} head={rnd.head_before[:7]} round={rnd.number}"
+        ),
+    )
+    with client_for(repository, token_ref=token_ref) as poster:
+        comment_id, author = poster.create_comment(pull.number, body)
+        ack = poster.add_reaction(comment_id, ACK_REACTION) in (200, 201)
+    Round.objects.filter(pk=rnd.pk).update(
+        instruction_comment_id=comment_id,
+        instruction_author=author,
+        instruction_line=instruction_line(
+            ok=True,
+            author=author,
+            comment=comment_id,
+            ack=ack,
+            head=rnd.head_before,
+            trace=rnd.trace,
+        ),
+    )
+    rnd.refresh_from_db()
+    _log(rnd.instruction_line, rnd.trace)
+    others = (
+        Round.objects.filter(
+            pull=pull, status__in=(Round.Status.LOCKED, Round.Status.RUNNING)
+        )
+        .exclude(pk=rnd.pk)
+        .count()
+    )
+    worker = decide_worker(
+        pr_number=pull.number,
+        head_sha=rnd.head_before,
+        latest_instruction_id=comment_id,
+        last_processed=LastProcessed(
+            pull.last_processed_instruction_id, pull.last_processed_head_sha
+        ),
+        labels=pull.labels,
+        other_active_runs=others,
+        trace=rnd.trace,
+    )
+    wline = worker_line(worker)
+    _log(wline, rnd.trace)
+    if worker.action is WorkerAction.SKIP:
+        sline = sync_line(
+            decide_sync(
+                worker_done=False,
+                head_before=rnd.head_before,
+                head_after=rnd.head_before,
+                attempts=(),
+                trace=rnd.trace,
+            )
+        )
+        Round.objects.filter(pk=rnd.pk).update(
+            status=Round.Status.SKIPPED,
+            worker_line=wline,
+            sync_line=sline,
+            head_after=rnd.head_before,
+        )
+        _log(sline, rnd.trace)
+        return Round.Status.SKIPPED
+    with client_for(repository) as client:
+        dispatcher_for(repository).dispatch(
+            client,
+            RoundRequest(pull.number, rnd.number, rnd.trace, rnd.agent, comment_id),
+        )
+    PullRequest.objects.filter(pk=pull.pk).update(
+        last_processed_instruction_id=comment_id,
+        last_processed_head_sha=rnd.head_before,
+    )
+    Round.objects.filter(pk=rnd.pk).update(
+        status=Round.Status.RUNNING, worker_line=wline
+    )
+    return Round.Status.RUNNING
+
+
+def _poll_head(client: GitHubClient, number: int, before: str) -> str:
+    head = before
+    for attempt in range(settings.PRKEEPALIVE_HEAD_POLL_ATTEMPTS):
+        head = client.get_pull(number).head_sha
+        if head != before:
+            return head
+        if attempt + 1 < settings.PRKEEPALIVE_HEAD_POLL_ATTEMPTS:
+            time.sleep(settings.PRKEEPALIVE_HEAD_POLL_INTERVAL_S)
+    return head
+
+
+def output_branch(rnd: Round) -> str:
+    """Where the agent pushes its output when it cannot push to the PR."""
+    return f"{rnd.agent or 'agent'}/{rnd.trace}"
+
+
+def run_sync_ladder(
+    client: GitHubClient, rnd: Round, *, worker_done: bool, base_ref: str
+) -> tuple[str, str]:
+    """Run the ladder against GitHub; returns (SYNC line, head after)."""
+    number = rnd.pull.number
+    head_now = client.get_pull(number).head_sha
+    attempts: list[SyncAttempt] = []
+    decision = decide_sync(
+        worker_done=worker_done,
+        head_before=rnd.head_before,
+        head_after=head_now,
+        attempts=attempts,
+        trace=rnd.trace,
+    )
+    while not decision.is_final:
+        step = decision.next_action
+        moved = False
+        if step is SyncAction.UPDATE_BRANCH:
+            if client.update_branch(number, head_now):
+                head_now = _poll_head(client, number, rnd.head_before)
+                moved = head_now != rnd.head_before
+        elif step is SyncAction.CREATE_PR:
+            created = client.create_pull(
+                head=output_branch(rnd),
+                base=base_ref,
+                title=f"Keepalive round {rnd.number} output ({rnd.trace})",
+                body=f"Lands the agent's output of {rnd.trace} into #{number}.",
+            )
+            if created is not None and client.merge_pull(created):
+                head_now = _poll_head(client, number, rnd.head_before)
+                moved = head_now != rnd.head_before
+        assert step is not None
+        attempts.append(SyncAttempt(step, moved))
+        decision = decide_sync(
+            worker_done=worker_done,
+            head_before=rnd.head_before,
+            head_after=rnd.head_before,
+            attempts=attempts,
+            trace=rnd.trace,
+        )
+    if decision.add_labels:
+        client.add_labels(number, list(decision.add_labels))
+    return sync_line(decision), head_now
+
+
+def round_finish(*, round_pk: int, worker_done: bool) -> str:
+    """Branch sync for a running round whose agent finished; idempotent
+    (only a running round is finished, claimed by a conditional update)."""
+    claimed = Round.objects.filter(pk=round_pk, status=Round.Status.RUNNING).update(
+        status=Round.Status.DONE, updated_at=F("updated_at")
+    )
+    if not claimed:
+        return "skipped"
+    rnd = Round.objects.select_related("repository", "pull").get(pk=round_pk)
+    with client_for(rnd.repository) as client:
+        pull = client.get_pull(rnd.pull.number)
+        line, head_after = run_sync_ladder(
+            client, rnd, worker_done=worker_done, base_ref=pull.head_ref
+        )
+    Round.objects.filter(pk=rnd.pk).update(sync_line=line, head_after=head_after)
+    _log(line, rnd.trace)
+    return Round.Status.DONE
+
+
+def worker_completed(repository: Repository, event: Event) -> None:
+    """The agent's workflow run completed: finish the PR's running round."""
+    numbers = list(event.pull_numbers)
+    rounds = Round.objects.filter(repository=repository, status=Round.Status.RUNNING)
+    rounds = (
+        rounds.filter(pull__number__in=numbers)
+        if numbers
+        else rounds.filter(head_before=event.head_sha)
+    )
+    for pk in rounds.order_by("created_at").values_list("pk", flat=True)[:1]:
+        round_finish(round_pk=pk, worker_done=event.conclusion == "success")
