@@ -39,7 +39,6 @@ if os.environ.get("DATABASE_URL", "").startswith("postgres"):
 os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
 os.environ["LOG_LEVEL"] = "WARNING"
 os.environ["STREAM_QUEUE_HARD_CAP"] = "1000000"
-os.environ["STREAM_PRUNE_EVERY"] = "1000000000"
 os.environ["STREAM_DEDUP_WINDOW"] = "20"
 
 import django  # noqa: E402

@@ -1,14 +1,24 @@
 """The LOGGING dict: one config for web, worker and beat.
 
-Contract log lines of the seeds are emitted verbatim as the message; the text
-format puts time, level and logger before them, the JSON format emits them as
-``message`` with any ``extra=`` fields beside it.
+Contract log lines of the seeds are emitted verbatim as the message. The text
+format puts time, level and logger before the message and the ``extra=``
+fields (agent, run id, ...) after it as ``key=value``, so the message keeps
+its exact prefix and a reader still sees whose line it is; the JSON format
+emits the message as ``message`` with the extra fields beside it.
+
+Lines a periodic loop repeats every few seconds (the keep-alive's cooldown
+skip, an idle planning poll) carry ``extra={"periodic": True}``; the console
+shows the first of a run of them and then one per ``LOG_REPEAT_WINDOW_S``,
+with ``repeated=<N>`` for the lines it left out. Captured logs (tests) see
+every line: the filter sits on the console handler only.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,6 +27,40 @@ _RESERVED = frozenset(
     logging.LogRecord("", 0, "", 0, "", (), None).__dict__.keys()
     | {"message", "asctime", "taskName"}
 )
+# Markers for the handlers, not fields of the line.
+_MARKERS = frozenset({"periodic"})
+
+
+def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The fields a log call passed through ``extra=``, in call order."""
+    return {
+        key: value
+        for key, value in record.__dict__.items()
+        if key not in _RESERVED and key not in _MARKERS and not key.startswith("_")
+    }
+
+
+def _text_value(value: Any) -> str:
+    text = str(value)
+    if not text or any(c.isspace() or c in '"=' for c in text):
+        return json.dumps(text, ensure_ascii=False)
+    return text
+
+
+class TextFormatter(logging.Formatter):
+    """``<time> <LEVEL> <logger> <message> key=value ...`` (extra fields last)."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        fields = extra_fields(record)
+        if not fields:
+            return line
+        head, sep, tail = line.partition("\n")  # a traceback stays below
+        suffix = " ".join(f"{k}={_text_value(v)}" for k, v in fields.items())
+        return f"{head} {suffix}{sep}{tail}"
 
 
 class JsonFormatter(logging.Formatter):
@@ -29,25 +73,72 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        for key, value in record.__dict__.items():
-            if key not in _RESERVED and not key.startswith("_"):
-                payload[key] = value
+        payload.update(extra_fields(record))
         if record.exc_info:
             payload["exc"] = self.formatException(record.exc_info)
         return json.dumps(payload, default=str, ensure_ascii=False)
 
 
-def build_logging(*, level: str, fmt: str) -> dict[str, Any]:
+class RepeatFilter(logging.Filter):
+    """Thin out periodic INFO/DEBUG lines: one per window per (logger, line
+    template, agent, run); the next one shown says how many were left out."""
+
+    def __init__(
+        self, window_s: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self.window_s = window_s
+        self._clock = clock
+        # key -> (time shown, lines left out since)
+        self._seen: dict[tuple[str, str, str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(record, "periodic", False) or record.levelno > logging.INFO:
+            return True
+        if self.window_s <= 0:
+            return True
+        key = (
+            record.name,
+            str(record.msg),
+            str(getattr(record, "agent", "")),
+            str(getattr(record, "run_id", "")),
+        )
+        now = self._clock()
+        shown = self._seen.get(key)
+        if shown is not None and now - shown[0] < self.window_s:
+            self._seen[key] = (shown[0], shown[1] + 1)
+            return False
+        if len(self._seen) > 10_000:  # bounded memory for many agents
+            self._seen.clear()
+        if shown is not None and shown[1]:
+            record.repeated = shown[1]
+        self._seen[key] = (now, 0)
+        return True
+
+
+def build_logging(
+    *, level: str, fmt: str, repeat_window_s: float = 60.0
+) -> dict[str, Any]:
     formatter = "json" if fmt == "json" else "text"
     return {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+            "text": {"()": "evalsite.logging.TextFormatter"},
             "json": {"()": "evalsite.logging.JsonFormatter"},
         },
+        "filters": {
+            "repeats": {
+                "()": "evalsite.logging.RepeatFilter",
+                "window_s": repeat_window_s,
+            }
+        },
         "handlers": {
-            "console": {"class": "logging.StreamHandler", "formatter": formatter},
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": formatter,
+                "filters": ["repeats"],
+            },
         },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {

@@ -333,7 +333,6 @@ STREAM_ACTIONABLE_MAX_AGE_S = env_int("STREAM_ACTIONABLE_MAX_AGE_S", 1800, minim
 STREAM_OTHER_MAX_AGE_S = env_int("STREAM_OTHER_MAX_AGE_S", 600, minimum=1)
 STREAM_SALIENCY_WINDOW_MS = env_int("STREAM_SALIENCY_WINDOW_MS", 30000, minimum=0)
 STREAM_DEDUP_WINDOW = env_int("STREAM_DEDUP_WINDOW", 20, minimum=0)
-STREAM_PRUNE_EVERY = env_int("STREAM_PRUNE_EVERY", 25, minimum=1)
 STREAM_MAX_ACK_IDS = env_int("STREAM_MAX_ACK_IDS", 10000, minimum=1)
 STREAM_MAX_BATCH = env_int("STREAM_MAX_BATCH", 500, minimum=1)
 # Dev only: honour convertEligible in POST /thoughts (system check stream.E001
@@ -346,6 +345,7 @@ KEEPALIVE_MIN_INTERVAL_MS = env_int("KEEPALIVE_MIN_INTERVAL_MS", 120000, minimum
 KEEPALIVE_HUNGER_DROP = env_int("KEEPALIVE_HUNGER_DROP", 2, minimum=0)
 KEEPALIVE_HEALTH_DROP = env_int("KEEPALIVE_HEALTH_DROP", 4, minimum=0)
 KEEPALIVE_MAX_REFRESH_PER_MIN = env_int("KEEPALIVE_MAX_REFRESH_PER_MIN", 2, minimum=0)
+KEEPALIVE_MAX_POKES_PER_MIN = env_int("KEEPALIVE_MAX_POKES_PER_MIN", 6, minimum=1)
 KEEPALIVE_PERCEPTION_MAX_AGE_MS = env_int(
     "KEEPALIVE_PERCEPTION_MAX_AGE_MS", 60000, minimum=0
 )
@@ -446,7 +446,10 @@ LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 LOG_FORMAT = env_str("LOG_FORMAT", "text").lower()
 if LOG_FORMAT not in ("text", "json"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, got {LOG_FORMAT!r}")
-LOGGING = build_logging(level=LOG_LEVEL, fmt=LOG_FORMAT)
+LOG_REPEAT_WINDOW_S = env_int("LOG_REPEAT_WINDOW_S", 60, minimum=0)
+LOGGING = build_logging(
+    level=LOG_LEVEL, fmt=LOG_FORMAT, repeat_window_s=LOG_REPEAT_WINDOW_S
+)
 
 # ---------------------------------------------------------------------------
 # Demo

@@ -188,6 +188,8 @@ class KeepAliveState(models.Model):
     )
     refresh_times_ms = models.JSONField(default=list)
     poke_pending = models.BooleanField(default=False)
+    # Accepted eval pokes of the last minute (epoch ms): their rate limit.
+    poke_times_ms = models.JSONField(default=list)
 
     def __str__(self) -> str:
         return f"keep-alive state of {self.agent_id}"

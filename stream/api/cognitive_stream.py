@@ -12,17 +12,19 @@ from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from stream.core.thought_types import RESERVED_TYPES, is_reserved_type
 from stream.models import Agent, StreamEvent, Thought
 from stream.services.counters import counters_get, counters_reset, counters_to_wire
 from stream.services.keepalive import events_take, keepalive_poke
 from stream.services.thoughts import (
     ThoughtInput,
+    dev_injection_enabled,
     percept_record,
     thoughts_ack,
     thoughts_actionable,
@@ -166,6 +168,25 @@ class ThoughtInputSerializer(serializers.Serializer):
     convertEligible = serializers.BooleanField(required=False, allow_null=True)
     metadata = serializers.DictField(required=False)
 
+    def validate_type(self, value: str) -> str:
+        if is_reserved_type(value):
+            raise ValidationError(
+                f"{value!r} is reserved for thoughts the service writes "
+                f"({', '.join(RESERVED_TYPES)})."
+            )
+        return value
+
+
+def _ignored_fields(data: Any) -> list[str]:
+    """Fields of one posted thought that had no effect (listed, never an error):
+    the never-injectable keys, and ``convertEligible`` while injection is off."""
+    if not isinstance(data, dict):
+        return []
+    ignored = {k for k in data if k in INJECTABLE_NEVER}
+    if "convertEligible" in data and not dev_injection_enabled():
+        ignored.add("convertEligible")
+    return sorted(ignored)
+
 
 class ThoughtBatchInputSerializer(serializers.Serializer):
     thoughts = ThoughtInputSerializer(many=True, allow_empty=False)
@@ -206,11 +227,14 @@ class ThoughtPublishView(APIView):
             batch.is_valid(raise_exception=True)
             items = [_thought_input(d) for d in batch.validated_data["thoughts"]]
             thoughts = thoughts_publish(agent=request.auth, items=items)
+            bodies = []
+            for raw, thought in zip(data["thoughts"], thoughts, strict=True):
+                body = thought_to_wire(thought)
+                if ignored := _ignored_fields(raw):
+                    body["ignoredFields"] = ignored
+                bodies.append(body)
             return Response(
-                {
-                    "count": len(thoughts),
-                    "thoughts": [thought_to_wire(t) for t in thoughts],
-                },
+                {"count": len(thoughts), "thoughts": bodies},
                 status=status.HTTP_201_CREATED,
             )
         serializer = ThoughtInputSerializer(data=data)
@@ -219,12 +243,7 @@ class ThoughtPublishView(APIView):
             agent=request.auth, items=[_thought_input(serializer.validated_data)]
         )
         body = thought_to_wire(thought)
-        ignored = (
-            sorted(k for k in data if k in INJECTABLE_NEVER)
-            if isinstance(data, dict)
-            else []
-        )
-        if ignored:
+        if ignored := _ignored_fields(data):
             body["ignoredFields"] = ignored
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -315,10 +334,15 @@ class PokeView(APIView):
         responses={
             202: inline_serializer("Poked", {"poked": serializers.BooleanField()})
         },
-        description="An eval poke: the next keep-alive tick bypasses the cooldown.",
+        description=(
+            "An eval poke: the next keep-alive tick bypasses the cooldown. At most "
+            "KEEPALIVE_MAX_POKES_PER_MIN per agent a minute; over it, 429."
+        ),
     )
     def post(self, request: Request) -> Response:
-        keepalive_poke(agent=request.auth)
+        outcome = keepalive_poke(agent=request.auth)
+        if not outcome.accepted:
+            raise Throttled(wait=-(-outcome.retry_after_ms // 1000))
         return Response({"poked": True}, status=status.HTTP_202_ACCEPTED)
 
 

@@ -27,7 +27,8 @@ class BypassReason(StrEnum):
     """The only stimuli that may bypass the cooldown (KA-A5).
 
     When several apply, the first in this order is reported; a health drop
-    above its threshold is reported as such rather than as plain damage.
+    above its threshold is reported as such rather than as plain damage, and
+    plain damage needs a hostile nearby (see ``bypass_reason``).
     """
 
     THREAT_DELTA = "threat_delta"
@@ -117,9 +118,20 @@ def detect_deltas(
 
 
 def bypass_reason(
-    deltas: tuple[Delta, ...], *, policy: KeepAlivePolicy, poked: bool
+    deltas: tuple[Delta, ...],
+    *,
+    policy: KeepAlivePolicy,
+    poked: bool,
+    previous: SituationFacts | None = None,
 ) -> BypassReason | None:
-    """The stimulus that justifies skipping the cooldown, if any (KA-A5)."""
+    """The stimulus that justifies skipping the cooldown, if any (KA-A5).
+
+    A health loss above ``health_drop_threshold`` is ``health_drop``. A
+    smaller loss is ``damage`` only when something could have dealt it: a
+    hostile was already nearby in ``previous`` (the attacker's arrival is a
+    threat delta of its own). Any other small loss (hunger, a fall) does not
+    bypass, so the health threshold gates what it says it gates.
+    """
     types = {d.type for d in deltas}
     if DeltaType.THREAT_DELTA in types:
         return BypassReason.THREAT_DELTA
@@ -130,7 +142,7 @@ def bypass_reason(
             and -delta.value > policy.health_drop_threshold
         ):
             return BypassReason.HEALTH_DROP
-    if DeltaType.DAMAGE_TAKEN in types:
+    if DeltaType.DAMAGE_TAKEN in types and previous is not None and _hostiles(previous):
         return BypassReason.DAMAGE
     for delta in deltas:
         if (
@@ -170,3 +182,19 @@ def refresh_allowed(
     """Circuit breaker: at most ``max_refreshes_per_minute`` in any 60 s window."""
     window = [t for t in recent_refresh_ms if now_ms - t < 60_000]
     return len(window) < policy.max_refreshes_per_minute
+
+
+def poke_wait_ms(
+    *, now_ms: int, recent_poke_ms: tuple[int, ...], max_per_minute: int
+) -> int:
+    """0 when one more eval poke fits in the last 60 s, else the ms to wait.
+
+    Pokes bypass the cooldown (KA-A5), so an unlimited poke would turn the
+    keep-alive back into compulsive narration (KA-A4).
+    """
+    window = sorted(t for t in recent_poke_ms if now_ms - t < 60_000)
+    if len(window) < max_per_minute:
+        return 0
+    if not window:
+        return 60_000
+    return max(window[len(window) - max_per_minute] + 60_000 - now_ms, 1)

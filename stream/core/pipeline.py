@@ -20,6 +20,7 @@ from stream.core.eligibility import decide_eligibility
 from stream.core.frames import render_frame
 from stream.core.goals import ROUTABLE_ACTIONS
 from stream.core.grounding import ground
+from stream.core.prompt_guard import check_prompt
 from stream.core.prompts import build_prompt
 from stream.core.sanitizer import sanitize
 from stream.core.types import (
@@ -60,11 +61,14 @@ def run_pipeline(
 
     ``generation.latency_ms`` is the adapter's own figure when it reports one
     (a recorded or transport-measured latency), else the ``clock`` difference
-    around the call. Errors from the adapter (``CoreError`` subclasses)
+    around the call. A prompt that would carry goal text raises
+    ``PromptViolation`` before the adapter is called (I-1, KA-A1). Errors
+    from the adapter (``CoreError`` subclasses)
     propagate unchanged.
     """
     frame = render_frame(facts, profile=profile)
     prompt = build_prompt(frame)
+    check_prompt(prompt, frame=frame)
     started = clock()
     generated = adapter.generate(
         prompt, sampler=sampler, seed=seed, scenario_id=scenario_id, frame=frame

@@ -28,14 +28,15 @@ from stream.core.drive_tick import (
 )
 from stream.core.frames import facts_from_wire
 from stream.core.planning import TaskStatus
+from stream.core.thought_types import DRIVE_TICK_TYPE
 from stream.core.types import TimeOfDay
 from stream.models import Agent, PlanningState, Task, Thought, WorldSnapshot
 from stream.services.counters import counters_increment
 from stream.services.planning_task_store import open_tasks, planning_state_lock
+from stream.services.thoughts import stream_cap_enforce
 
 logger = logging.getLogger(__name__)
 
-DRIVE_TICK_TYPE = "drive_tick"
 SHELTER_GOAL_KEY = "build:basic_shelter"
 
 
@@ -145,6 +146,7 @@ def drive_tick(
         "[Cognition] thought_published processed=false",
         extra={"id": thought.pk, "agent": agent.name},
     )
+    stream_cap_enforce(agent=agent, now=now)
     return DriveTickOutcome(True, decision.reason, thought, decision.goal_key, due)
 
 
@@ -154,9 +156,9 @@ def drive_tick_from_latest(
     """A drive tick whose inputs come from the agent's latest percept.
 
     food is the percept's hunger bar; hostiles the count of nearby entities
-    marked hostile; night approaches at sunset and night. ``game_mode`` is
-    the caller's (frame v1 has no game mode; a future ``bot.gameMode`` in
-    the stored percept wins).
+    marked hostile; night approaches at sunset and night. The percept's
+    ``bot.gameMode`` wins; ``game_mode`` (the global setting) applies only
+    to a percept that does not state one.
     """
     snapshot = (
         WorldSnapshot.objects.filter(agent=agent)

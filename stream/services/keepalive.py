@@ -20,18 +20,22 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from stream.core.adapters import ModelAdapter
+from stream.core.adapters import BaselineAdapter, ModelAdapter
 from stream.core.frames import facts_from_wire
 from stream.core.keepalive import (
+    BypassReason,
     KeepAlivePolicy,
     bypass_reason,
     decide_tick,
     detect_deltas,
+    poke_wait_ms,
     refresh_allowed,
 )
 from stream.core.pipeline import run_pipeline
-from stream.core.types import EpisodicMemory, Memory, PromptProfile
-from stream.models import Agent, KeepAliveState, StreamEvent, Thought
+from stream.core.prompt_guard import PromptViolation, goal_text_violations
+from stream.core.thought_types import DRIVE_TICK_TYPE, KEEPALIVE_TYPE
+from stream.core.types import EpisodicMemory, Memory, PromptProfile, SituationFacts
+from stream.models import Agent, KeepAliveState, StreamEvent, Thought, WorldSnapshot
 from stream.services.adapters import model_adapter, sampler_profile
 from stream.services.thoughts import (
     AWARENESS_TYPE,
@@ -41,8 +45,6 @@ from stream.services.thoughts import (
 )
 
 logger = logging.getLogger(__name__)
-
-KEEPALIVE_TYPE = "keepalive"
 
 
 def keepalive_policy() -> KeepAlivePolicy:
@@ -91,35 +93,51 @@ def _request_refresh(
 
 
 def _memory_slice(agent: Agent, size: int) -> Memory | None:
+    """The agent's own recent thoughts, minus anything carrying goal text.
+
+    Drive-tick thoughts are the service's goals, not the agent's memories
+    (I-1); any other row whose text still reads as a goal is left out too,
+    so a frame never presents a goal as a fact.
+    """
     if size == 0:
         return None
     rows = (
         Thought.objects.filter(agent=agent, broadcast=True)
-        .exclude(type=AWARENESS_TYPE)
+        .exclude(type__in=(AWARENESS_TYPE, DRIVE_TICK_TYPE))
         .order_by("-created_at", "-pk")
-        .values_list("created_at", "content")[:size]
+        .values_list("created_at", "content")[: size * 2]
     )
+    kept = [(c, text) for c, text in rows if not goal_text_violations(text)][:size]
     episodic = tuple(
         EpisodicMemory(timestamp_ms=_ms(created), text=content)
-        for created, content in reversed(rows)
+        for created, content in reversed(kept)
     )
     return Memory(episodic=episodic, semantic=None) if episodic else None
 
 
-def keepalive_tick(
-    *,
-    agent_id: int,
-    now: datetime | None = None,
-    adapter: ModelAdapter | None = None,
-    poked: bool = False,
-) -> TickOutcome:
-    """One keep-alive tick for one agent; safe to run concurrently and twice.
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """What the first transaction decided and claimed for the model call."""
 
-    The state row is locked for the tick, so two workers never introspect the
-    same agent at once; the second sees the fresh cooldown and skips.
+    agent: Agent
+    state_pk: int
+    snapshot: WorldSnapshot
+    facts: SituationFacts
+    bypass: BypassReason | None
+    previous_at: datetime | None
+    poke_was_pending: bool
+    refreshed: bool
+
+
+def _claim(
+    agent_id: int, now: datetime, policy: KeepAlivePolicy, poked: bool
+) -> _Claim | TickOutcome:
+    """Lock the state, decide, and claim the introspection slot.
+
+    The claim (``last_introspection_at = now``) is committed before the
+    model is called, so a concurrent tick sees the cooldown and skips while
+    no lock is held during the call.
     """
-    now = now or timezone.now()
-    policy = keepalive_policy()
     with transaction.atomic():
         agent = Agent.objects.get(pk=agent_id)
         state, _ = KeepAliveState.objects.get_or_create(agent=agent)
@@ -129,18 +147,18 @@ def keepalive_tick(
             requested = _request_refresh(agent, state, now, policy)
             state.save(update_fields=["refresh_times_ms"])
             return TickOutcome(False, "no_perception", refresh_requested=requested)
-
         previous = (
             facts_from_wire(state.last_frame_snapshot.facts)
             if state.last_frame_snapshot is not None
             else None
         )
         deltas = detect_deltas(previous, facts)
-        poked = poked or state.poke_pending
-        bypass = bypass_reason(deltas, policy=policy, poked=poked)
-        last_ms = (
-            _ms(state.last_introspection_at) if state.last_introspection_at else None
+        poke_was_pending = state.poke_pending
+        bypass = bypass_reason(
+            deltas, policy=policy, poked=poked or poke_was_pending, previous=previous
         )
+        previous_at = state.last_introspection_at
+        last_ms = _ms(previous_at) if previous_at else None
         decision = decide_tick(
             now_ms=_ms(now), last_introspection_ms=last_ms, bypass=bypass, policy=policy
         )
@@ -148,7 +166,7 @@ def keepalive_tick(
             logger.info(
                 "[KeepAlive] skip reason=cooldown remaining_ms=%s",
                 decision.remaining_ms,
-                extra={"agent": agent.name},
+                extra={"agent": agent.name, "periodic": True},
             )
             return TickOutcome(False, "cooldown")
         if decision.bypass is not None:
@@ -160,35 +178,102 @@ def keepalive_tick(
         refreshed = False
         if _ms(now) - _ms(snapshot.received_at) > policy.perception_max_age_ms:
             refreshed = _request_refresh(agent, state, now, policy)
-
         frame_facts = dataclasses.replace(
             facts,
             deltas=deltas or None,
             memory=_memory_slice(agent, settings.KEEPALIVE_MEMORY_SLICE),
         )
-        profile = PromptProfile(settings.KEEPALIVE_PROFILE)
+        state.last_introspection_at = now
+        state.poke_pending = False
+        state.save(
+            update_fields=["last_introspection_at", "poke_pending", "refresh_times_ms"]
+        )
+    return _Claim(
+        agent,
+        state.pk,
+        snapshot,
+        frame_facts,
+        decision.bypass,
+        previous_at,
+        poke_was_pending,
+        refreshed,
+    )
+
+
+def _release(claim: _Claim, now: datetime) -> None:
+    """Give the slot back after a failed model call (only if still ours)."""
+    KeepAliveState.objects.filter(pk=claim.state_pk, last_introspection_at=now).update(
+        last_introspection_at=claim.previous_at,
+        poke_pending=claim.poke_was_pending,
+    )
+
+
+def keepalive_observe_only(adapter: ModelAdapter) -> bool:
+    """True when no model is configured: the built-in baseline only narrates.
+
+    The baseline is a rule table; its goal tags are recorded but never make
+    a keep-alive thought actionable (I-3: tasks come only from a model's own
+    intent), exactly as drive ticks run only when enabled.
+    """
+    return isinstance(adapter, BaselineAdapter)
+
+
+def keepalive_tick(
+    *,
+    agent_id: int,
+    now: datetime | None = None,
+    adapter: ModelAdapter | None = None,
+    poked: bool = False,
+) -> TickOutcome:
+    """One keep-alive tick for one agent; safe to run concurrently and twice.
+
+    Three steps, the model call outside any transaction: (1) lock the state,
+    decide and claim the slot; (2) render the frame, check it carries no
+    goal text and ask the model; (3) publish the thought and record the
+    frame's snapshot. A failed or refused step 2 gives the slot back.
+    """
+    now = now or timezone.now()
+    policy = keepalive_policy()
+    claim = _claim(agent_id, now, policy, poked)
+    if isinstance(claim, TickOutcome):
+        return claim
+    agent = claim.agent
+    profile = PromptProfile(settings.KEEPALIVE_PROFILE)
+    seed = zlib.crc32(f"{agent.pk}:{_ms(now)}".encode())
+    try:
         adapter = adapter or model_adapter(
             settings.KEEPALIVE_MODEL, script_path=settings.KEEPALIVE_SCRIPT
         )
-        seed = zlib.crc32(f"{agent.pk}:{_ms(now)}".encode())
         result = run_pipeline(
-            frame_facts,
+            claim.facts,
             profile=profile,
             adapter=adapter,
             sampler=sampler_profile(settings.KEEPALIVE_SAMPLER),
             seed=seed,
             clock=time.perf_counter,
         )
-        frame = result.frame
-        logger.info(
-            "[KeepAlive] introspection frame_kind=factual_only profile=%s facts=%s "
-            "memories=%s deltas=%s",
-            frame.profile.value,
-            frame.fact_count,
-            frame.memory_count,
-            frame.delta_count,
+    except PromptViolation as refused:
+        _release(claim, now)
+        logger.warning(
+            "[KeepAlive] skip reason=frame_violation violations=%s",
+            ",".join(refused.details.get("violations", [])),
             extra={"agent": agent.name},
         )
+        return TickOutcome(False, "frame_violation")
+    except BaseException:
+        _release(claim, now)
+        raise
+    frame = result.frame
+    logger.info(
+        "[KeepAlive] introspection frame_kind=factual_only profile=%s facts=%s "
+        "memories=%s deltas=%s",
+        frame.profile.value,
+        frame.fact_count,
+        frame.memory_count,
+        frame.delta_count,
+        extra={"agent": agent.name},
+    )
+    with transaction.atomic():
         (thought,) = thoughts_publish(
             agent=agent,
             items=[
@@ -196,34 +281,63 @@ def keepalive_tick(
                     content=result.generation.text,
                     type=KEEPALIVE_TYPE,
                     source="keepalive",
-                    novelty="medium" if decision.bypass is None else "high",
+                    novelty="medium" if claim.bypass is None else "high",
+                    observe_only=keepalive_observe_only(adapter),
                 )
             ],
             now=now,
-            facts=frame_facts,
+            facts=claim.facts,
         )
-        logger.info(
-            "[Cognition] keepalive_thought published id=%s convertEligible=%s "
-            "processed=false",
-            thought.pk,
-            "true" if thought.convert_eligible else "false",
-            extra={"agent": agent.name},
+        KeepAliveState.objects.filter(pk=claim.state_pk).update(
+            last_frame_snapshot=claim.snapshot
         )
-        state.last_introspection_at = now
-        state.last_frame_snapshot = snapshot
-        state.poke_pending = False
-        state.save()
-    return TickOutcome(True, decision.bypass or "interval", thought, refreshed)
+    logger.info(
+        "[Cognition] keepalive_thought published id=%s convertEligible=%s "
+        "processed=false",
+        thought.pk,
+        "true" if thought.convert_eligible else "false",
+        extra={"agent": agent.name},
+    )
+    return TickOutcome(True, claim.bypass or "interval", thought, claim.refreshed)
 
 
-def keepalive_poke(*, agent: Agent) -> None:
-    """An explicit eval poke (KA-A5): the next tick bypasses the cooldown."""
+@dataclass(frozen=True, slots=True)
+class PokeOutcome:
+    accepted: bool
+    retry_after_ms: int = 0
+
+
+def keepalive_poke(*, agent: Agent, now: datetime | None = None) -> PokeOutcome:
+    """An explicit eval poke (KA-A5): the next tick bypasses the cooldown.
+
+    At most ``KEEPALIVE_MAX_POKES_PER_MIN`` pokes per agent in any 60 s; a
+    poke over the limit changes nothing and says how long to wait.
+    """
     from stream.tasks.keepalive import keepalive_tick as keepalive_tick_task
 
+    now = now or timezone.now()
+    now_ms = _ms(now)
     with transaction.atomic():
         state, _ = KeepAliveState.objects.get_or_create(agent=agent)
-        KeepAliveState.objects.filter(pk=state.pk).update(poke_pending=True)
+        state = KeepAliveState.objects.select_for_update().get(pk=state.pk)
+        recent = tuple(int(t) for t in state.poke_times_ms)
+        wait_ms = poke_wait_ms(
+            now_ms=now_ms,
+            recent_poke_ms=recent,
+            max_per_minute=settings.KEEPALIVE_MAX_POKES_PER_MIN,
+        )
+        if wait_ms:
+            logger.info(
+                "[KeepAlive] poke refused reason=rate_limit retry_after_ms=%s",
+                wait_ms,
+                extra={"agent": agent.name},
+            )
+            return PokeOutcome(False, wait_ms)
+        state.poke_times_ms = [t for t in recent if now_ms - t < 60_000] + [now_ms]
+        state.poke_pending = True
+        state.save(update_fields=["poke_times_ms", "poke_pending"])
         transaction.on_commit(lambda: keepalive_tick_task.delay(agent.pk))
+    return PokeOutcome(True)
 
 
 def keepalive_tick_all() -> list[int]:

@@ -240,7 +240,7 @@ def planning_idle_check(*, agent: Agent) -> bool:
         "(active=%s, eligible=%s)",
         active,
         eligible,
-        extra={"agent": agent.name},
+        extra={"agent": agent.name, "periodic": True},
     )
     return True
 

@@ -21,11 +21,13 @@ from django.utils import timezone
 
 from core.canonical import digest as canonical_digest
 from core.canonical import sha256_hex
+from core.errors import CoreError
 from stream.core.dedup import content_hash, decide_novelty
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.pipeline import evaluate_output
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.core.sanitizer import sanitize
+from stream.core.thought_types import AWARENESS_TYPE, is_reserved_type
 from stream.core.types import (
     EligibilityDecision,
     GroundingResult,
@@ -38,8 +40,6 @@ from stream.models import Agent, Thought, WorldSnapshot
 from stream.services.counters import counters_increment
 
 logger = logging.getLogger(__name__)
-
-AWARENESS_TYPE = "environmental_awareness"
 
 
 def _ms(moment: datetime) -> int:
@@ -136,7 +136,7 @@ def percept_record(
     logger.info(
         "[Cognition] thought_published processed=false", extra={"id": thought.pk}
     )
-    _maybe_prune(agent=agent, thought=thought, now=now)
+    stream_cap_enforce(agent=agent, now=now)
     return PerceptResult(snapshot, thought, False, digest)
 
 
@@ -191,6 +191,14 @@ class ThoughtInput:
     client_metadata: dict[str, Any] = field(default_factory=dict)
     eval_run_id: str = ""
     novelty: str = "high"
+    # The keep-alive with no model configured: record, never actionable (I-3).
+    observe_only: bool = False
+
+
+def dev_injection_enabled() -> bool:
+    """Whether a client's ``convertEligible`` is honoured (seed 004 §6.1):
+    only with ``ALLOW_DEV_THOUGHT_INJECTION`` on and DEBUG on."""
+    return bool(settings.ALLOW_DEV_THOUGHT_INJECTION and settings.DEBUG)
 
 
 def _metadata(
@@ -241,6 +249,11 @@ def _build(
 ) -> tuple[Thought, dict[str, int], bool]:
     """An unsaved Thought, the counter increments it causes, and whether a
     convertEligible=true claim had to be refused (KA-A8)."""
+    if item.source == "agent" and is_reserved_type(item.type):
+        raise CoreError(
+            f"type {item.type!r} is reserved for thoughts the service writes",
+            code="reserved_type",
+        )
     evaluation = evaluate(item.content, facts=facts)
     s = evaluation.sanitized
     digest = content_hash(s.text)
@@ -255,20 +268,23 @@ def _build(
     reason = evaluation.eligibility.reason
     if duplicate and eligible:
         eligible, reason = False, "low_novelty"
+    if item.observe_only and eligible:
+        eligible, reason = False, "observe_only"
     refused = False
-    if (
-        item.convert_eligible_claim is not None
-        and settings.ALLOW_DEV_THOUGHT_INJECTION
-        and settings.DEBUG
-    ):
-        if item.convert_eligible_claim and not (
+    claim = item.convert_eligible_claim
+    if claim is not None and dev_injection_enabled():
+        if claim and not (
             s.goal is not None and evaluation.grounding.passed and s.goal_key
         ):
             refused = True
             eligible, reason = False, "refused:requires_extractedGoal+grounding_pass"
         else:
-            eligible = item.convert_eligible_claim
+            eligible = claim
             reason = f"dev_injected:{str(eligible).lower()}"
+    elif claim is True and not eligible:
+        # Injection off: the claim is ignored, and a true claim the pipeline
+        # did not grant is the KA-A8 refusal all the same.
+        refused = True
     thought = Thought(
         agent=agent,
         type=item.type,
@@ -345,7 +361,7 @@ def thoughts_publish(
             extra={"id": thought.pk, "agent": agent.name},
         )
     if built:
-        _maybe_prune(agent=agent, thought=built[-1][0], now=now)
+        stream_cap_enforce(agent=agent, now=now)
     return [t for t, _ in built]
 
 
@@ -389,12 +405,12 @@ def thoughts_actionable(*, agent: Agent, limit: int) -> list[Thought]:
         returned,
         queue_size,
         queue_size - actionable_total,
-        extra={"agent": agent.name},
+        extra={"agent": agent.name, "periodic": returned == 0},
     )
     logger.info(
         "[CognitiveStream] /actionable: returned=%s opt_in_only=true",
         returned,
-        extra={"agent": agent.name},
+        extra={"agent": agent.name, "periodic": returned == 0},
     )
     return thoughts
 
@@ -495,13 +511,23 @@ def stream_prune(*, agent: Agent, now: datetime | None = None) -> int:
     return dropped
 
 
-def _maybe_prune(*, agent: Agent, thought: Thought, now: datetime) -> None:
-    # A COUNT per insert would tax ingest; every Nth insert is enough to hold
-    # the cap within N of its value between the periodic prunes.
-    if thought.pk % settings.STREAM_PRUNE_EVERY != 0:
-        return
-    if Thought.objects.filter(agent=agent).count() > settings.STREAM_QUEUE_HARD_CAP:
-        stream_prune(agent=agent, now=now)
+def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
+    """Prune the agent's queue when it holds more than the hard cap (SC-B4).
+
+    Called after every publish (percepts, thoughts single and batched,
+    keep-alive, drive ticks), so no path can grow the queue past the cap
+    between the periodic prunes. The check reads at most cap + 1 index
+    entries, whatever the queue's size. Returns the number dropped.
+    """
+    cap = settings.STREAM_QUEUE_HARD_CAP
+    over = (
+        Thought.objects.filter(agent=agent)
+        .order_by()
+        .values_list("pk", flat=True)[cap : cap + 1]
+    )
+    if not list(over):
+        return 0
+    return stream_prune(agent=agent, now=now)
 
 
 def stream_prune_all(*, now: datetime | None = None) -> int:

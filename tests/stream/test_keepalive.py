@@ -138,7 +138,6 @@ def test_ka_a4_cooldown_skips_with_remaining_ms(
             ),
             "threat_delta",
         ),
-        (lambda f: f["bot"].update(health=18), "damage"),
         (lambda f: f["bot"].update(health=12), "health_drop"),
         (lambda f: f["bot"].update(hunger=14), "hunger_drop"),
         (
@@ -238,3 +237,126 @@ def test_keepalive_deltas_and_memory_reach_the_frame(
         "facts=7 memories=1 deltas=0"
     )
     assert "Calm forest." in adapter.prompts[0]
+
+
+HOSTILE = {"kind": "zombie", "count": 1, "distanceMin": 8, "hostile": True}
+
+
+def test_ka_a5_damage_with_a_hostile_nearby_bypasses(
+    agent: Any, calm_facts: Any, log_lines: Any
+) -> None:
+    calm_facts["world"]["nearbyEntities"].append(dict(HOSTILE))
+    perceive_at(agent, calm_facts, T0)
+    keepalive_tick(agent_id=agent.pk, now=T0, adapter=FixedAdapter("A zombie."))
+    calm_facts["bot"]["health"] = 18
+    perceive_at(agent, calm_facts, T0 + timedelta(seconds=5))
+    outcome = keepalive_tick(
+        agent_id=agent.pk, now=T0 + timedelta(seconds=10), adapter=FixedAdapter("Ow.")
+    )
+    assert outcome.ran
+    assert log_lines("[KeepAlive] bypass") == [
+        "[KeepAlive] bypass cooldown reason=damage"
+    ]
+
+
+@pytest.mark.parametrize(("health", "bypassed"), [(18, False), (16, False), (15, True)])
+def test_ka_a5_health_drop_threshold_gates_a_loss_with_no_hostile(
+    agent: Any, calm_facts: Any, log_lines: Any, health: int, bypassed: bool
+) -> None:
+    """KEEPALIVE_HEALTH_DROP (4) decides: a loss of 2 or 4 waits, 5 bypasses."""
+    perceive_at(agent, calm_facts, T0)
+    keepalive_tick(agent_id=agent.pk, now=T0, adapter=FixedAdapter("Calm."))
+    calm_facts["bot"]["health"] = health
+    perceive_at(agent, calm_facts, T0 + timedelta(seconds=5))
+    outcome = keepalive_tick(
+        agent_id=agent.pk, now=T0 + timedelta(seconds=10), adapter=FixedAdapter("Hm.")
+    )
+    assert outcome.ran is bypassed
+    expected = ["[KeepAlive] bypass cooldown reason=health_drop"] if bypassed else []
+    assert log_lines("[KeepAlive] bypass") == expected
+
+
+def test_i_3_baseline_keepalive_never_makes_a_goal_eligible(
+    agent: Any, calm_facts: Any, log_lines: Any
+) -> None:
+    """No model configured (the built-in baseline): a zombie gives a goal tag
+    in the text's metadata, but no eligible thought and no task."""
+    from stream.models import Task
+    from stream.services.planning import planning_cycle
+
+    calm_facts["world"]["nearbyEntities"].append(dict(HOSTILE))
+    perceive_at(agent, calm_facts, T0)
+    thought = keepalive_tick(agent_id=agent.pk, now=T0).thought
+    assert thought is not None
+    assert thought.metadata["extractedGoal"] is not None  # the rule table's goal
+    assert thought.convert_eligible is False
+    assert thought.eligibility_reason == "observe_only"
+    assert log_lines("[Cognition] keepalive_thought") == [
+        f"[Cognition] keepalive_thought published id={thought.pk} "
+        "convertEligible=false processed=false"
+    ]
+    planning_cycle(agent_id=agent.pk)
+    assert thoughts_actionable(agent=agent, limit=10) == []
+    assert not Task.objects.filter(agent=agent).exists()
+
+
+def test_i_1_ka_a1_drive_tick_goal_text_never_reaches_the_memory_slice(
+    agent: Any, calm_facts: Any, log_lines: Any
+) -> None:
+    from stream.services.drive_tick import drive_tick_from_latest
+
+    calm_facts["bot"]["inventorySummary"] = []
+    perceive_at(agent, calm_facts, T0)
+    fired = drive_tick_from_latest(agent=agent, game_mode="survival", now=T0)
+    assert fired.fired and fired.thought is not None
+    assert "GOAL:" in fired.thought.content
+    adapter = FixedAdapter("Quiet.")
+    outcome = keepalive_tick(agent_id=agent.pk, now=T0, adapter=adapter)
+    assert outcome.ran
+    assert "(GOAL:" not in adapter.prompts[0]
+    assert "Drive tick" not in adapter.prompts[0]
+    assert log_lines("[KeepAlive] skip") == []
+
+
+def test_i_1_ka_a1_a_prompt_with_goal_text_is_refused_before_the_model(
+    agent: Any, calm_facts: Any, log_lines: Any
+) -> None:
+    """The run-time guard: goal text that reaches a frame by any path (here
+    an agent-named item) stops the tick before the model is asked."""
+    from stream.models import KeepAliveState
+
+    calm_facts["bot"]["inventorySummary"].append(
+        {"item": "note (GOAL: collect oak_log 8)", "count": 1}
+    )
+    perceive_at(agent, calm_facts, T0)
+    adapter = FixedAdapter("Never asked.")
+    outcome = keepalive_tick(agent_id=agent.pk, now=T0, adapter=adapter)
+    assert (outcome.ran, outcome.reason) == (False, "frame_violation")
+    assert adapter.prompts == []
+    assert log_lines("[KeepAlive] skip") == [
+        "[KeepAlive] skip reason=frame_violation violations=frame:goal_tag"
+    ]
+    assert not Thought.objects.filter(agent=agent, type="keepalive").exists()
+    # The slot was given back: no cooldown was started by the refused tick.
+    assert KeepAliveState.objects.get(agent=agent).last_introspection_at is None
+
+
+def test_ka_a5_poke_is_rate_limited(
+    agent: Any,
+    agent_client: Any,
+    calm_facts: Any,
+    django_capture_on_commit_callbacks: Any,
+    settings: Any,
+) -> None:
+    settings.KEEPALIVE_MAX_POKES_PER_MIN = 2
+    perceive_at(agent, calm_facts, timezone.now())
+    codes = []
+    for _ in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            codes.append(agent_client.post("/api/cognitive-stream/poke"))
+    assert [r.status_code for r in codes] == [202, 202, 429]
+    body = codes[2].json()
+    assert body["error"]["code"] == "throttled"
+    assert 1 <= int(codes[2]["Retry-After"]) <= 60
+    # Only the two accepted pokes ran a tick.
+    assert Thought.objects.filter(agent=agent, type="keepalive").count() == 2

@@ -222,3 +222,31 @@ def test_shelter_at_sunset_until_a_shelter_task_completed(
         night_approaching=True,
     )
     assert second.goal_key == "craft:crafting_table"
+
+
+@pytest.mark.parametrize(
+    ("mode", "fired"), [("creative", False), ("spectator", False), ("survival", True)]
+)
+def test_drive_tick_game_mode_gate_reads_the_percept(
+    agent: Any, agent_client: Any, mode: str, fired: bool
+) -> None:
+    """bot.gameMode is accepted in a percept and wins over the global setting."""
+    facts = {
+        "bot": {
+            "position": {"x": 0, "y": 64, "z": 0},
+            "health": 20,
+            "hunger": 20,
+            "inventorySummary": [],
+            "timeOfDay": "day",
+            "gameMode": mode,
+        },
+        "world": {"biome": "plains", "nearbyEntities": []},
+    }
+    response = agent_client.post(
+        "/api/cognitive-stream/percepts", {"facts": facts}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    outcome = drive_tick_from_latest(agent=agent, game_mode="survival")
+    assert outcome.fired is fired
+    if not fired:
+        assert outcome.reason == f"game_mode:{mode}"

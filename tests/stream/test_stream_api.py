@@ -176,14 +176,13 @@ def test_mv_e2_recent_thoughts_default_to_unprocessed(
 # --- SC-B4 -------------------------------------------------------------------
 
 
-@override_settings(STREAM_QUEUE_HARD_CAP=10, STREAM_PRUNE_EVERY=1000000)
+@override_settings(STREAM_QUEUE_HARD_CAP=10)
 def test_sc_b4_prune_enforces_cap_and_keeps_actionable(
     agent: Any, calm_facts: Any, log_lines: Any
 ) -> None:
     from stream.services.thoughts import (
         ThoughtInput,
         percept_record,
-        stream_prune,
         thoughts_publish,
     )
 
@@ -192,6 +191,7 @@ def test_sc_b4_prune_enforces_cap_and_keeps_actionable(
         agent=agent,
         items=[ThoughtInput(content=f"Observation {i}.") for i in range(20)],
     )
+    assert Thought.objects.filter(agent=agent).count() == 10
     thoughts_publish(
         agent=agent,
         items=[
@@ -199,14 +199,50 @@ def test_sc_b4_prune_enforces_cap_and_keeps_actionable(
             for i in range(3)
         ],
     )
-    assert Thought.objects.filter(agent=agent).count() == 24
-    dropped = stream_prune(agent=agent)
-    assert dropped == 14
     assert Thought.objects.filter(agent=agent).count() == 10
     assert Thought.objects.filter(agent=agent, convert_eligible=True).count() == 3
     assert log_lines("[CognitiveStream] prune") == [
-        "[CognitiveStream] prune before=24 after=10 dropped=14"
+        "[CognitiveStream] prune before=21 after=10 dropped=11",
+        "[CognitiveStream] prune before=13 after=10 dropped=3",
     ]
+
+
+@override_settings(STREAM_QUEUE_HARD_CAP=500)
+def test_sc_b4_batch_flood_never_passes_the_cap(agent_client: Any, agent: Any) -> None:
+    """12 batches of 500 (6,000 thoughts) against a cap of 500: after every
+    batch the queue holds at most the cap, whatever the batch's last id."""
+    sizes = []
+    for batch in range(12):
+        body = {
+            "thoughts": [{"content": f"Percept flood {batch}-{i}."} for i in range(500)]
+        }
+        response = agent_client.post(f"{API}thoughts", body, format="json")
+        assert response.status_code == 201
+        sizes.append(Thought.objects.filter(agent=agent).count())
+    assert max(sizes) == 500
+
+
+@override_settings(STREAM_QUEUE_HARD_CAP=20)
+def test_sc_b4_every_publish_path_holds_the_cap(
+    agent: Any, calm_facts: Any, perceive: Any, publish: Any
+) -> None:
+    from datetime import timedelta
+
+    from stream.services.drive_tick import drive_tick_from_latest
+    from stream.services.keepalive import keepalive_tick
+
+    t0 = timezone.now()
+    for i in range(30):
+        calm_facts["bot"]["position"]["x"] = i
+        assert perceive(calm_facts).status_code == 201
+        assert publish(f"Single thought {i}.").status_code == 201
+    assert Thought.objects.filter(agent=agent).count() <= 20
+    calm_facts["bot"]["inventorySummary"] = []
+    perceive(calm_facts)
+    assert drive_tick_from_latest(agent=agent, game_mode="survival", now=t0).fired
+    assert Thought.objects.filter(agent=agent).count() <= 20
+    assert keepalive_tick(agent_id=agent.pk, now=t0 + timedelta(seconds=1)).ran
+    assert Thought.objects.filter(agent=agent).count() <= 20
 
 
 def test_sc_b4_prune_drops_by_age(agent: Any, calm_facts: Any) -> None:
@@ -231,14 +267,14 @@ def test_sc_b4_prune_drops_by_age(agent: Any, calm_facts: Any) -> None:
     assert not Thought.objects.exists()
 
 
-@override_settings(STREAM_QUEUE_HARD_CAP=50, STREAM_PRUNE_EVERY=10)
+@override_settings(STREAM_QUEUE_HARD_CAP=50)
 def test_sc_b4_queue_stays_bounded_under_percept_flood(
     perceive: Any, calm_facts: Any, agent: Any
 ) -> None:
     for i in range(200):
         calm_facts["bot"]["position"]["x"] = i
         assert perceive(calm_facts).status_code == 201
-    assert Thought.objects.filter(agent=agent).count() <= 50 + 10
+        assert Thought.objects.filter(agent=agent).count() <= 50
 
 
 # --- KA-A7 saliency dedup ------------------------------------------------------
@@ -309,11 +345,91 @@ def test_content_dedup_broadcasts_one_in_five_without_goal(
 # --- KA-A8 / seed 004 §6.1 -------------------------------------------------------
 
 
-def test_ka_a8_convert_eligible_in_body_is_ignored_by_default(publish: Any) -> None:
+def test_ka_a8_convert_eligible_in_body_is_ignored_by_default(
+    publish: Any, log_lines: Any
+) -> None:
     body = publish("Nothing to do.", convertEligible=True, goalKey="x:y").json()
     assert body["convertEligible"] is False
     assert body["metadata"]["goalKey"] is None
-    assert body["ignoredFields"] == ["goalKey"]
+    assert body["ignoredFields"] == ["convertEligible", "goalKey"]
+    assert log_lines("[Cognition] convertEligible") == [
+        "[Cognition] convertEligible=true requires extractedGoal+grounding_pass "
+        f"id={body['id']}"
+    ]
+
+
+def test_ka_a8_ignored_claim_on_a_grounded_goal_logs_no_refusal(
+    perceive: Any, publish: Any, calm_facts: Any, log_lines: Any
+) -> None:
+    perceive(calm_facts)
+    body = publish(GOAL, convertEligible=True).json()
+    assert body["convertEligible"] is True  # the pipeline's own decision
+    assert body["ignoredFields"] == ["convertEligible"]
+    assert log_lines("[Cognition] convertEligible") == []
+
+
+def test_ka_a8_batch_lists_ignored_fields_per_thought(
+    agent_client: Any, log_lines: Any
+) -> None:
+    body = agent_client.post(
+        f"{API}thoughts",
+        {
+            "thoughts": [
+                {"content": "One.", "convertEligible": True},
+                {"content": "Two."},
+            ]
+        },
+        format="json",
+    ).json()
+    first, second = body["thoughts"]
+    assert first["ignoredFields"] == ["convertEligible"]
+    assert "ignoredFields" not in second
+    assert log_lines("[Cognition] convertEligible") == [
+        "[Cognition] convertEligible=true requires extractedGoal+grounding_pass "
+        f"id={first['id']}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "reserved", ["environmental_awareness", "keepalive", "drive_tick"]
+)
+def test_reserved_thought_types_are_refused(
+    perceive: Any,
+    publish: Any,
+    agent_client: Any,
+    calm_facts: Any,
+    agent: Any,
+    reserved: str,
+) -> None:
+    """A client cannot pass its text off as the service's own thoughts."""
+    perceive(calm_facts)
+    before = Thought.objects.filter(agent=agent).count()
+    response = publish(GOAL, type=reserved)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert list(error["fields"]) == ["type"]
+    batch = agent_client.post(
+        f"{API}thoughts",
+        {"thoughts": [{"content": "Fine."}, {"content": GOAL, "type": reserved}]},
+        format="json",
+    )
+    assert batch.status_code == 400
+    assert list(batch.json()["error"]["fields"]) == ["thoughts[1].type"]
+    assert Thought.objects.filter(agent=agent).count() == before
+    assert actionable(agent_client).json()["count"] == 0
+
+
+def test_reserved_types_are_refused_by_the_service_too(agent: Any) -> None:
+    from core.errors import CoreError
+    from stream.services.thoughts import ThoughtInput, thoughts_publish
+
+    with pytest.raises(CoreError) as refused:
+        thoughts_publish(
+            agent=agent, items=[ThoughtInput(content="Hi.", type="keepalive")]
+        )
+    assert refused.value.code == "reserved_type"
+    assert not Thought.objects.filter(agent=agent).exists()
 
 
 @override_settings(ALLOW_DEV_THOUGHT_INJECTION=True, DEBUG=True)

@@ -1,0 +1,95 @@
+"""Console log format: exact prefixes, extra fields kept, periodic lines thinned."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from evalsite.logging import JsonFormatter, RepeatFilter, TextFormatter
+
+
+def _record(msg: str, *args: Any, **extra: Any) -> logging.LogRecord:
+    record = logging.LogRecord("stream.x", logging.INFO, __file__, 1, msg, args, None)
+    record.__dict__.update(extra)
+    return record
+
+
+def test_text_line_keeps_the_exact_prefix_and_the_agent() -> None:
+    line = TextFormatter().format(
+        _record(
+            "[KeepAlive] skip reason=cooldown remaining_ms=%s",
+            110000,
+            agent="alpha",
+            periodic=True,
+        )
+    )
+    _, _, rest = line.partition(" INFO stream.x ")
+    assert rest == ("[KeepAlive] skip reason=cooldown remaining_ms=110000 agent=alpha")
+
+
+def test_agency_and_eval_summary_lines_carry_agent_and_run_id() -> None:
+    formatter = TextFormatter()
+    agency = formatter.format(
+        _record(
+            "[Agency %sm] llm=%s goals=%s drives=%s sigDedup=%s contentDedup=%s "
+            "intents=%s",
+            3,
+            1,
+            0,
+            0,
+            2,
+            0,
+            0,
+            agent="alpha",
+            uptime_min=3,
+        )
+    )
+    assert agency.endswith(
+        " [Agency 3m] llm=1 goals=0 drives=0 sigDedup=2 contentDedup=0 intents=0 "
+        "agent=alpha uptime_min=3"
+    )
+    summary = formatter.format(
+        _record("[Eval] summary action_rate=%s", "0.2", run_id="run-7 b")
+    )
+    assert summary.endswith(' [Eval] summary action_rate=0.2 run_id="run-7 b"')
+
+
+def test_json_line_has_the_fields_but_not_the_marker() -> None:
+    import json
+
+    doc = json.loads(
+        JsonFormatter().format(_record("[X] y", agent="alpha", periodic=True))
+    )
+    assert doc["message"] == "[X] y" and doc["agent"] == "alpha"
+    assert "periodic" not in doc
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_periodic_lines_are_shown_once_per_window_with_a_count() -> None:
+    clock = Clock()
+    repeats = RepeatFilter(window_s=60, clock=clock)
+    shown = []
+    for second in range(0, 130, 10):
+        clock.now = float(second)
+        record = _record("[KeepAlive] skip", agent="alpha", periodic=True)
+        if repeats.filter(record):
+            shown.append((second, getattr(record, "repeated", 0)))
+    assert shown == [(0, 0), (60, 5), (120, 5)]
+
+
+def test_periodic_lines_of_different_agents_and_plain_lines_all_pass() -> None:
+    repeats = RepeatFilter(window_s=60, clock=Clock())
+    assert repeats.filter(_record("[KeepAlive] skip", agent="a", periodic=True))
+    assert repeats.filter(_record("[KeepAlive] skip", agent="b", periodic=True))
+    assert not repeats.filter(_record("[KeepAlive] skip", agent="a", periodic=True))
+    assert all(repeats.filter(_record("[Eval] summary", run_id="r")) for _ in range(3))
+    warning = _record("[KeepAlive] skip", agent="a", periodic=True)
+    warning.levelno = logging.WARNING
+    assert repeats.filter(warning)
