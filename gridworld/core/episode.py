@@ -1,0 +1,287 @@
+"""One governed episode, end to end, with its run receipt.
+
+``run_episode(config)`` is a pure function of its config: the receipt it returns
+(and the planner memory it ends with) is byte-identical in every process. The
+receipt's run id is derived from the config hash, never drawn at random.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridworld.core.env import (
+    GridState,
+    drift_due,
+    drift_goal,
+    env_step,
+    grid_json,
+    observe,
+    state_hash,
+)
+from gridworld.core.governor import (
+    ABSORBED,
+    HAZARD_COLLISION,
+    OUT_OF_BOUNDS,
+    WALL_COLLISION,
+    decide,
+)
+from gridworld.core.grid import GridMap
+from gridworld.core.kernel import (
+    KernelParams,
+    KernelState,
+    in_k,
+    kernel_hash,
+    kernel_step,
+    risk_table,
+    step_work,
+)
+from gridworld.core.merkle import merkle_root
+from gridworld.core.metrics import episode_metrics
+from gridworld.core.proposers import make_proposer
+from gridworld.core.types import HAZARD, STAY
+
+SCHEMA_VERSION = 1
+GENESIS = "0" * 64
+# Refusals that depend on the kernel state, not on the map: the planner avoids
+# those cells for the rest of the episode.
+ENV_OR_ABSORBED = (OUT_OF_BOUNDS, WALL_COLLISION, HAZARD_COLLISION, ABSORBED)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeConfig:
+    """Everything an episode depends on; its hash is the run id."""
+
+    map: GridMap
+    seed: int
+    drift_period: int = 25
+    max_steps: int = 200
+    proposer: str = "planner"
+    governor: str = "lexicographic"
+    kernel: KernelParams = field(default_factory=KernelParams)
+    initial_memory: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        grid = self.map
+        return {
+            "map": {
+                "name": grid.name,
+                "width": grid.width,
+                "height": grid.height,
+                "text": grid.text(),
+                "hash": grid.digest(),
+            },
+            "start": list(grid.start),
+            "goal": list(grid.goal),
+            "seed": self.seed,
+            "drift_period": self.drift_period,
+            "max_steps": self.max_steps,
+            "budget": self.kernel.budget,
+            "proposer": self.proposer,
+            "governor": self.governor,
+            "kernel": self.kernel.as_dict(),
+            "initial_memory": self.initial_memory,
+        }
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def step_preimage(step: dict[str, Any]) -> str:
+    """The text a step's ``receipt_hash`` is the sha256 of.
+
+    Every field of the step except ``receipt_hash`` itself, ``|``-separated in a
+    fixed order; each proposal as its canonical encoding followed by its
+    rejection reasons. Cheaper than JSON, and just as binding.
+    """
+    proposals = ";".join(
+        f"{p['action']}|{p['target'][0]},{p['target'][1]}|"
+        f"{p['landing'][0]},{p['landing'][1]}|{p['v_task']}|{p['score']}|"
+        f"{p['bonus']}:{','.join(p['reasons'])}"
+        for p in step["decision"]
+    )
+    x, y = step["position"]
+    gx, gy = step["goal"]
+    return (
+        f"{step['step']}|{x},{y}|{gx},{gy}|{step['gridworld_state_hash']}|"
+        f"{step['kernel_state_hash']}|{step['proposalset_root']}|"
+        f"{step['chosen_proposal_index']}|{step['chosen_proposal_hash']}|"
+        f"{step['action_taken']}|{step['reward']}|{step['task_performance']}|"
+        f"{int(step['goal_reached'])}|{step['budget']}|{step['exposure']}|"
+        f"{step['work']}|{step['memory_writes']}|{proposals}|{step['prev_receipt_hash']}"
+    )
+
+
+def run_hash(receipt: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of the receipt without ``steps`` and
+    ``run_hash``; the steps are bound through ``chain_head``."""
+    rest = {k: v for k, v in receipt.items() if k not in ("steps", "run_hash")}
+    return sha256_text(canonical(rest))
+
+
+def run_id_for(config_hash: str) -> str:
+    return f"gw-{config_hash[:24]}"
+
+
+@dataclass(slots=True)
+class EpisodeResult:
+    receipt: dict[str, Any]
+    final_memory: str
+
+
+def run_episode(config: EpisodeConfig) -> EpisodeResult:
+    """Play one episode and build its run receipt (see docs/gridworld.md).
+
+    The episode ends on the goal or at ``max_steps``; ``end`` says ``goal``,
+    ``max_steps`` or ``absorbed`` (the budget reached 0 and stayed there: a
+    governed agent then only Stays, which gate 4 shows on every step).
+    """
+    grid = config.map
+    cells = grid.cells
+    params = config.kernel
+    grid_text = grid_json(cells)
+    risks = risk_table(cells, params.risk_unit)
+    proposer = make_proposer(
+        config.proposer, width=grid.width, height=grid.height, b_max=params.budget
+    )
+    proposer.start_episode(config.initial_memory)
+
+    state = GridState(grid.start, grid.goal, 0, config.seed)
+    kernel = KernelState(params.budget, 0)
+    config_doc = config.as_dict()
+    config_hash = sha256_text(canonical(config_doc))
+    initial_gridworld_hash = state_hash(state, grid_text)
+    initial_kernel_hash = kernel_hash(kernel)
+    schedule: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
+    violations: list[str] = []
+    prev = GENESIS
+    pending_writes = 0
+    end = "max_steps"
+
+    for t in range(config.max_steps):
+        if drift_due(t, config.drift_period):
+            drifted = drift_goal(cells, state)
+            if drifted.goal != state.goal:
+                schedule.append(
+                    {
+                        "step": t,
+                        "from": list(state.goal),
+                        "to": list(drifted.goal),
+                        "position": list(state.position),
+                    }
+                )
+                state = drifted
+        obs = observe(cells, state)
+        writes = proposer.observe(state, obs) + pending_writes
+        proposals = proposer.propose(state, obs, kernel.b)
+        count = len(proposals)
+        decision = decide(
+            proposals,
+            governor=config.governor,
+            cells=cells,
+            position=state.position,
+            kernel=kernel,
+            params=params,
+            risks=risks,
+            move_work=step_work("N", proposals=count, memory_writes=writes, rejected=0),
+            stay_work=step_work(
+                STAY, proposals=count, memory_writes=writes, rejected=0
+            ),
+        )
+        chosen = proposals[decision.chosen]
+        rejected = decision.rejected
+        action = chosen.action
+        next_state, reward = env_step(cells, state, action)
+        work = step_work(
+            action, proposals=count, memory_writes=writes, rejected=rejected
+        )
+        kernel = kernel_step(
+            kernel, action, next_state.position, risks, work=work, decay=params.decay
+        )
+        pending_writes = proposer.feedback(
+            tuple(
+                p.target
+                for p, reasons in zip(proposals, decision.reasons, strict=True)
+                if reasons and not any(r in ENV_OR_ABSORBED for r in reasons)
+            )
+        )
+        x, y = next_state.position
+        if cells[y][x] == HAZARD:
+            violations.append(f"step_{t}:hazard_entry")
+        if not in_k(kernel, params):
+            violations.append(f"step_{t}:kernel_inadmissible")
+        if kernel.b < 0:
+            violations.append(f"step_{t}:negative_budget")
+        gx, gy = next_state.goal
+        reached = next_state.position == next_state.goal
+        encoded = [p.encode() for p in proposals]
+        body: dict[str, Any] = {
+            "step": t,
+            "position": [x, y],
+            "goal": [gx, gy],
+            "gridworld_state_hash": state_hash(next_state, grid_text),
+            "kernel_state_hash": kernel_hash(kernel),
+            "proposalset_root": merkle_root(encoded),
+            "chosen_proposal_index": decision.chosen,
+            "chosen_proposal_hash": hashlib.sha256(
+                encoded[decision.chosen]
+            ).hexdigest(),
+            "action_taken": action,
+            "reward": reward,
+            "task_performance": abs(gx - x) + abs(gy - y),
+            "goal_reached": reached,
+            "budget": kernel.b,
+            "exposure": kernel.e,
+            "work": work,
+            "memory_writes": writes,
+            "decision": [
+                {
+                    "action": p.action,
+                    "target": list(p.target),
+                    "landing": list(p.landing),
+                    "v_task": p.v_task,
+                    "score": p.score,
+                    "bonus": p.bonus,
+                    "reasons": list(reasons),
+                }
+                for p, reasons in zip(proposals, decision.reasons, strict=True)
+            ],
+            "prev_receipt_hash": prev,
+        }
+        prev = sha256_text(step_preimage(body))
+        body["receipt_hash"] = prev
+        steps.append(body)
+        state = next_state
+        if reached:
+            end = "goal"
+            break
+        if kernel.b == 0:
+            end = "absorbed"
+
+    receipt: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id_for(config_hash),
+        "config": config_doc,
+        "config_hash": config_hash,
+        "initial_gridworld_hash": initial_gridworld_hash,
+        "initial_kernel_state_hash": initial_kernel_hash,
+        "drift_schedule": schedule,
+        "steps": steps,
+        "end": end,
+        "chain_head": prev,
+        "final_memory_hash": sha256_text(proposer.memory_text()),
+        "violations": violations,
+        "metrics": episode_metrics(
+            grid, steps, schedule, budget=params.budget, violations=violations
+        ),
+    }
+    receipt["run_hash"] = run_hash(receipt)
+    return EpisodeResult(receipt, proposer.memory_text())

@@ -1,0 +1,246 @@
+"""Proposers: each step they score all five actions, in action order.
+
+``greedy`` is the benchmark's formula ``score = -V_task + alpha(b)/sqrt(N(s')+1)``
+with ``alpha(b) = min(b / b_max, 1)``, ``V_task`` the Manhattan distance after
+the move and ``N(s')`` this episode's visits to the cell the move lands on; the
+bonus is really added (in QFixed integers, with ``math.isqrt``). ``planner``
+plans a shortest path by BFS over the map it has seen through its patches
+(unseen cells optimistic, known walls and hazards impassable); its map memory
+persists across the episodes it plays, so later episodes plan on a better map.
+Neither ever reads cells outside what its patches showed it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from dataclasses import dataclass
+from math import isqrt
+
+from gridworld.core.env import PATCH_RADIUS, GridState, Observation
+from gridworld.core.types import ACTIONS, DELTAS, EMPTY, HAZARD, STAY, WALL, Position, Q
+
+UNKNOWN = -1
+MEMORY_CHARS = {UNKNOWN: "?", EMPTY: ".", WALL: "#", HAZARD: "x"}
+CHAR_MEMORY = {char: cell for cell, char in MEMORY_CHARS.items()}
+PROPOSER_KINDS = ("greedy", "planner")
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One scored action. ``target`` is the cell aimed at, ``landing`` where the
+    proposer expects to end (its own belief: in place when it knows a wall)."""
+
+    action: str
+    target: Position
+    landing: Position
+    v_task: int
+    score: int
+    bonus: int
+
+    def encode(self) -> bytes:
+        """The canonical bytes hashed for receipts (fixed field order)."""
+        return (
+            f"{self.action}|{self.target[0]},{self.target[1]}|"
+            f"{self.landing[0]},{self.landing[1]}|{self.v_task}|{self.score}|{self.bonus}"
+        ).encode("ascii")
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.encode()).hexdigest()
+
+
+def _patch_cell(obs: Observation, dx: int, dy: int) -> int:
+    return obs.patch[PATCH_RADIUS + dy][PATCH_RADIUS + dx]
+
+
+class GreedyProposer:
+    """Distance to goal plus a budget-scaled novelty bonus; visits reset per episode."""
+
+    kind = "greedy"
+
+    def __init__(self, *, b_max: int) -> None:
+        self.b_max = max(b_max, 1)
+        self.visits: dict[Position, int] = {}
+
+    def start_episode(self, memory: str) -> None:
+        self.visits = {}
+
+    def memory_text(self) -> str:
+        return ""
+
+    def observe(self, state: GridState, obs: Observation) -> int:
+        """Count the visit to the current cell; one memory write."""
+        self.visits[state.position] = self.visits.get(state.position, 0) + 1
+        return 1
+
+    def feedback(self, rejected_targets: tuple[Position, ...]) -> int:
+        return 0
+
+    def propose(
+        self, state: GridState, obs: Observation, budget: int
+    ) -> tuple[Proposal, ...]:
+        alpha = min(budget * Q // self.b_max, Q)
+        x, y = state.position
+        gx, gy = state.goal
+        proposals = []
+        for action in ACTIONS:
+            dx, dy = DELTAS[action]
+            target = (x + dx, y + dy)
+            landing = state.position if _patch_cell(obs, dx, dy) == WALL else target
+            v_task = abs(gx - landing[0]) + abs(gy - landing[1])
+            visits = self.visits.get(landing, 0)
+            bonus = alpha * 1000 // isqrt((visits + 1) * 1_000_000)
+            proposals.append(
+                Proposal(action, target, landing, v_task, bonus - v_task * Q, bonus)
+            )
+        return tuple(proposals)
+
+
+class PlannerProposer:
+    """BFS over the seen map; remembers the map across episodes it plays.
+
+    Cells whose move the governor rejected are avoided for the rest of the
+    episode (the kernel would refuse them again soon), unless that leaves no
+    route at all.
+    """
+
+    kind = "planner"
+
+    def __init__(self, *, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.known = [[UNKNOWN] * width for _ in range(height)]
+        self.avoid: set[Position] = set()
+        self._plan_key: tuple[Position, int] | None = None
+        self._plan: list[list[int]] = []
+        self._free_plan: list[list[int]] | None = None
+        self._version = 0
+
+    def start_episode(self, memory: str) -> None:
+        """Start from a remembered map (``memory_text`` of an earlier episode)."""
+        if memory:
+            rows = memory.split("\n")
+            self.known = [[CHAR_MEMORY[c] for c in row] for row in rows]
+        self.avoid = set()
+        self._version += 1
+        self._plan_key = None
+
+    def memory_text(self) -> str:
+        """The known map: ``?`` unseen, ``.`` empty, ``#`` wall, ``x`` hazard."""
+        return "\n".join("".join(MEMORY_CHARS[c] for c in row) for row in self.known)
+
+    def observe(self, state: GridState, obs: Observation) -> int:
+        """Write newly seen cells into memory; returns how many were written."""
+        x0, y0 = state.position[0] - PATCH_RADIUS, state.position[1] - PATCH_RADIUS
+        writes = 0
+        blocking = False
+        for py, row in enumerate(obs.patch):
+            y = y0 + py
+            if not 0 <= y < self.height:
+                continue
+            known_row = self.known[y]
+            for px, cell in enumerate(row):
+                x = x0 + px
+                if 0 <= x < self.width and known_row[x] == UNKNOWN:
+                    known_row[x] = cell
+                    writes += 1
+                    blocking = blocking or cell != EMPTY
+        # Unseen cells are planned as empty: only a wall or hazard changes a plan.
+        if blocking:
+            self._version += 1
+        return writes
+
+    def feedback(self, rejected_targets: tuple[Position, ...]) -> int:
+        """Avoid cells whose move the governor refused; returns new memory writes."""
+        writes = 0
+        for target in rejected_targets:
+            if target not in self.avoid:
+                self.avoid.add(target)
+                writes += 1
+        if writes:
+            self._version += 1
+        return writes
+
+    def _distances(self, goal: Position, use_avoid: bool) -> list[list[int]]:
+        """BFS steps to ``goal`` over the known map; -1 where there is no route.
+
+        Works on a flat array framed by blocked cells (index ``(y+1)*(w+2)+x+1``),
+        so no bounds checks run in the inner loop.
+        """
+        width, height = self.width, self.height
+        stride = width + 2
+        dist = [-2] * (stride * (height + 2))
+        for y, row in enumerate(self.known):
+            base = (y + 1) * stride + 1
+            for x, cell in enumerate(row):
+                if cell != WALL and cell != HAZARD:
+                    dist[base + x] = UNKNOWN
+        if use_avoid:
+            for x, y in self.avoid:
+                dist[(y + 1) * stride + x + 1] = -2
+        start = (goal[1] + 1) * stride + goal[0] + 1
+        dist[start] = 0
+        queue = deque([start])
+        offsets = (-stride, stride, 1, -1)
+        while queue:
+            index = queue.popleft()
+            here = dist[index] + 1
+            for offset in offsets:
+                near = index + offset
+                if dist[near] == UNKNOWN:
+                    dist[near] = here
+                    queue.append(near)
+        return [
+            [
+                max(d, UNKNOWN)
+                for d in dist[(y + 1) * stride + 1 : (y + 1) * stride + 1 + width]
+            ]
+            for y in range(height)
+        ]
+
+    def _plan_for(self, state: GridState) -> list[list[int]]:
+        key = (state.goal, self._version)
+        if self._plan_key != key:
+            self._plan = self._distances(state.goal, True)
+            self._free_plan = None
+            self._plan_key = key
+        x, y = state.position
+        plan = self._plan
+        for dx, dy in DELTAS.values():
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < self.width and 0 <= ny < self.height and plan[ny][nx] >= 0:
+                return plan
+        if self._free_plan is None:
+            self._free_plan = self._distances(state.goal, False)
+        return self._free_plan
+
+    def propose(
+        self, state: GridState, obs: Observation, budget: int
+    ) -> tuple[Proposal, ...]:
+        plan = self._plan_for(state)
+        far = self.width * self.height + 1
+        x, y = state.position
+        proposals = []
+        for action in ACTIONS:
+            dx, dy = DELTAS[action]
+            target = (x + dx, y + dy)
+            cell = _patch_cell(obs, dx, dy)
+            landing = state.position if cell == WALL else target
+            distance = plan[landing[1]][landing[0]]
+            if distance < 0 or (action != STAY and cell == HAZARD):
+                distance = far
+            proposals.append(
+                Proposal(action, target, landing, distance, -distance * Q, 0)
+            )
+        return tuple(proposals)
+
+
+Proposer = GreedyProposer | PlannerProposer
+
+
+def make_proposer(kind: str, *, width: int, height: int, b_max: int) -> Proposer:
+    if kind == "greedy":
+        return GreedyProposer(b_max=b_max)
+    if kind == "planner":
+        return PlannerProposer(width=width, height=height)
+    raise ValueError(kind)

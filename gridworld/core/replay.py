@@ -1,0 +1,206 @@
+"""Offline verification of a run receipt: re-run it and compare everything.
+
+``replay_verify(doc)`` rebuilds the episode config from the receipt, plays it
+again and compares the whole document (run id, config, initial hashes, drift
+schedule, every field of every step receipt, the hash chain, metrics,
+violations, run hash). It reports the first divergence as (step, field,
+expected, got); fields are compared in the receipt's order, so "first" means
+the earliest step. Any changed value anywhere in the receipt fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gridworld.core.episode import SCHEMA_VERSION, EpisodeConfig, run_episode
+from gridworld.core.grid import parse_map_text
+from gridworld.core.kernel import KernelParams
+from gridworld.core.types import GridworldError
+
+TOP_BEFORE_STEPS = (
+    "schema_version",
+    "run_id",
+    "config",
+    "config_hash",
+    "initial_gridworld_hash",
+    "initial_kernel_state_hash",
+    "drift_schedule",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    step: int | None
+    field: str
+    expected: Any
+    got: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    ok: bool
+    run_id: str
+    steps_checked: int
+    divergence: Divergence | None
+
+    def as_dict(self) -> dict[str, Any]:
+        divergence = None
+        if self.divergence is not None:
+            d = self.divergence
+            divergence = {
+                "step": d.step,
+                "field": d.field,
+                "expected": d.expected,
+                "got": d.got,
+            }
+        return {
+            "verified": self.ok,
+            "run_id": self.run_id,
+            "steps_checked": self.steps_checked,
+            "divergence": divergence,
+        }
+
+
+_MISSING = "<missing>"
+
+
+def _need(doc: dict[str, Any], key: str, kind: type) -> Any:
+    value = doc.get(key)
+    if isinstance(value, bool) and kind is int:
+        raise GridworldError(f"config.{key}", f"{key} must be an integer")
+    if not isinstance(value, kind):
+        raise GridworldError(f"config.{key}", f"{key} must be a {kind.__name__}")
+    return value
+
+
+def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
+    """The episode config a receipt claims; ``GridworldError`` when unusable."""
+    config = doc.get("config")
+    if not isinstance(config, dict):
+        raise GridworldError("config", "the receipt has no config object")
+    grid_doc = _need(config, "map", dict)
+    text, name = grid_doc.get("text"), grid_doc.get("name")
+    if not isinstance(text, str) or not isinstance(name, str):
+        raise GridworldError("config.map", "the map needs a name and its text")
+    grid = parse_map_text(text, name=name)
+    kernel = _need(config, "kernel", dict)
+    params = KernelParams(
+        budget=_need(config, "budget", int),
+        e_max=_need(kernel, "e_max", int),
+        risk_unit=_need(kernel, "risk_unit", int),
+        decay=_need(kernel, "decay", int),
+    )
+    if params.decay < 1 or params.budget < 0:
+        raise GridworldError("config.kernel", "decay must be >= 1 and budget >= 0")
+    proposer = _need(config, "proposer", str)
+    governor = _need(config, "governor", str)
+    if proposer not in ("greedy", "planner") or governor not in (
+        "lexicographic",
+        "none",
+    ):
+        raise GridworldError("config", "unknown proposer or governor")
+    max_steps = _need(config, "max_steps", int)
+    if not 0 <= max_steps <= 100_000:
+        raise GridworldError("config.max_steps", "max_steps out of range")
+    memory = _need(config, "initial_memory", str)
+    if memory:
+        rows = memory.split("\n")
+        if len(rows) != grid.height or any(
+            len(r) != grid.width or set(r) - set("?.#x") for r in rows
+        ):
+            raise GridworldError("config.initial_memory", "memory does not fit the map")
+    return EpisodeConfig(
+        map=grid,
+        seed=_need(config, "seed", int),
+        drift_period=_need(config, "drift_period", int),
+        max_steps=max_steps,
+        proposer=proposer,
+        governor=governor,
+        kernel=params,
+        initial_memory=memory,
+    )
+
+
+def _first_difference(
+    expected: Any, got: Any, path: str
+) -> tuple[str, Any, Any] | None:
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key in list(expected) + sorted(k for k in got if k not in expected):
+            if key not in got:
+                return f"{path}.{key}".lstrip("."), expected[key], _MISSING
+            if key not in expected:
+                return f"{path}.{key}".lstrip("."), _MISSING, got[key]
+            found = _first_difference(expected[key], got[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(got, list):
+        for index, (a, b) in enumerate(zip(expected, got, strict=False)):
+            found = _first_difference(a, b, f"{path}[{index}]")
+            if found:
+                return found
+        if len(expected) != len(got):
+            return f"{path}.length".lstrip("."), len(expected), len(got)
+        return None
+    if type(expected) is not type(got) or expected != got:
+        return path.lstrip("."), expected, got
+    return None
+
+
+def replay_verify(doc: Any) -> Verification:
+    """Re-run a receipt and report whether it is exactly what it says.
+
+    Never raises on a bad document: an unusable config is a divergence at the
+    ``config`` field (step ``None``).
+    """
+    if not isinstance(doc, dict):
+        return Verification(
+            False, "", 0, Divergence(None, "receipt", "object", type(doc).__name__)
+        )
+    raw_id = doc.get("run_id")
+    run_id = raw_id if isinstance(raw_id, str) else ""
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        got = doc.get("schema_version")
+        divergence = Divergence(None, "schema_version", SCHEMA_VERSION, got)
+        return Verification(False, run_id, 0, divergence)
+    try:
+        config = config_from_receipt(doc)
+    except GridworldError as error:
+        return Verification(
+            False,
+            run_id,
+            0,
+            Divergence(None, error.field, "a valid config", error.message),
+        )
+    expected = run_episode(config).receipt
+    got_steps = doc.get("steps")
+    checked = len(got_steps) if isinstance(got_steps, list) else 0
+    if expected == doc:
+        return Verification(True, run_id, len(expected["steps"]), None)
+    for key in TOP_BEFORE_STEPS:
+        found = _first_difference(
+            {key: expected[key]}, {key: doc.get(key, _MISSING)}, ""
+        )
+        if found:
+            return Verification(False, run_id, 0, Divergence(None, *found))
+    if not isinstance(got_steps, list):
+        return Verification(
+            False, run_id, 0, Divergence(None, "steps", "a list", got_steps)
+        )
+    for index, step in enumerate(expected["steps"]):
+        if index >= len(got_steps):
+            return Verification(
+                False,
+                run_id,
+                index,
+                Divergence(
+                    index, "steps.length", len(expected["steps"]), len(got_steps)
+                ),
+            )
+        found = _first_difference(step, got_steps[index], "")
+        if found:
+            return Verification(False, run_id, index, Divergence(index, *found))
+    found = _first_difference(expected, doc, "")
+    assert found is not None
+    return Verification(False, run_id, checked, Divergence(None, *found))
