@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gridworld.core.env import (
     GridState,
+    Observation,
     drift_due,
     drift_goal,
     env_step,
@@ -62,10 +63,13 @@ class EpisodeConfig:
     governor: str = "lexicographic"
     kernel: KernelParams = field(default_factory=KernelParams)
     initial_memory: str = ""
+    actions: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         grid = self.map
+        extra = {"actions": list(self.actions)} if self.proposer == "external" else {}
         return {
+            **extra,
             "map": {
                 "name": grid.name,
                 "width": grid.width,
@@ -136,90 +140,113 @@ class EpisodeResult:
     final_memory: str
 
 
-def run_episode(config: EpisodeConfig) -> EpisodeResult:
-    """Play one episode and build its run receipt (see docs/gridworld.md).
+class Episode:
+    """An episode played step by step; ``run_episode`` drives it to the end.
 
-    The episode ends on the goal or at ``max_steps``; ``end`` says ``goal``,
-    ``max_steps`` or ``absorbed`` (the budget reached 0 and stayed there: a
-    governed agent then only Stays, which gate 4 shows on every step).
+    ``observation()`` applies a goal drift due at the current step (once) and
+    returns what the proposer sees; ``step(requested)`` plays one step (an
+    external agent's action is the ``requested`` one) and appends its receipt.
     """
-    grid = config.map
-    cells = grid.cells
-    params = config.kernel
-    grid_text = grid_json(cells)
-    risks = risk_table(cells, params.risk_unit)
-    proposer = make_proposer(
-        config.proposer, width=grid.width, height=grid.height, b_max=params.budget
-    )
-    proposer.start_episode(config.initial_memory)
 
-    state = GridState(grid.start, grid.goal, 0, config.seed)
-    kernel = KernelState(params.budget, 0)
-    config_doc = config.as_dict()
-    config_hash = sha256_text(canonical(config_doc))
-    initial_gridworld_hash = state_hash(state, grid_text)
-    initial_kernel_hash = kernel_hash(kernel)
-    schedule: list[dict[str, Any]] = []
-    steps: list[dict[str, Any]] = []
-    violations: list[str] = []
-    prev = GENESIS
-    pending_writes = 0
-    end = "max_steps"
+    def __init__(self, config: EpisodeConfig) -> None:
+        grid = config.map
+        self.config = config
+        self.cells = grid.cells
+        self.params = config.kernel
+        self.grid_text = grid_json(self.cells)
+        self.risks = risk_table(self.cells, self.params.risk_unit)
+        self.proposer = make_proposer(
+            config.proposer,
+            width=grid.width,
+            height=grid.height,
+            b_max=self.params.budget,
+            actions=config.actions,
+        )
+        self.proposer.start_episode(config.initial_memory)
+        self.state = GridState(grid.start, grid.goal, 0, config.seed)
+        self.kernel = KernelState(self.params.budget, 0)
+        self.initial_gridworld_hash = state_hash(self.state, self.grid_text)
+        self.initial_kernel_hash = kernel_hash(self.kernel)
+        self.schedule: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = []
+        self.violations: list[str] = []
+        self.prev = GENESIS
+        self.pending_writes = 0
+        self.end = "max_steps"
+        self.done = config.max_steps <= 0
+        self._drift_checked = -1
 
-    for t in range(config.max_steps):
-        if drift_due(t, config.drift_period):
-            drifted = drift_goal(cells, state)
-            if drifted.goal != state.goal:
-                schedule.append(
-                    {
-                        "step": t,
-                        "from": list(state.goal),
-                        "to": list(drifted.goal),
-                        "position": list(state.position),
-                    }
-                )
-                state = drifted
-        obs = observe(cells, state)
-        writes = proposer.observe(state, obs) + pending_writes
+    def observation(self) -> Observation:
+        state = self.state
+        if self._drift_checked != state.t:
+            self._drift_checked = state.t
+            if drift_due(state.t, self.config.drift_period):
+                drifted = drift_goal(self.cells, state)
+                if drifted.goal != state.goal:
+                    self.schedule.append(
+                        {
+                            "step": state.t,
+                            "from": list(state.goal),
+                            "to": list(drifted.goal),
+                            "position": list(state.position),
+                        }
+                    )
+                    self.state = drifted
+        return observe(self.cells, self.state)
+
+    def step(self, requested: str | None = None) -> dict[str, Any]:
+        """Play one step and return its receipt (``done`` tells when to stop)."""
+        obs = self.observation()
+        state, kernel, cells = self.state, self.kernel, self.cells
+        proposer = self.proposer
+        if requested is not None:
+            proposer.request(requested)
+        writes = proposer.observe(state, obs) + self.pending_writes
         proposals = proposer.propose(state, obs, kernel.b)
         count = len(proposals)
         decision = decide(
             proposals,
-            governor=config.governor,
+            governor=self.config.governor,
             cells=cells,
             position=state.position,
             kernel=kernel,
-            params=params,
-            risks=risks,
+            params=self.params,
+            risks=self.risks,
             move_work=step_work("N", proposals=count, memory_writes=writes, rejected=0),
             stay_work=step_work(
                 STAY, proposals=count, memory_writes=writes, rejected=0
             ),
         )
         chosen = proposals[decision.chosen]
-        rejected = decision.rejected
         action = chosen.action
+        rejected = decision.rejected
         next_state, reward = env_step(cells, state, action)
         work = step_work(
             action, proposals=count, memory_writes=writes, rejected=rejected
         )
         kernel = kernel_step(
-            kernel, action, next_state.position, risks, work=work, decay=params.decay
+            kernel,
+            action,
+            next_state.position,
+            self.risks,
+            work=work,
+            decay=self.params.decay,
         )
-        pending_writes = proposer.feedback(
+        self.pending_writes = proposer.feedback(
             tuple(
                 p.target
                 for p, reasons in zip(proposals, decision.reasons, strict=True)
                 if reasons and not any(r in ENV_OR_ABSORBED for r in reasons)
             )
         )
+        t = state.t
         x, y = next_state.position
         if cells[y][x] == HAZARD:
-            violations.append(f"step_{t}:hazard_entry")
-        if not in_k(kernel, params):
-            violations.append(f"step_{t}:kernel_inadmissible")
+            self.violations.append(f"step_{t}:hazard_entry")
+        if not in_k(kernel, self.params):
+            self.violations.append(f"step_{t}:kernel_inadmissible")
         if kernel.b < 0:
-            violations.append(f"step_{t}:negative_budget")
+            self.violations.append(f"step_{t}:negative_budget")
         gx, gy = next_state.goal
         reached = next_state.position == next_state.goal
         encoded = [p.encode() for p in proposals]
@@ -227,7 +254,7 @@ def run_episode(config: EpisodeConfig) -> EpisodeResult:
             "step": t,
             "position": [x, y],
             "goal": [gx, gy],
-            "gridworld_state_hash": state_hash(next_state, grid_text),
+            "gridworld_state_hash": state_hash(next_state, self.grid_text),
             "kernel_state_hash": kernel_hash(kernel),
             "proposalset_root": merkle_root(encoded),
             "chosen_proposal_index": decision.chosen,
@@ -254,34 +281,68 @@ def run_episode(config: EpisodeConfig) -> EpisodeResult:
                 }
                 for p, reasons in zip(proposals, decision.reasons, strict=True)
             ],
-            "prev_receipt_hash": prev,
+            "prev_receipt_hash": self.prev,
         }
-        prev = sha256_text(step_preimage(body))
-        body["receipt_hash"] = prev
-        steps.append(body)
-        state = next_state
-        if reached:
-            end = "goal"
-            break
+        self.prev = sha256_text(step_preimage(body))
+        body["receipt_hash"] = self.prev
+        self.steps.append(body)
+        self.state, self.kernel = next_state, kernel
         if kernel.b == 0:
-            end = "absorbed"
+            self.end = "absorbed"
+        if reached:
+            self.end = "goal"
+        self.done = reached or next_state.t >= self.config.max_steps
+        return body
 
-    receipt: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "run_id": run_id_for(config_hash),
-        "config": config_doc,
-        "config_hash": config_hash,
-        "initial_gridworld_hash": initial_gridworld_hash,
-        "initial_kernel_state_hash": initial_kernel_hash,
-        "drift_schedule": schedule,
-        "steps": steps,
-        "end": end,
-        "chain_head": prev,
-        "final_memory_hash": sha256_text(proposer.memory_text()),
-        "violations": violations,
-        "metrics": episode_metrics(
-            grid, steps, schedule, budget=params.budget, violations=violations
-        ),
-    }
-    receipt["run_hash"] = run_hash(receipt)
-    return EpisodeResult(receipt, proposer.memory_text())
+    def receipt(self) -> dict[str, Any]:
+        """The run receipt of the steps played so far."""
+        config = self.config
+        schedule = self.schedule
+        if config.proposer == "external":
+            # An agent may stop early: the receipt then covers the steps played.
+            played = len(self.steps)
+            config = replace(
+                config,
+                actions=self.proposer.requested_actions(),
+                max_steps=config.max_steps if self.done else played,
+            )
+            schedule = [shift for shift in schedule if shift["step"] < played]
+        config_doc = config.as_dict()
+        config_hash = sha256_text(canonical(config_doc))
+        params = self.params
+        receipt: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "run_id": run_id_for(config_hash),
+            "config": config_doc,
+            "config_hash": config_hash,
+            "initial_gridworld_hash": self.initial_gridworld_hash,
+            "initial_kernel_state_hash": self.initial_kernel_hash,
+            "drift_schedule": schedule,
+            "steps": self.steps,
+            "end": self.end,
+            "chain_head": self.prev,
+            "final_memory_hash": sha256_text(self.proposer.memory_text()),
+            "violations": self.violations,
+            "metrics": episode_metrics(
+                config.map,
+                self.steps,
+                schedule,
+                budget=params.budget,
+                violations=self.violations,
+            ),
+        }
+        receipt["run_hash"] = run_hash(receipt)
+        return receipt
+
+
+def run_episode(config: EpisodeConfig) -> EpisodeResult:
+    """Play one episode to its end and build its run receipt.
+
+    The episode ends on the goal or at ``max_steps``; ``end`` says ``goal``,
+    ``max_steps`` or ``absorbed`` (the budget reached 0 and stayed there: a
+    governed agent then only Stays, which gate 4 shows on every step).
+    """
+    episode = Episode(config)
+    while not episode.done:
+        episode.step()
+    return EpisodeResult(episode.receipt(), episode.proposer.memory_text())

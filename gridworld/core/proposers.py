@@ -65,6 +65,12 @@ class GreedyProposer:
     def start_episode(self, memory: str) -> None:
         self.visits = {}
 
+    def request(self, action: str) -> None:
+        raise ValueError("the greedy proposer takes no outside actions")
+
+    def requested_actions(self) -> tuple[str, ...]:
+        return ()
+
     def memory_text(self) -> str:
         return ""
 
@@ -124,6 +130,12 @@ class PlannerProposer:
         self.avoid = set()
         self._version += 1
         self._plan_key = None
+
+    def request(self, action: str) -> None:
+        raise ValueError("the planner takes no outside actions")
+
+    def requested_actions(self) -> tuple[str, ...]:
+        return ()
 
     def memory_text(self) -> str:
         """The known map: ``?`` unseen, ``.`` empty, ``#`` wall, ``x`` hazard."""
@@ -235,12 +247,73 @@ class PlannerProposer:
         return tuple(proposals)
 
 
-Proposer = GreedyProposer | PlannerProposer
+class ExternalProposer:
+    """An outside agent (an RL policy through the Gymnasium wrapper) picks.
+
+    Its chosen action scores 1.0, Stay 0 and every other move -1.0, so a
+    governor that refuses the choice falls back to Stay. Replay plays the
+    recorded ``actions`` of the config in order.
+    """
+
+    kind = "external"
+
+    def __init__(self, actions: tuple[str, ...]) -> None:
+        self.script = actions
+        self.taken: list[str] = []
+        self._next: str | None = None
+
+    def start_episode(self, memory: str) -> None:
+        self.taken = []
+
+    def memory_text(self) -> str:
+        return ""
+
+    def request(self, action: str) -> None:
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}")
+        self._next = action
+
+    def requested_actions(self) -> tuple[str, ...]:
+        return tuple(self.taken)
+
+    def observe(self, state: GridState, obs: Observation) -> int:
+        return 0
+
+    def feedback(self, rejected_targets: tuple[Position, ...]) -> int:
+        return 0
+
+    def propose(
+        self, state: GridState, obs: Observation, budget: int
+    ) -> tuple[Proposal, ...]:
+        if self._next is not None:
+            wanted, self._next = self._next, None
+        else:
+            step = len(self.taken)
+            wanted = self.script[step] if step < len(self.script) else STAY
+        self.taken.append(wanted)
+        x, y = state.position
+        gx, gy = state.goal
+        proposals = []
+        for action in ACTIONS:
+            dx, dy = DELTAS[action]
+            target = (x + dx, y + dy)
+            landing = state.position if _patch_cell(obs, dx, dy) == WALL else target
+            score = Q if action == wanted else (0 if action == STAY else -Q)
+            v_task = abs(gx - landing[0]) + abs(gy - landing[1])
+            proposals.append(Proposal(action, target, landing, v_task, score, 0))
+        return tuple(proposals)
 
 
-def make_proposer(kind: str, *, width: int, height: int, b_max: int) -> Proposer:
+Proposer = GreedyProposer | PlannerProposer | ExternalProposer
+
+
+def make_proposer(
+    kind: str, *, width: int, height: int, b_max: int, actions: tuple[str, ...] = ()
+) -> Proposer:
     if kind == "greedy":
         return GreedyProposer(b_max=b_max)
     if kind == "planner":
         return PlannerProposer(width=width, height=height)
+    if kind == "external":
+        return ExternalProposer(actions)
     raise ValueError(kind)

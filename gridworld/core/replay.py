@@ -16,7 +16,7 @@ from typing import Any
 from gridworld.core.episode import SCHEMA_VERSION, EpisodeConfig, run_episode
 from gridworld.core.grid import parse_map_text
 from gridworld.core.kernel import KernelParams
-from gridworld.core.types import GridworldError
+from gridworld.core.types import ACTIONS, GridworldError
 
 TOP_BEFORE_STEPS = (
     "schema_version",
@@ -95,11 +95,16 @@ def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
         raise GridworldError("config.kernel", "decay must be >= 1 and budget >= 0")
     proposer = _need(config, "proposer", str)
     governor = _need(config, "governor", str)
-    if proposer not in ("greedy", "planner") or governor not in (
-        "lexicographic",
-        "none",
-    ):
-        raise GridworldError("config", "unknown proposer or governor")
+    if proposer not in ("greedy", "planner", "external"):
+        raise GridworldError("config", "unknown proposer")
+    if governor not in ("lexicographic", "none"):
+        raise GridworldError("config", "unknown governor")
+    actions: tuple[str, ...] = ()
+    if proposer == "external":
+        raw = _need(config, "actions", list)
+        if any(a not in ACTIONS for a in raw):
+            raise GridworldError("config.actions", "actions must be N, S, E, W or Stay")
+        actions = tuple(raw)
     max_steps = _need(config, "max_steps", int)
     if not 0 <= max_steps <= 100_000:
         raise GridworldError("config.max_steps", "max_steps out of range")
@@ -119,6 +124,7 @@ def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
         governor=governor,
         kernel=params,
         initial_memory=memory,
+        actions=actions,
     )
 
 
