@@ -126,10 +126,7 @@ _OPENER_RE = re.compile(re.escape(GOAL_OPENER), re.IGNORECASE | re.ASCII)
 _NOT_WORD = re.compile(r"[^a-z_]+")
 _NOT_ID = re.compile(r"[^a-z0-9_.:-]+")
 _NOT_KEY = re.compile(r"[^a-z0-9]+")  # "_" too, so runs collapse
-_DIGITS = frozenset("0123456789")
 _TRAILING_PUNCT = ".,;:!?"
-_HSPACE = " \t"
-_AFTER_TAG = _DIGITS | frozenset(_HSPACE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +155,11 @@ def _reduce(token: str) -> str:
 
 
 def normalize_action(word: str) -> str | None:
-    """The canonical action for ``word`` (any case, synonyms mapped), or None."""
-    token = _reduce(word)
+    """The canonical action for ``word`` (any case, synonyms mapped), or None.
+
+    Edge underscores go before the synonym lookup (``_dig_`` -> ``mine``).
+    """
+    token = _reduce(word).strip("_")
     action = ACTION_NORMALIZE_MAP.get(token, token)
     return action if action in CANONICAL_ACTIONS else None
 
@@ -184,7 +184,8 @@ def _parse_inner(
     target_id: str | None = None
     explicit_amount: int | None = None
     bare_amount: int | None = None
-    for token in tokens[1:]:
+    last = len(tokens) - 1
+    for index, token in enumerate(tokens[1:], start=1):
         if "=" in token:
             low = token.lower()
             if low.startswith("id="):
@@ -195,14 +196,11 @@ def _parse_inner(
             if low.startswith("amount="):
                 explicit_amount = _amount(low[7:].rstrip(_TRAILING_PUNCT))
                 continue
-        if token[0] in _DIGITS:
-            number = _amount(token.rstrip(_TRAILING_PUNCT))
-            if number is not None:
-                # A trailing number is the documented form; an earlier one
-                # ("collect 8 oak_log") is taken too, the first one wins.
-                if bare_amount is None:
-                    bare_amount = number
-                continue
+        if index == last and token.isascii() and token.isdigit():
+            # Only the last token is a bare amount; a number elsewhere
+            # ("collect 8 oak_log") is no target word and no amount.
+            bare_amount = _amount(token)
+            continue
         word = _reduce(token)
         if word:
             words.append(word)
@@ -219,19 +217,23 @@ def _parse_inner(
     return goal, None, amount is not None
 
 
-def _trailing_amount(text: str, pos: int) -> tuple[int, int] | None:
-    """A number right after ``]``: (value, end index), or None."""
-    n = len(text)
-    i = pos
-    while i < n and text[i] in _HSPACE:
-        i += 1
-    j = i
-    limit = i + MAX_AMOUNT_DIGITS
-    while j < n and j < limit and text[j] in _DIGITS:
-        j += 1
-    if j == i or (j < n and (text[j].isalnum() or text[j] == "_")):
+# After "]": whitespace, a number, and a unit glued to it ("20x", "20units").
+_TRAILING_AMOUNT = re.compile(
+    r"[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*+"
+    r"([0-9]++)[A-Za-z0-9_]*+"
+)
+
+
+def _trailing_amount(text: str, pos: int) -> tuple[int | None, int] | None:
+    """A number right after ``]``: (value, end index), or None.
+
+    The value is ``None`` when the number has more than ``MAX_AMOUNT_DIGITS``
+    digits (it is still removed with the tag).
+    """
+    match = _TRAILING_AMOUNT.match(text, pos)
+    if match is None:
         return None
-    return int(text[i:j]), j
+    return _amount(match.group(1)), match.end()
 
 
 def extract_goal_tag(text: str) -> GoalExtraction:
@@ -241,11 +243,14 @@ def extract_goal_tag(text: str) -> GoalExtraction:
     the first ``]`` within ``MAX_TAG_INNER`` characters, or, when a newline or
     another ``[`` (or the end of the text) comes first, right before it (a
     missing ``]``). If none of these occurs within the limit the tag fails with
-    ``tag_too_long``. Inside, the first token is the action; ``id=<x>`` sets
-    ``target_id``, ``amount=<N>`` or a bare number sets ``amount`` (explicit
-    wins), the other tokens are the target words. A number right after ``]``
-    is the amount when the tag has none and is removed with the tag. The first
-    tag wins; every opener is counted. Deterministic, linear time.
+    ``tag_too_long``. Inside, the first token is the action (edge ``_``
+    dropped, synonyms mapped); ``id=<x>`` sets ``target_id``, ``amount=<N>``
+    or a bare number as the *last* token sets ``amount`` (explicit wins); the
+    other tokens, reduced to ``[a-z_]``, are the target words (a number
+    elsewhere is neither). After a closed tag, whitespace, a number and a unit
+    glued to it (``] 20``, ``] 20x``) are removed with the tag, and the number
+    is the amount when the tag has none. The first tag wins; every opener is
+    counted. Deterministic, linear time.
     """
     if "[" not in text:
         return GoalExtraction(text, None, GoalFailReason.NO_TAG, 0, None)
@@ -280,12 +285,14 @@ def extract_goal_tag(text: str) -> GoalExtraction:
     goal, reason, has_amount = _parse_inner(inner, raw)
     if goal is None:
         return GoalExtraction(text, None, reason, tag_count, raw)
-    if closed and not has_amount and end < n and text[end] in _AFTER_TAG:
+    if closed:
         after = _trailing_amount(text, end)
         if after is not None:
+            # Removed with the tag even when the tag has its own amount,
+            # which then wins ("[GOAL: build shelter 1] 37" -> 1).
             end = after[1]
-            raw = text[start:end]
-            goal = Goal(goal.action, goal.target, goal.target_id, after[0], raw)
+            amount = goal.amount if has_amount else after[0]
+            goal = Goal(goal.action, goal.target, goal.target_id, amount, goal.raw)
     return GoalExtraction(text[:start] + text[end:], goal, None, tag_count, raw)
 
 

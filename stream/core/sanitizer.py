@@ -13,8 +13,10 @@ Invariants:
   can make a stage slow.
 - The output is never longer than the input plus the 3 characters of the
   ``...`` that degeneration truncation appends; ``INTENT:`` never survives.
-- Line structure is kept (Contract B): only horizontal whitespace is
-  collapsed; at most one blank line separates paragraphs.
+- Line structure is kept through INTENT extraction (Contract B: the INTENT
+  stages never remove a newline), then the whitespace stage collapses every
+  whitespace run, newlines included, to one space as the reference pipeline
+  does.
 - ``flags`` name exactly the stages that changed the text.
 - A second pass changes nothing, except where a rule is single-shot by
   contract (quotes: two levels; goal tags: the first one; one trailing
@@ -32,27 +34,37 @@ from operator import eq, ne
 from typing import Final
 
 from stream.core.goals import extract_goal_tag, goal_key_or_none
-from stream.core.intent import INTENT_TOKEN, extract_intent
+from stream.core.intent import extract_intent, has_intent_token
 from stream.core.types import GoalFailReason, SanitizeResult
 
 # --- code fences -------------------------------------------------------------
 
-# An opening fence's language tag: only when the tag ends the fence's line.
-# The literal "```" prefix lets the regex engine skip ahead; the possessive
-# classes are disjoint, so a failed attempt costs one step per character.
-_FENCE_TAG = re.compile(r"```[A-Za-z0-9_+.#-]++[ \t]*+(?=\n)")
+# JavaScript's whitespace class (\s): what the reference pipeline collapses.
+_JS_SPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+# A fence with its language tag (letters) and the whitespace after it. The
+# literal "```" prefix lets the engine skip ahead; possessive quantifiers over
+# disjoint classes make a match linear.
+_JS_SPACE_CHARS: Final = (
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_FENCE = re.compile(r"```[A-Za-z]*+[" + _JS_SPACE + r"]*+")
 FENCE: Final = "```"
 
 
 def strip_code_fences(text: str) -> str:
-    """Remove triple-backtick fences (and an opening fence's language tag).
+    """Remove triple-backtick fences with a language tag and the whitespace
+    after them (```` ```text I need food.\n``` ```` -> ``I need food.\n``).
 
-    The fenced text itself is kept. Of a longer backtick run, whole triples
-    are removed, so no ``` survives.
+    The fenced text itself is kept; single and double backticks stay. Of a
+    longer backtick run, whole triples are removed.
     """
     if FENCE not in text:
         return text
-    return _FENCE_TAG.sub("", text).replace(FENCE, "")
+    return _FENCE.sub("", text)
 
 
 # --- wrapping quotes ---------------------------------------------------------
@@ -255,8 +267,7 @@ MAX_FRAGMENT_WORDS: Final = 4
 
 
 def _is_ended(text: str) -> bool:
-    # A bracketed token ("[GOAL: dance]") is complete, not a cut-off sentence.
-    return text.endswith("]") or text.rstrip(_CLOSERS).endswith(_END_CHARS)
+    return text.rstrip(_CLOSERS).endswith(_END_CHARS)
 
 
 def strip_trailing_garbage(text: str) -> str:
@@ -292,40 +303,75 @@ def strip_trailing_garbage(text: str) -> str:
 
 # --- whitespace --------------------------------------------------------------
 
-# Every whitespace character str.split() knows, except " " and "\n".
-_OTHER_SPACES: Final = tuple(
-    c for c in map(chr, range(0x3001)) if c.isspace() and c not in " \n"
-)
-_ASCII_OTHER_SPACES: Final = tuple(c for c in _OTHER_SPACES if c.isascii())
-# Below this length one split/join is the cheapest way for single-line text.
-_SHORT_TEXT: Final = 4096
+_SPACE_RUN = re.compile(r"[" + _JS_SPACE + r"]++")
 
 
 def normalize_whitespace(text: str) -> str:
-    """Collapse horizontal whitespace, trim lines, keep at most one blank line.
+    """Collapse every run of whitespace (newlines too) to one space and trim.
 
-    Newlines are kept (Contract B); ``\\r\\n`` and ``\\r`` become ``\\n``;
-    every other whitespace character becomes a space. Only ``str.replace``
-    passes (each run at least halves what it targets), so the cost is linear
-    and no Python code runs per character.
+    Whitespace is JavaScript's ``\\s`` set, as in the reference pipeline, so
+    a multi-line thought becomes one line. Linear (one possessive class).
     """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "\n" not in text and len(text) <= _SHORT_TEXT:
-        return " ".join(text.split())
-    # str.isascii() is a flag check, and ASCII text can hold only ASCII blanks.
-    for space in _ASCII_OTHER_SPACES if text.isascii() else _OTHER_SPACES:
-        if space in text:
-            text = text.replace(space, " ")
-    while "  " in text:
-        text = text.replace("  ", " ")
-    if " \n" in text:
-        text = text.replace(" \n", "\n")
-    if "\n " in text:
-        text = text.replace("\n ", "\n")
-    while "\n\n\n" in text:
-        text = text.replace("\n\n\n", "\n\n")
-    return text.strip(" \n")
+    return _SPACE_RUN.sub(" ", text).strip(_JS_SPACE_CHARS)
+
+
+# --- usable content ------------------------------------------------------------
+
+GENERIC_FILLERS: Final = (
+    "maintaining awareness of surroundings",
+    "observing surroundings",
+    "monitoring the environment",
+    "staying alert",
+    "keeping watch",
+    "looking around",
+    "nothing to report",
+)
+MIN_USABLE_CHARS: Final = 5
+_CODE_SYMBOLS: Final = frozenset("(){}[];=<>|&!^~+-*/\\@#$%")
+_CODE_START = re.compile(
+    r"(?:def |class |import |from |if |for |while |return |print\(|const |let "
+    r"|var |function )"
+)
+_CODE_PUNCT = re.compile(r"[(){}\[\];=]")
+_INDENTED = re.compile(r"[" + _JS_SPACE + r"]{2}")
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+
+
+def has_code_like_density(text: str) -> bool:
+    """Whether ``text`` reads as code rather than prose.
+
+    Under 3 lines: more than a quarter of the non-whitespace characters (at
+    least 10 of them) are code symbols. From 3 lines: more than 40% of the
+    lines score code indicators (a code keyword start, code punctuation in a
+    line over 5 characters, an indented line with a word character; each
+    counts). Prose that mentions "import" is not code.
+    """
+    lines = text.split("\n")
+    if len(lines) < 3:
+        dense = _SPACE_RUN.sub("", text)
+        if len(dense) < 10:
+            return False
+        symbols = sum(1 for char in dense if char in _CODE_SYMBOLS)
+        return symbols / len(dense) > 0.25
+    indicators = 0
+    for line in lines:
+        trimmed = line.strip(_JS_SPACE_CHARS)
+        if _CODE_START.match(trimmed):
+            indicators += 1
+        if len(trimmed) > 5 and _CODE_PUNCT.search(trimmed):
+            indicators += 1
+        if _INDENTED.match(line) and _WORD_CHAR.search(trimmed):
+            indicators += 1
+    return indicators / len(lines) > 0.4
+
+
+def is_usable_content(text: str) -> bool:
+    """Whether ``text`` is worth keeping: at least ``MIN_USABLE_CHARS``
+    characters once trimmed, not code-like, not a generic filler line."""
+    trimmed = text.strip(_JS_SPACE_CHARS)
+    if len(trimmed) < MIN_USABLE_CHARS or has_code_like_density(trimmed):
+        return False
+    return trimmed.lower().removesuffix(".") not in GENERIC_FILLERS
 
 
 # --- the pipeline --------------------------------------------------------------
@@ -353,6 +399,7 @@ def sanitize(text: str) -> SanitizeResult:
     # Stages are called inline, and the goal/INTENT parsers skipped when their
     # marker is absent: this is the hot path of every published thought.
     flags: list[str] = []
+    had_code_content = has_code_like_density(text)
     out = strip_code_fences(text)
     if out != text:
         flags.append("code_fences")
@@ -368,17 +415,19 @@ def sanitize(text: str) -> SanitizeResult:
     goal = None
     goal_fail_reason: GoalFailReason | None = GoalFailReason.NO_TAG
     goal_tag_count = 0
+    raw_goal_tag = None
     if "[" in text:
         extraction = extract_goal_tag(text)
         goal = extraction.goal
         goal_fail_reason = extraction.fail_reason
         goal_tag_count = extraction.tag_count
+        raw_goal_tag = extraction.raw if goal is None else None
         if extraction.text != text:
             flags.append("goal_tag")
             text = extraction.text
     intent = None
     intent_parse = None
-    if INTENT_TOKEN in text:
+    if has_intent_token(text):
         extracted = extract_intent(text)
         intent = extracted.intent
         intent_parse = extracted.intent_parse
@@ -406,4 +455,7 @@ def sanitize(text: str) -> SanitizeResult:
         intent=intent,
         intent_parse=intent_parse,
         flags=tuple(flags),
+        raw_goal_tag=raw_goal_tag,
+        had_code_content=had_code_content,
+        is_usable=is_usable_content(text),
     )

@@ -195,6 +195,10 @@ class SanitizeResult:
     ``goal_fail_reason`` is ``None`` exactly when ``goal`` is set; ``goal_key``
     is ``None`` whenever the canonical key would be empty (seed 004 §1.3).
     ``flags`` name the stages that changed the text, in pipeline order.
+    ``raw_goal_tag`` is the first tag's raw text when it failed (for
+    debugging), else ``None``; ``had_code_content`` says whether the raw
+    output read as code; ``is_usable`` whether the cleaned text is worth
+    keeping (not empty, short, code or filler).
     """
 
     text: str
@@ -205,6 +209,9 @@ class SanitizeResult:
     intent: str | None
     intent_parse: IntentParse | None
     flags: tuple[str, ...]
+    raw_goal_tag: str | None = None
+    had_code_content: bool = False
+    is_usable: bool = True
 
 
 @dataclass(frozen=True, slots=True)

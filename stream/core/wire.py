@@ -51,6 +51,9 @@ def sanitize_result_to_wire(result: SanitizeResult) -> dict[str, Any]:
         if result.intent_parse is None
         else result.intent_parse.value,
         "flags": list(result.flags),
+        "rawGoalTag": result.raw_goal_tag,
+        "hadCodeContent": result.had_code_content,
+        "usableContent": result.is_usable,
     }
 
 

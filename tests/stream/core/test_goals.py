@@ -106,32 +106,44 @@ def test_explicit_amount_wins_over_bare_number() -> None:
     assert result.goal.amount == 3
 
 
-def test_number_before_target_is_the_amount() -> None:
+def test_number_before_target_is_no_amount() -> None:
+    # Only the last token is a bare amount (the reference parser's rule).
     result = extract_goal_tag("[GOAL: collect 8 oak_log]")
     assert result.goal is not None
-    assert (result.goal.target, result.goal.amount) == ("oak_log", 8)
+    assert (result.goal.target, result.goal.amount) == ("oak_log", None)
 
 
 def test_number_right_after_bracket_is_the_amount_and_is_stripped() -> None:
     result = extract_goal_tag("Logs. [GOAL: collect oak_log] 4 more")
-    assert result.goal == Goal(
-        "collect", "oak_log", None, 4, "[GOAL: collect oak_log] 4"
-    )
+    assert result.goal == Goal("collect", "oak_log", None, 4, "[GOAL: collect oak_log]")
     assert result.text == "Logs.  more"
 
 
-def test_number_after_bracket_is_not_taken_when_tag_has_amount() -> None:
-    result = extract_goal_tag("[GOAL: collect oak_log 2] 4")
+def test_number_after_bracket_is_stripped_but_the_tag_amount_wins() -> None:
+    result = extract_goal_tag("Text [GOAL: build shelter 1] 37")
     assert result.goal is not None
-    assert result.goal.amount == 2
-    assert result.text == " 4"
+    assert result.goal.amount == 1
+    assert result.text == "Text "
 
 
-def test_number_glued_to_word_after_bracket_is_not_an_amount() -> None:
-    result = extract_goal_tag("[GOAL: collect oak_log] 4x")
+def test_number_with_a_unit_after_bracket_is_the_amount() -> None:
+    result = extract_goal_tag("[GOAL: mine stone] 20x now")
     assert result.goal is not None
-    assert result.goal.amount is None
-    assert result.text == " 4x"
+    assert result.goal.amount == 20
+    assert result.text == " now"
+
+
+def test_number_on_the_next_line_after_bracket_is_the_amount() -> None:
+    result = extract_goal_tag("[GOAL: mine stone]\n 5")
+    assert result.goal is not None
+    assert result.goal.amount == 5
+    assert result.text == ""
+
+
+def test_edge_underscores_are_dropped_before_the_synonym_lookup() -> None:
+    result = extract_goal_tag("[GOAL: _dig_ stone]")
+    assert result.goal is not None
+    assert (result.goal.action, result.goal.target) == ("mine", "stone")
 
 
 def test_tokens_are_lowercased_and_reduced() -> None:

@@ -74,9 +74,24 @@ def test_last_line_with_more_text_is_inline() -> None:
 
 
 def test_no_token_means_no_intent_and_same_text() -> None:
-    text = "My intent: rest."
+    text = "My plan: rest."
     result = extract_intent(text)
     assert (result.text, result.intent, result.intent_parse) == (text, None, None)
+
+
+def test_the_token_is_case_insensitive_on_the_final_line() -> None:
+    result = extract_intent("Thought.\nintent: explore")
+    assert (result.text, result.intent, result.intent_parse) == (
+        "Thought.",
+        "explore",
+        IntentParse.FINAL_LINE,
+    )
+
+
+def test_the_token_is_case_insensitive_inline() -> None:
+    result = extract_intent("My Intent: rest now.")
+    assert result.intent_parse == IntentParse.INLINE_NONCOMPLIANT
+    assert "intent" not in result.text.lower()
 
 
 @pytest.mark.parametrize(

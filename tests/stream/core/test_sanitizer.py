@@ -29,11 +29,15 @@ from stream.core.types import Goal, GoalFailReason, IntentParse
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("```\nI see a cow.\n```", "\nI see a cow.\n"),
-        ("```text\nI see a cow.\n```", "\nI see a cow.\n"),
-        ("```c++  \nx\n```", "\nx\n"),
-        ("Before ```inline``` after", "Before inline after"),
-        ("```python print(1)```", "python print(1)"),
+        ("```\nI see a cow.\n```", "I see a cow.\n"),
+        ("```text\nI see a cow.\n```", "I see a cow.\n"),
+        ("```text I need food.\n```", "I need food.\n"),
+        ("``` I should find shelter. ```", "I should find shelter. "),
+        ("```c++  \nx\n```", "++  \nx\n"),
+        # A fence takes the letters glued to it as its language tag.
+        ("Before ```inline``` after", "Before after"),
+        ("```python print(1)```", "print(1)"),
+        ("The item ``oak_log`` is useful.", "The item ``oak_log`` is useful."),
         ("``````", ""),
         ("no fences `here`", "no fences `here`"),
     ],
@@ -171,7 +175,10 @@ def test_trigram_prefix_search_finds_late_loops() -> None:
         ("I see a cow.\nthen a pig", "I see a cow."),
         ("Line one\nline two", "Line one\nline two"),
         ("It ends...", "It ends..."),
-        ("Thinking. [GOAL: dance]", "Thinking. [GOAL: dance]"),
+        # A failed tag after a sentence is a dangling fragment, as upstream.
+        ("Thinking. [GOAL: dance]", "Thinking."),
+        ("[GOAL: find] shelter", "[GOAL: find] shelter"),
+        ("Text [GOAL:] more text", "Text [GOAL:] more text"),
     ],
 )
 def test_strip_trailing_garbage(text: str, expected: str) -> None:
@@ -187,12 +194,12 @@ def test_trailing_garbage_leaves_clean_text_identical() -> None:
     ("text", "expected"),
     [
         ("  a   b\t\tc  ", "a b c"),
-        ("a \n  b", "a\nb"),
-        ("a\r\nb\rc", "a\nb\nc"),
-        ("a\n\n\n\n\nb", "a\n\nb"),
-        ("a\n \n \nb", "a\n\nb"),
+        ("I   should   explore.", "I should explore."),
+        ("I\n\nshould\texplore.", "I should explore."),
+        ("a \n  b", "a b"),
+        ("a\r\nb\rc", "a b c"),
         ("\n\na\n\n", "a"),
-        ("a\u00a0b\u2003c", "a b c"),
+        ("a\u00a0b\u2003c\ufeffd\u2028e", "a b c d e"),
         ("tidy text", "tidy text"),
     ],
 )
@@ -202,7 +209,7 @@ def test_normalize_whitespace(text: str, expected: str) -> None:
 
 def test_normalize_whitespace_of_long_text_matches_short_text() -> None:
     line = "a \t b\u2003 c \n\n\n\n d \r\n"
-    assert normalize_whitespace(line * 1000) == "\n".join(["a b c\n\nd"] * 1000)
+    assert normalize_whitespace(line * 1000) == " ".join(["a b c d"] * 1000)
 
 
 # --- the pipeline ------------------------------------------------------------
@@ -260,12 +267,30 @@ def test_targetless_goal_has_no_goal_key() -> None:
     assert result.goal_key is None
 
 
-def test_failed_tag_stays_in_text_with_reason() -> None:
-    result = sanitize("Thinking. [GOAL: dance]")
+def test_failed_tag_keeps_the_text_after_it_and_its_raw_tag() -> None:
+    result = sanitize("[GOAL: find] shelter")
     assert result.goal is None
-    assert result.goal_fail_reason == GoalFailReason.UNKNOWN_ACTION
+    assert result.goal_fail_reason == GoalFailReason.NO_TARGET
     assert result.goal_tag_count == 1
-    assert result.text == "Thinking. [GOAL: dance]"
+    assert result.text == "[GOAL: find] shelter"
+    assert result.raw_goal_tag == "[GOAL: find]"
+
+
+def test_empty_tag_keeps_the_text_after_it() -> None:
+    result = sanitize("Text [GOAL:] more text")
+    assert result.goal_fail_reason == GoalFailReason.EMPTY_INNER
+    assert result.text.endswith("more text")
+    assert result.raw_goal_tag == "[GOAL:]"
+
+
+def test_unknown_action_keeps_its_raw_tag() -> None:
+    result = sanitize("Something [GOAL: teleport spawn]")
+    assert result.goal is None
+    assert result.raw_goal_tag == "[GOAL: teleport spawn]"
+
+
+def test_raw_goal_tag_is_none_on_success() -> None:
+    assert sanitize("[GOAL: mine stone]").raw_goal_tag is None
 
 
 # --- properties --------------------------------------------------------------

@@ -46,20 +46,26 @@ def test_sanitize_result_wire_has_exactly_the_documented_keys() -> None:
         "intent": "mine",
         "intentParse": "final_line",
         "flags": ["goal_tag", "intent"],
+        "rawGoalTag": None,
+        "hadCodeContent": False,
+        "usableContent": True,
     }
     assert json.loads(json.dumps(wire)) == wire
 
 
 def test_sanitize_result_wire_without_goal() -> None:
-    assert sanitize_result_to_wire(sanitize("Hm. [GOAL: dance]")) == {
-        "text": "Hm. [GOAL: dance]",
+    assert sanitize_result_to_wire(sanitize("Hm, odd. [GOAL: dance]")) == {
+        "text": "Hm, odd.",
         "goal": None,
         "goalFailReason": "unknown_action",
         "goalTagCount": 1,
         "goalKey": None,
         "intent": None,
         "intentParse": None,
-        "flags": [],
+        "flags": ["trailing_garbage"],
+        "rawGoalTag": "[GOAL: dance]",
+        "hadCodeContent": False,
+        "usableContent": True,
     }
 
 
