@@ -2,10 +2,10 @@
 
 from django.urls import path
 
-from evals.views import dashboard as views
+from evals.views import compare, trends
 
 urlpatterns = [
-    path("evals/compare", views.compare, name="compare"),
-    path("evals/compare/case", views.compare_case, name="compare-case"),
-    path("evals/trends", views.trends, name="trends"),
+    path("evals/compare", compare.compare, name="compare"),
+    path("evals/compare/case", compare.compare_case, name="compare-case"),
+    path("evals/trends", trends.trends, name="trends"),
 ]

@@ -26,6 +26,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
+from evals.core.exports import Export, verdict_markdown_export
 from evals.core.gate import DEFAULT_SNAPSHOT_ID, verdict_to_markdown
 from evals.models import Benchmark, InvalidUpload, Run
 from evals.selectors.baselines import snapshot_get, snapshot_list
@@ -42,6 +43,7 @@ from evals.services.benchmarks import (
     harness_flags,
     pack_manifest_bytes,
 )
+from evals.views.downloads import export_response
 
 PER_PAGE = 25
 CASES_SHOWN = 200
@@ -179,11 +181,14 @@ def benchmark_manifest(request: HttpRequest, benchmark_id: str) -> HttpResponse:
         data = pack_manifest_bytes(benchmark)
     except SchemaInvalid:
         raise Http404("the stored manifest is no longer valid") from None
-    response = HttpResponse(data, content_type="application/json")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{benchmark.benchmark_id}-manifest.json"'
+    return export_response(
+        Export(
+            data,
+            "application/json",
+            f"{benchmark.benchmark_id}-manifest.json",
+            "attachment",
+        )
     )
-    return response
 
 
 class SnapshotForm(forms.Form):
@@ -294,9 +299,9 @@ def baseline_json(request: HttpRequest, snapshot_id: str) -> HttpResponse:
         data = baseline_snapshot_bytes(row)
     except SchemaInvalid:
         raise Http404("the stored snapshot is no longer valid") from None
-    response = HttpResponse(data, content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{snapshot_id}.json"'
-    return response
+    return export_response(
+        Export(data, "application/json", f"{snapshot_id}.json", "attachment")
+    )
 
 
 @login_required
@@ -309,13 +314,11 @@ def baseline_markdown(request: HttpRequest, snapshot_id: str) -> HttpResponse:
         return HttpResponse(
             error.message + "\n", status=409, content_type="text/plain; charset=utf-8"
         )
-    response = HttpResponse(
-        verdict_to_markdown(verdict), content_type="text/markdown; charset=utf-8"
+    return export_response(
+        verdict_markdown_export(
+            verdict, f"{snapshot_id}-delta-report.md", disposition="attachment"
+        )
     )
-    response["Content-Disposition"] = (
-        f'attachment; filename="{snapshot_id}-delta-report.md"'
-    )
-    return response
 
 
 class UploadForm(forms.Form):

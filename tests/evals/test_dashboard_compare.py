@@ -194,7 +194,7 @@ def test_page_shows_verdict_regression_rows_and_flipped_cases(
         assert f"<code>{case_id}</code>" in html.split('id="flipped-cases"')[1]
     assert "pass -&gt; fail: 2" in html
     assert "<script>" not in html
-    assert 'src="/static/evals/js/compare.js"' in html
+    assert 'src="/static/evals/js/figures.js"' in html
 
 
 def test_metrics_are_side_by_side_and_coloured_by_direction(

@@ -155,7 +155,7 @@ def test_page_draws_three_charts_from_server_built_figures(
     assert metric["data"][1]["y"] == [0.0, 0.0]
     assert 'id="trend-latency-data"' in html
     assert 'id="trend-scatter-data"' in html
-    assert 'src="/static/evals/js/trends.js"' in html
+    assert 'src="/static/evals/js/figures.js"' in html
     assert "<script>" not in html
 
 

@@ -1,6 +1,7 @@
-// Draws the trends page's figures (built server-side in evals/charts.py).
-// A point or bar carrying a URL in customdata opens it on click, so a
-// point on a trend opens its run.
+// Draws a dashboard page's figures (built server-side in evals/charts.py):
+// the compare and trends pages. A point or bar carrying a URL in customdata
+// opens it on click, so the "cases by change" bars lead to the filtered case
+// table and a point on a trend opens its run.
 (function () {
   "use strict";
   if (!window.Plotly) { return; }

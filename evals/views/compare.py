@@ -1,0 +1,413 @@
+"""The compare pages: two runs (or a snapshot with the latest runs) side by
+side, and one case of both runs side by side.
+
+Thin: comparisons come from ``evals.services.compare`` and reads from
+``evals.selectors``; figures from ``evals.charts``. Every page works without
+JavaScript (filters are GET forms, tables paginate, charts have a table
+next to them) and has a stable URL made only of its query string; the same
+data downloads as JSON and CSV from the same URL with ``format=``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET
+
+from core.errors import NotFound
+from evals import charts
+from evals.core.compare import (
+    CHANGE_LABELS,
+    PASS_RATE,
+    CaseChange,
+    CaseDiff,
+    CaseFilter,
+    MetricRow,
+    filter_cases,
+    filter_options,
+)
+from evals.core.exports import (
+    case_csv_rows,
+    comparison_to_json,
+    csv_export,
+    json_export,
+    metric_csv_rows,
+    verdict_markdown_export,
+)
+from evals.core.gate import format_number, verdict_to_markdown
+from evals.selectors.baselines import snapshot_ids
+from evals.selectors.runs import recent_run_ids
+from evals.services.compare import (
+    CasePair,
+    Comparison,
+    ComparisonRefused,
+    case_pair_get,
+    comparison_for_runs,
+    comparison_for_snapshot,
+)
+from evals.views.dashboard import (
+    CASES_PER_PAGE,
+    DIRECTION_TEXT,
+    OUTCOME_CLASSES,
+    number_text,
+    query_url,
+)
+from evals.views.downloads import download
+
+# --- compare ------------------------------------------------------------------
+
+
+def _case_filter(request: HttpRequest) -> CaseFilter:
+    get = request.GET
+    only = get.get("only", "")
+    change = get.get("change", "")
+    return CaseFilter(
+        only=only if only in ("regressions", "changed") else "",
+        change=change if change in CaseChange.__members__.values() else "",
+        benchmark=get.get("benchmark", "").strip(),
+        stimulus_kind=get.get("kind", "").strip(),
+        affordance=get.get("affordance", "").strip(),
+        tag=get.get("tag", "").strip(),
+    )
+
+
+def _metric_view(row: MetricRow) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "base": number_text(row.base),
+        "candidate": number_text(row.candidate),
+        "delta": number_text(row.delta, signed=True),
+        "direction": DIRECTION_TEXT[row.direction.value],
+        "outcome": row.outcome.replace("_", " "),
+        "css": OUTCOME_CLASSES.get(row.outcome, ""),
+    }
+
+
+def _rate_rows(comparison: Comparison) -> list[tuple[str, float | None, float | None]]:
+    if len(comparison.sections) == 1:
+        return [
+            (row.name, row.base, row.candidate)
+            for row in comparison.sections[0].metrics
+            if row.name == PASS_RATE
+            or charts.is_rate_metric(row.name, row.base, row.candidate)
+        ]
+    return [
+        (section.benchmark_id, section.metrics[0].base, section.metrics[0].candidate)
+        for section in comparison.sections
+    ]
+
+
+def _pair_ids(comparison: Comparison) -> dict[str, tuple[str, str]]:
+    return {
+        s.benchmark_id: (s.base_run_id, s.candidate_run_id)
+        for s in comparison.sections
+        if s.base_run_id and s.candidate_run_id
+    }
+
+
+def _case_url(case: CaseDiff, pairs: dict[str, tuple[str, str]]) -> str | None:
+    ids = pairs.get(case.benchmark_id)
+    if ids is None:
+        return None
+    return query_url(
+        "evals:compare-case",
+        [("base", ids[0]), ("candidate", ids[1]), ("case", case.case_id)],
+    )
+
+
+def _compare_picker(
+    request: HttpRequest, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    return render(
+        request,
+        "evals/compare.html",
+        {
+            "comparison": None,
+            "error": error,
+            "base": request.GET.get("base", ""),
+            "candidate": request.GET.get("candidate", ""),
+            "snapshot": request.GET.get("snapshot", ""),
+            "recent_run_ids": recent_run_ids(),
+            "snapshot_ids": snapshot_ids(),
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    """``?base=<run>&candidate=<run>`` or ``?snapshot=<id>``: metrics side by
+    side, the gate's verdict and lines, the cases that changed (filtered,
+    paginated); ``format=json|csv|metrics.csv|md`` downloads the same."""
+    base = request.GET.get("base", "").strip()
+    candidate = request.GET.get("candidate", "").strip()
+    snapshot = request.GET.get("snapshot", "").strip()
+    if not snapshot and not (base and candidate):
+        if base or candidate:
+            return _compare_picker(
+                request, error="Give both a base and a candidate run.", status=400
+            )
+        return _compare_picker(request)
+    try:
+        if snapshot:
+            comparison = comparison_for_snapshot(snapshot_id=snapshot)
+            identity = [("snapshot", snapshot)]
+        else:
+            comparison = comparison_for_runs(
+                base_run_id=base, candidate_run_id=candidate
+            )
+            identity = [("base", base), ("candidate", candidate)]
+    except NotFound as error:
+        return _compare_picker(request, error=error.message, status=404)
+    except ComparisonRefused as error:
+        return _compare_picker(request, error=error.message, status=400)
+
+    wanted = _case_filter(request)
+    cases = filter_cases(comparison.cases, wanted)
+    stem = "compare-" + "-".join(value for _, value in identity)
+    answer = download(
+        request,
+        {
+            "json": lambda: json_export(
+                comparison_to_json(comparison, cases=cases, wanted=wanted),
+                f"{stem}.json",
+            ),
+            "csv": lambda: csv_export(case_csv_rows(cases), f"{stem}-cases.csv"),
+            "metrics.csv": lambda: csv_export(
+                metric_csv_rows(comparison), f"{stem}-metrics.csv"
+            ),
+            "md": lambda: verdict_markdown_export(comparison.verdict, f"{stem}.md"),
+        },
+    )
+    if answer is not None:
+        return answer
+
+    filters = wanted.to_query()
+    page = Paginator(cases, CASES_PER_PAGE).get_page(request.GET.get("page"))
+    pairs = _pair_ids(comparison)
+    counts = comparison.change_counts
+    change_links = [
+        (
+            change.value,
+            CHANGE_LABELS[change],
+            counts[change],
+            query_url("evals:compare", [*identity, ("change", change.value)]),
+        )
+        for change in CaseChange
+    ]
+    if len(comparison.sections) == 1:
+        section = comparison.sections[0]
+        base_label = f"base {section.base_run_id}"
+        candidate_label = f"candidate {section.candidate_run_id or '—'}"
+    else:
+        base_label = f"baseline {comparison.snapshot_id}"
+        candidate_label = "latest completed runs"
+    flipped = [
+        (case, _case_url(case, pairs))
+        for case in comparison.cases
+        if case.change in (CaseChange.PASS_TO_FAIL, CaseChange.FAIL_TO_PASS)
+    ]
+    return render(
+        request,
+        "evals/compare.html",
+        {
+            "comparison": comparison,
+            "verdict": comparison.verdict,
+            "markdown": verdict_to_markdown(comparison.verdict),
+            "sections": [
+                (section, [_metric_view(row) for row in section.metrics])
+                for section in comparison.sections
+            ],
+            "base_label": base_label,
+            "candidate_label": candidate_label,
+            "identity_query": urlencode(identity),
+            "identity": identity,
+            "filter_query": urlencode(filters),
+            "page_query": urlencode([*identity, *filters]),
+            "wanted": wanted,
+            "options": filter_options(comparison.cases),
+            "page": page,
+            "rows": [(case, _case_url(case, pairs)) for case in page.object_list],
+            "matching": len(cases),
+            "change_links": change_links,
+            "flipped": flipped[:20],
+            "flipped_total": len(flipped),
+            "rates_figure": charts.compare_rates_figure(
+                _rate_rows(comparison),
+                base_label=base_label,
+                candidate_label=candidate_label,
+            ),
+            "changes_figure": charts.case_changes_figure(change_links)
+            if comparison.cases
+            else None,
+            "downloads": [
+                (
+                    label,
+                    query_url("evals:compare", [*identity, *filters, ("format", fmt)]),
+                )
+                for label, fmt in (
+                    ("JSON", "json"),
+                    ("cases CSV", "csv"),
+                    ("metrics CSV", "metrics.csv"),
+                    ("gate report (markdown)", "md"),
+                )
+            ],
+        },
+    )
+
+
+# --- one case side by side ------------------------------------------------------
+
+
+def _goal(details: dict[str, Any]) -> str:
+    goal = details.get("extractedGoal")
+    if goal:
+        parts = [goal.get("action"), goal.get("target"), goal.get("amount")]
+        return " ".join(str(p) for p in parts if p not in (None, ""))
+    reason = details.get("goalFailReason")
+    return f"none ({reason})" if reason else "none"
+
+
+def _grounding(details: dict[str, Any]) -> str:
+    grounding = details.get("grounding") or {}
+    verdict = grounding.get("pass")
+    head = "—" if verdict is None else ("pass" if verdict else "fail")
+    extra = [str(v) for v in (grounding.get("category"), grounding.get("reason")) if v]
+    return f"{head} · {' · '.join(extra)}" if extra else head
+
+
+def _result(case: Any) -> str:
+    reasons = case.details.get("failReasons") or []
+    if case.passed:
+        return "pass"
+    return f"fail ({', '.join(reasons)})" if reasons else "fail"
+
+
+def _fields(case: Any) -> list[tuple[str, str, bool]]:
+    """``(label, text, preformatted)`` of one side; ``—`` where absent."""
+    if case is None:
+        return []
+    details = case.details or {}
+    latency = case.latency_ms
+    rows: list[tuple[str, str, bool]] = [
+        ("Result", _result(case), False),
+        ("Latency", "—" if latency is None else f"{format_number(latency)} ms", False),
+        (
+            "Stimulus",
+            " · ".join(v for v in (case.stimulus_kind, case.affordance) if v) or "—",
+            False,
+        ),
+        ("Tags", ", ".join(case.tags) or "—", False),
+    ]
+    if "scenario" not in details:
+        rows.append(("Error", case.error or "—", False))
+        rows.append(("Details", _pretty(details), True))
+        return rows
+    model = details.get("model") or {}
+    rows += [
+        ("Goal", _goal(details), False),
+        ("Grounding", _grounding(details), False),
+        (
+            "convertEligible",
+            f"{'true' if details.get('convertEligible') else 'false'} · "
+            f"{details.get('convertEligibleReason') or '—'}",
+            False,
+        ),
+        ("Error", case.error or details.get("error") or "—", False),
+        ("Output (thought)", details.get("thought") or "—", True),
+        ("Model output (raw)", details.get("rawOutput") or "—", True),
+        ("Rendered frame", (details.get("frame") or {}).get("text") or "—", True),
+        (
+            "Model",
+            f"{model.get('id', '—')} · sampler {model.get('sampler', '—')} · "
+            f"seed {model.get('seed', '—')}",
+            False,
+        ),
+        (
+            "Scenario",
+            f"version {details['scenario'].get('version', '—')} · sha256 "
+            f"{str(details['scenario'].get('sha256', '—'))[:12]}",
+            False,
+        ),
+    ]
+    return rows
+
+
+def _pretty(details: Any) -> str:
+    return json.dumps(details, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def _side_by_side(pair: CasePair) -> list[dict[str, Any]]:
+    left = dict((label, (text, pre)) for label, text, pre in _fields(pair.base))
+    right = dict((label, (text, pre)) for label, text, pre in _fields(pair.candidate))
+    labels = list(left) + [label for label in right if label not in left]
+    out = []
+    for label in labels:
+        base_text, base_pre = left.get(label, ("—", False))
+        cand_text, cand_pre = right.get(label, ("—", False))
+        out.append(
+            {
+                "label": label,
+                "base": base_text,
+                "candidate": cand_text,
+                "pre": base_pre or cand_pre,
+                "differs": base_text != cand_text,
+            }
+        )
+    return out
+
+
+@login_required
+@require_GET
+def compare_case(request: HttpRequest) -> HttpResponse:
+    """``?base=<run>&candidate=<run>&case=<id>``: both scenario artifacts
+    side by side, differing fields marked."""
+    base = request.GET.get("base", "").strip()
+    candidate = request.GET.get("candidate", "").strip()
+    case_id = request.GET.get("case", "").strip()
+    if not (base and candidate and case_id):
+        return render(
+            request,
+            "evals/compare.html",
+            {
+                "case_page": True,
+                "error": "Give a base run, a candidate run and a case.",
+            },
+            status=400,
+        )
+    try:
+        pair = case_pair_get(
+            base_run_id=base, candidate_run_id=candidate, case_id=case_id
+        )
+    except NotFound as error:
+        return render(
+            request,
+            "evals/compare.html",
+            {"case_page": True, "error": error.message},
+            status=404,
+        )
+    change = pair.change
+    return render(
+        request,
+        "evals/compare.html",
+        {
+            "case_page": True,
+            "pair": pair,
+            "change": change,
+            "change_label": CHANGE_LABELS[change] if change else "",
+            "rows": _side_by_side(pair),
+            "compare_url": query_url(
+                "evals:compare", [("base", base), ("candidate", candidate)]
+            ),
+        },
+    )
+
+
+# --- trends -----------------------------------------------------------------------

@@ -1,0 +1,121 @@
+"""The trends page: a metric over the runs of a benchmark, with its baseline.
+
+Thin: reads from ``evals.selectors.trends``, figures from ``evals.charts``,
+downloads built by ``evals.core.exports``. Works without JavaScript (the
+table beside the charts paginates); ``format=json|csv`` downloads the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET
+
+from core.errors import NotFound
+from evals import charts
+from evals.core.compare import PASS_RATE
+from evals.core.exports import csv_export, json_export, trend_csv_rows, trend_to_json
+from evals.selectors.benchmarks import benchmark_choices, benchmark_get
+from evals.selectors.trends import Trend, TrendPoint, benchmark_trend
+from evals.views.dashboard import (
+    DIRECTION_TEXT,
+    TREND_ROWS_PER_PAGE,
+    number_text,
+    query_url,
+)
+from evals.views.downloads import download
+
+
+def _trend_rows(trend: Trend, points: Iterable[TrendPoint]) -> list[dict[str, Any]]:
+    benchmark_id = trend.benchmark.benchmark_id
+    return [
+        {
+            "point": point,
+            "value": number_text(point.value),
+            "pass_rate": number_text(point.pass_rate),
+            "p50": number_text(point.metrics.get("latency_p50_ms")),
+            "p95": number_text(point.metrics.get("latency_p95_ms")),
+            "action_rate": number_text(point.metrics.get("action_rate")),
+            "compulsion_proxy": number_text(point.metrics.get("compulsion_proxy")),
+            "compare_url": query_url(
+                "evals:compare",
+                [("base", point.previous_run_id), ("candidate", point.run_id)],
+            )
+            if point.previous_run_id
+            else None,
+            "benchmark_id": benchmark_id,
+        }
+        for point in points
+    ]
+
+
+@login_required
+@require_GET
+def trends(request: HttpRequest) -> HttpResponse:
+    """``?benchmark=<id>&metric=<name>``: the metric over the benchmark's
+    runs with its baseline, latency p50/p95, action_rate vs compulsion_proxy;
+    a paginated table of the same; ``format=json|csv`` downloads it."""
+    benchmark_id = request.GET.get("benchmark", "").strip()
+    metric = request.GET.get("metric", "").strip() or PASS_RATE
+    choices = benchmark_choices()
+    context: dict[str, Any] = {
+        "benchmark_choices": choices,
+        "benchmark_id": benchmark_id,
+        "metric": metric,
+        "trend": None,
+    }
+    if not benchmark_id:
+        return render(request, "evals/trends.html", context)
+    try:
+        benchmark = benchmark_get(benchmark_id=benchmark_id)
+    except NotFound as error:
+        context["error"] = error.message
+        return render(request, "evals/trends.html", context, status=404)
+    trend = benchmark_trend(benchmark=benchmark, metric=metric)
+    identity = [("benchmark", benchmark_id), ("metric", metric)]
+    stem = f"trend-{benchmark_id}-{metric}"
+    answer = download(
+        request,
+        {
+            "json": lambda: json_export(trend_to_json(trend), f"{stem}.json"),
+            "csv": lambda: csv_export(trend_csv_rows(trend), f"{stem}.csv"),
+        },
+    )
+    if answer is not None:
+        return answer
+    newest_first = list(reversed(trend.points))
+    page = Paginator(newest_first, TREND_ROWS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    baseline = trend.baseline
+    context.update(
+        {
+            "trend": trend,
+            "identity_query": urlencode(identity),
+            "rows": _trend_rows(trend, page.object_list),
+            "page": page,
+            "direction": DIRECTION_TEXT[trend.direction.value],
+            "baseline_value": number_text(trend.baseline_value),
+            "metric_figure": charts.trend_figure(
+                trend.points,
+                metric=metric,
+                baseline_value=trend.baseline_value,
+                baseline_label=f"baseline {baseline.snapshot_id}"
+                if baseline
+                else "baseline",
+            ),
+            "latency_figure": charts.latency_figure(trend.points),
+            "scatter_figure": charts.action_compulsion_figure(trend.points),
+            "downloads": [
+                ("JSON", query_url("evals:trends", [*identity, ("format", "json")])),
+                ("CSV", query_url("evals:trends", [*identity, ("format", "csv")])),
+            ],
+        }
+    )
+    return render(request, "evals/trends.html", context)
