@@ -123,9 +123,19 @@ def gather(
         activation = activation or event.comment
     else:
         gate = gate_from_run(event.status, event.conclusion)
-        activation = by_id.get(
-            event.activation_comment_id or -1
-        ) or handed_over_activation(comments, policy)
+        handed = handed_over_activation(comments, policy)
+        # A Gate run of the head a round already started from (a re-run, or
+        # the reconciler re-reading it) does not continue that round.
+        if (
+            handed is not None
+            and Round.objects.filter(
+                repository=repository,
+                instruction_comment_id=handed.id,
+                head_before=pull.head_sha,
+            ).exists()
+        ):
+            handed = None
+        activation = by_id.get(event.activation_comment_id or -1) or handed
     active = Round.objects.filter(
         repository=repository, pull__number=number, status__in=ACTIVE_ROUND_STATUSES
     ).count()
@@ -243,7 +253,7 @@ def decide_and_record(
         if round_row is not None:
             Round.objects.filter(pk=round_row.pk).update(decision=recorded)
             if decision.ok:
-                from prkeepalive.tasks import start_round as start_round_task
+                from prkeepalive.tasks.rounds import start_round as start_round_task
 
                 pk = round_row.pk
                 transaction.on_commit(lambda: start_round_task.delay(pk))

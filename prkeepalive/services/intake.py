@@ -140,7 +140,9 @@ def delivery_receive(
                     reason=reason,
                 )
             if status == Delivery.Status.QUEUED:
-                from prkeepalive.tasks import process_delivery as process_delivery_task
+                from prkeepalive.tasks.deliveries import (
+                    process_delivery as process_delivery_task,
+                )
 
                 pk = delivery.pk
                 transaction.on_commit(lambda: process_delivery_task.delay(pk))

@@ -32,7 +32,7 @@ def requeue_stale_deliveries() -> int:
             status=Delivery.Status.PROCESSING, updated_at__lt=cutoff
         ).values_list("pk", flat=True)
     )
-    from prkeepalive.tasks import process_delivery as process_delivery_task
+    from prkeepalive.tasks.deliveries import process_delivery as process_delivery_task
 
     for pk in stale:
         with transaction.atomic():

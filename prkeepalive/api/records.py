@@ -1,19 +1,14 @@
-"""HTTP API of PR keepalive.
+"""The dry run and the PR's record:
 
-- ``POST /api/prkeepalive/github/webhook``: GitHub's webhook (HMAC-signed;
-  no session, no CSRF, no API key — the signature is the authentication).
-- ``POST /api/prkeepalive/explain``: the dry run (signed-in users, agent keys).
+- ``POST /api/prkeepalive/explain`` (signed-in users, agent keys);
 - ``GET /api/prkeepalive/repos/<owner>/<name>/pulls/<n>/decisions`` and
-  ``/rounds``: the PR's record, newest first.
+  ``/rounds``, newest first.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 from drf_spectacular.utils import OpenApiTypes, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -23,21 +18,8 @@ from rest_framework.views import APIView
 from prkeepalive.models import Decision, Round
 from prkeepalive.selectors import decisions_for, pull_get, rounds_for
 from prkeepalive.services.explain import explain_document
-from prkeepalive.services.intake import delivery_receive
 
 MAX_LIMIT = 500
-
-
-@csrf_exempt
-@require_POST
-def github_webhook(request: HttpRequest) -> JsonResponse:
-    result = delivery_receive(
-        body=request.body,
-        event=request.headers.get("X-GitHub-Event", ""),
-        guid=request.headers.get("X-GitHub-Delivery", ""),
-        signature=request.headers.get("X-Hub-Signature-256", ""),
-    )
-    return JsonResponse(result.body, status=result.status)
 
 
 class ExplainView(APIView):

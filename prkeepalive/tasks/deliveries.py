@@ -1,5 +1,4 @@
-"""Celery tasks of PR keepalive: ids in, one service call each, safe to
-retry (every service claims its row with a conditional update first)."""
+"""Celery tasks of webhook deliveries and the periodic reconciler."""
 
 from __future__ import annotations
 
@@ -29,23 +28,6 @@ def process_delivery(self: Task, delivery_pk: int) -> str:
             )
             raise self.retry(exc=exc, countdown=5 * 2**self.request.retries) from exc
         logger.exception("[PRKeepalive] delivery_gave_up pk=%s", delivery_pk)
-        return "failed"
-
-
-@shared_task(name="prkeepalive.start_round", acks_late=True)
-def start_round(round_pk: int) -> str:
-    """Post the round's instruction and start its agent."""
-    from prkeepalive.services.rounds import round_start
-
-    try:
-        return round_start(round_pk=round_pk)
-    except Exception:
-        logger.exception("[PRKeepalive] round_start_failed pk=%s", round_pk)
-        from prkeepalive.models import Round
-
-        Round.objects.filter(pk=round_pk, status=Round.Status.LOCKED).update(
-            status=Round.Status.FAILED, error="the instruction could not be posted"
-        )
         return "failed"
 
 

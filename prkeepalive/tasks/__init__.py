@@ -1,0 +1,12 @@
+"""Celery tasks of PR keepalive, one module per subject: ``deliveries``
+(webhook deliveries, the reconciler) and ``rounds`` (orchestrator rounds).
+Every task takes ids, calls one service and is safe to retry (the services
+claim their rows with conditional updates).
+
+Celery's autodiscovery imports ``prkeepalive.tasks``; importing the modules
+here registers their tasks. Import a task from its module, never from here.
+"""
+
+from prkeepalive.tasks import deliveries, rounds
+
+__all__ = ["deliveries", "rounds"]
