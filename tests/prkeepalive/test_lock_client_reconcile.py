@@ -116,15 +116,17 @@ def test_retry_budget_is_bounded_and_4xx_is_not_retried(github: Any) -> None:
 
 def test_a_long_rate_limit_wait_fails_instead_of_blocking(github: Any) -> None:
     github.state.fail_next = [(429, {"Retry-After": "3600"})]
-    with GitHubClient(
-        base_url=github.url,
-        token="bot-token",
-        repository="acme/widgets",
-        max_wait_s=10,
-        sleep=lambda s: None,
-    ) as client:
-        with pytest.raises(GitHubError, match="429"):
-            client.get_pull(41)
+    with (
+        GitHubClient(
+            base_url=github.url,
+            token="bot-token",
+            repository="acme/widgets",
+            max_wait_s=10,
+            sleep=lambda s: None,
+        ) as client,
+        pytest.raises(GitHubError, match="429"),
+    ):
+        client.get_pull(41)
 
 
 def test_tokens_are_never_logged_or_shown(
