@@ -21,7 +21,7 @@ FIND_PYTHON = for c in $(PYTHON_CANDIDATES); do \
 .PHONY: help venv demo test lint bench serve worker beat clean
 
 help:
-	@echo "make demo   - install, migrate, load demo data, run web + Celery worker + beat"
+	@echo "make demo   - install, migrate, load demo data, run web + Celery worker + beat (PORT=8000)"
 	@echo "make test   - install dev deps, ruff, import-linter, mypy, pytest"
 	@echo "make bench  - run the benchmarks in bench/"
 
@@ -36,9 +36,15 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The port the demo serves on: make demo PORT=8001
+PORT ?= 8000
+
+# .env (written once, then left alone) holds the demo's settings, so manage.py
+# commands typed later in a new shell see the same configuration.
 demo: $(STAMP)
 	@mkdir -p var
-	DJANGO_DEBUG=true EVAL_HARNESS_ENABLED=true EVAL_SHADOW_MODE_ENABLED=true BENCHMARK_BASELINE_SNAPSHOTS_ENABLED=true BENCHMARK_DELTA_REPORTER_ENABLED=true MEMORY_RED_TEAM_BENCH_ENABLED=true $(PY) manage.py demo
+	@$(PY) -m evalsite.envfile --demo .env
+	DJANGO_DEBUG=true EVAL_HARNESS_ENABLED=true EVAL_SHADOW_MODE_ENABLED=true BENCHMARK_BASELINE_SNAPSHOTS_ENABLED=true BENCHMARK_DELTA_REPORTER_ENABLED=true MEMORY_RED_TEAM_BENCH_ENABLED=true $(PY) manage.py demo --addr 127.0.0.1:$(PORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
@@ -46,8 +52,10 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
+# -rs: say why each skipped test was skipped (e.g. "needs PostgreSQL").
 test: lint
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	@mkdir -p var
+	$(VENV)/bin/pytest -rs $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -15,9 +15,21 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from evalsite.envfile import EnvFileError, load_env_file
 from evalsite.logging import build_logging
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# The local .env (written once by `make demo`); real variables win, and an
+# empty EVALSITE_ENV_FILE turns the file off (the test settings do).
+_ENV_FILE = os.environ.get("EVALSITE_ENV_FILE", ".env")
+if _ENV_FILE:
+    try:
+        load_env_file(
+            Path(_ENV_FILE) if Path(_ENV_FILE).is_absolute() else BASE_DIR / _ENV_FILE
+        )
+    except EnvFileError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -84,10 +96,16 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
             "DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set when "
-            'DJANGO_DEBUG is off. Generate one with: python -c "import secrets; '
+            "DJANGO_DEBUG is off (for local use, `make demo` writes a .env with "
+            'both). Generate one with: python -c "import secrets; '
             'print(secrets.token_urlsafe(50))"'
         )
     SECRET_KEY = DEV_SECRET_KEY
+elif not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is the development placeholder; set a real secret when "
+        "DJANGO_DEBUG is off"
+    )
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")

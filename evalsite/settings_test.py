@@ -3,9 +3,14 @@
 import os
 
 os.environ.setdefault("DJANGO_DEBUG", "true")
+# Tests never read a checkout's local .env (make demo's flags would leak in).
+os.environ["EVALSITE_ENV_FILE"] = ""
 
 from evalsite.settings import *  # noqa: E402, F403
 from evalsite.settings import VAR_DIR  # noqa: E402
+
+# A fresh clone has no var/ yet; the SQLite test database lives there.
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -322,3 +322,27 @@ def test_progress_on_a_tty_redraws_one_bar() -> None:
 
     bar = "#" * 7 + "-" * 23
     assert out.getvalue() == f"\r[{bar}] 10/40\r[{'#' * 30}] 40/40\n"
+
+
+@pytest.mark.parametrize("name", ["smoke", "smoke.jsonl"])
+def test_suite_by_its_shipped_name(name: str) -> None:
+    """``--suite smoke``, the name the pages and the API use, as well as a path."""
+    args = [name if a == str(SHIPPED / "smoke.jsonl") else a for a in SMOKE]
+    out, _ = eval_run(*args, "--wait", "--seed", "4")
+    assert out.splitlines()[0].startswith("run ")
+    assert "suite smoke," in out.splitlines()[0]
+    run = Run.objects.get()
+    assert run.benchmark.benchmark_id == "smoke"
+
+
+def test_unknown_suite_name_lists_the_shipped_suites() -> None:
+    args = ["no-such-suite" if a == str(SHIPPED / "smoke.jsonl") else a for a in SMOKE]
+    with pytest.raises(CommandError) as caught:
+        eval_run(*args, "--wait")
+    assert caught.value.returncode == 2
+    message = str(caught.value)
+    assert message.startswith(
+        "no suite 'no-such-suite': not a file, and not a shipped suite ("
+    )
+    assert "smoke" in message and "idle-v1" in message
+    assert stored_counts() == (0, 0, 0, 0)

@@ -30,6 +30,7 @@ from evals.services.harness.create import (
     SAMPLER_NAMES,
     eval_run_create,
 )
+from evals.services.harness.suites import suite_locate
 from evals.services.runs.lifecycle import run_execute
 
 EXIT_FAIL = 1
@@ -71,7 +72,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--suite", required=True, help="path of the JSONL suite")
+        parser.add_argument(
+            "--suite",
+            required=True,
+            help="a shipped suite's name (smoke, idle-v1) or the path of a JSONL suite",
+        )
         parser.add_argument("--profile", required=True, help="|".join(PROFILES))
         parser.add_argument("--mode", required=True, help="|".join(MODES))
         parser.add_argument("--model", required=True, help="|".join(MODELS))
@@ -98,7 +103,7 @@ class Command(BaseCommand):
         user = self._user(options["user"])
         try:
             run = eval_run_create(
-                suite_path=options["suite"],
+                suite_path=suite_locate(options["suite"]),
                 profile=options["profile"],
                 mode=options["mode"],
                 model=options["model"],

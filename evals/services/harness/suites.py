@@ -70,6 +70,32 @@ def suite_resolve(name: str, *, field: str = "suite") -> Path:
     )
 
 
+def suite_locate(value: str) -> Path:
+    """What a command-line user means by ``--suite``: an existing file path
+    as given, else a shipped suite's name (``smoke``, ``idle-v1.jsonl``).
+
+    Raises ``SchemaInvalid`` on ``suite`` naming the shipped suites when it
+    is neither.
+    """
+    path = Path(value).expanduser()
+    if path.is_file():
+        return path
+    if "/" not in value and "\\" not in value:
+        try:
+            return suite_resolve(value)
+        except SchemaInvalid:
+            pass
+    names = ", ".join(f.suite_id for f in suite_files()) or "none"
+    raise SchemaInvalid(
+        f"no suite {value!r}: not a file, and not a shipped suite ({names})",
+        problems=[
+            SchemaProblem(
+                "suite", "not_found", f"{value!r} is neither a file nor a suite name"
+            )
+        ],
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SuiteFile:
     """A suite file as it is on disk now, for the suites list and the API."""

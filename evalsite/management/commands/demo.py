@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -12,10 +13,26 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.module_loading import import_string
 
 DEMO_USERNAME = "demo"
+
+
+def _check_port_free(addr: str) -> None:
+    """Refuse, before anything starts, an address something already listens on."""
+    host, sep, port_text = addr.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise CommandError(f"--addr must be HOST:PORT, got {addr!r}")
+    port = int(port_text)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host or "127.0.0.1", port))
+        except OSError:
+            raise CommandError(
+                f"port {port} is already in use on {host or '127.0.0.1'}: stop what "
+                f"is using it, or choose another port: make demo PORT={port + 1}"
+            ) from None
 
 
 class Command(BaseCommand):
@@ -31,6 +48,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not options["no_serve"]:
+            _check_port_free(options["addr"])
         settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write("database migrated")
@@ -92,11 +111,12 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        failed = ""
         try:
             while not stopping:
                 for name, process in processes.items():
                     if process.poll() is not None:
-                        self.stderr.write(f"{name} exited with {process.returncode}")
+                        failed = f"{name} exited with {process.returncode}"
                         stopping = True
                 time.sleep(0.5)
         finally:
@@ -108,3 +128,6 @@ class Command(BaseCommand):
                     process.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     process.kill()
+        if failed:
+            # One of the three died on its own: the demo is not running.
+            raise CommandError(f"{failed}; everything was stopped")
