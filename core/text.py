@@ -84,3 +84,58 @@ def shorten(text: str, limit: int = 200) -> str:
     if len(text) > limit:
         text = f"{text[:limit]}... ({len(text) - limit} more characters)"
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def storable(text: str) -> str:
+    """``text`` made storable as UTF-8 text, visibly: a NUL becomes the six
+    characters ``\\u0000`` and a lone surrogate its ``\\udxxx`` escape."""
+    if storable_problem(text) is None:
+        return text
+    escaped = text.replace("\x00", "\\u0000")
+    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+INT_LIMIT = 2**63
+"""Integers outside [-INT_LIMIT, INT_LIMIT) fit no 64-bit column."""
+
+
+def unstorable_values(
+    value: object, *, limit: int = 20
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """``(path, reason)`` for every string, key or integer in a JSON value
+    that no database column can store (see ``storable_problem``; integers
+    outside 64 bits), at most ``limit`` of them, sorted by path."""
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    stack: list[tuple[object, tuple[str | int, ...]]] = [(value, ())]
+    while stack and len(found) < limit:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            problem = storable_problem(item)
+            if problem is not None:
+                found.append((path, f"value {problem}"))
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if not -INT_LIMIT <= item < INT_LIMIT:
+                found.append((path, "integer is out of range (64-bit signed)"))
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                key_text = str(key)
+                problem = storable_problem(key_text)
+                if problem is not None:
+                    found.append(((*path, storable(key_text)), f"key {problem}"))
+                else:
+                    stack.append((child, (*path, key_text)))
+        elif isinstance(item, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(item))
+    return sorted(found, key=lambda entry: [str(part) for part in entry[0]])
+
+
+def json_path(parts: tuple[str | int, ...], *, root: str = "$") -> str:
+    """``("a", 0, "b")`` as ``$.a[0].b`` (``root`` empty: ``a[0].b``)."""
+    text = root
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            name = shorten(part, 60)
+            text += f".{name}" if text else name
+    return text or "$"

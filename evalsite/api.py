@@ -7,16 +7,21 @@ is not about a field). Views never catch domain errors themselves.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DataError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
+from core.text import shorten
+
+logger = logging.getLogger(__name__)
 
 CORE_STATUS = {
     SchemaInvalid: status.HTTP_400_BAD_REQUEST,
@@ -25,12 +30,39 @@ CORE_STATUS = {
 }
 
 
+MAX_ECHO_CHARS = 300
+MAX_ECHO_ITEMS = 100
+
+
+def bounded(value: Any) -> Any:
+    """``value`` with every string cut to ``MAX_ECHO_CHARS`` (lone surrogates
+    escaped) and every list or mapping to ``MAX_ECHO_ITEMS`` entries: an
+    error answer never echoes a whole hostile request back."""
+    if isinstance(value, str):
+        return shorten(value, MAX_ECHO_CHARS)
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {
+            shorten(str(k), MAX_ECHO_CHARS): bounded(v)
+            for k, v in items[:MAX_ECHO_ITEMS]
+        }
+        if len(items) > MAX_ECHO_ITEMS:
+            out["..."] = [f"{len(items) - MAX_ECHO_ITEMS} more not shown"]
+        return out
+    if isinstance(value, (list, tuple)):
+        shown = [bounded(v) for v in value[:MAX_ECHO_ITEMS]]
+        if len(value) > MAX_ECHO_ITEMS:
+            shown.append(f"... {len(value) - MAX_ECHO_ITEMS} more not shown")
+        return shown
+    return value
+
+
 def error_body(
     code: str, message: str, fields: dict[str, list[str]] | None = None, **extra: Any
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"code": code, "message": message, "fields": fields or {}}
     body.update(extra)
-    return {"error": body}
+    return {"error": bounded(body)}
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -74,6 +106,17 @@ def _core_error_response(exc: CoreError) -> Response:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, CoreError):
         return _core_error_response(exc)
+    if isinstance(exc, DataError):
+        # The last line of defence: a value the database refused (too long
+        # for its column, or not storable) that no validator caught.
+        logger.warning("[API] database_refused_value error=%s", shorten(str(exc)))
+        return Response(
+            error_body(
+                "invalid",
+                "A value is too long or cannot be stored; shorten the text fields.",
+            ),
+            status.HTTP_400_BAD_REQUEST,
+        )
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body("too_large", "Request body exceeds the size limit."),

@@ -1,4 +1,14 @@
-"""A JSON parser that refuses bodies nested deeper than API_MAX_JSON_DEPTH."""
+"""The API's JSON parser: one place that refuses bodies no endpoint can store.
+
+Every JSON body is refused with a 400 before any view sees it when it is
+larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), not UTF-8 (UTF-16/32 and
+a byte-order mark included), nests deeper than ``API_MAX_JSON_DEPTH``, holds
+``NaN``/``Infinity`` (JSON has no such numbers; jsonb refuses them), or holds
+a string or key that no database column can store (NUL, lone surrogates)
+or an integer outside 64 bits.
+The last two name the offending field as a path (``thoughts[0].content``,
+``$`` for the body itself).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +17,12 @@ from typing import Any
 
 from django.conf import settings
 from rest_framework import status
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import JSONParser
+
+from core.text import json_path, shorten, unstorable_values
+
+MAX_REPORTED_FIELDS = 20
 
 
 def json_depth_exceeds(value: Any, limit: int) -> bool:
@@ -25,6 +39,15 @@ def json_depth_exceeds(value: Any, limit: int) -> bool:
                 return True
             stack.extend((v, depth + 1) for v in item)
     return False
+
+
+def unstorable_fields(value: Any) -> dict[str, list[str]]:
+    """``{path: [reason]}`` for every value no column can store, named the
+    way DRF names fields (``thoughts[0].content``; ``$`` for the body)."""
+    found: dict[str, list[str]] = {}
+    for parts, reason in unstorable_values(value, limit=MAX_REPORTED_FIELDS):
+        found.setdefault(json_path(parts, root=""), []).append(reason)
+    return found
 
 
 class PayloadTooLarge(APIException):
@@ -45,21 +68,55 @@ def read_bounded(stream: Any) -> bytes:
     return raw
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def decode_json_text(raw: bytes) -> str:
+    """The body as text: strict UTF-8 with no byte-order mark, else ParseError.
+
+    ``json.loads`` would guess UTF-16/32 and skip a BOM; the API's contract is
+    UTF-8 (RFC 8259), and a guessed encoding hides a client bug.
+    """
+    if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        raise ParseError(
+            "Request body starts with a byte-order mark; send UTF-8 JSON without one."
+        )
+    if b"\x00" in raw[:4]:
+        # JSON text starts with ASCII: NUL bytes among the first four are the
+        # signature of UTF-16/32 (RFC 8259 section 8.1 before it required UTF-8).
+        raise ParseError("Request body is UTF-16 or UTF-32; JSON must be UTF-8.")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ParseError(
+            f"Request body is not UTF-8 (byte {error.start}); JSON must be UTF-8."
+        ) from None
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """A JSON body parsed and checked as the module docstring says."""
+    if not raw:
+        raise ParseError("Request body is empty; a JSON document is required.")
+    text = decode_json_text(raw)
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ParseError(
+            f"JSON nests deeper than {settings.API_MAX_JSON_DEPTH} levels."
+        ) from None
+    except ValueError as exc:
+        raise ParseError(f"Malformed JSON: {shorten(str(exc), 200)}") from None
+    if json_depth_exceeds(data, settings.API_MAX_JSON_DEPTH):
+        raise ParseError(
+            f"JSON nests deeper than {settings.API_MAX_JSON_DEPTH} levels."
+        )
+    problems = unstorable_fields(data)
+    if problems:
+        raise ValidationError(problems)
+    return data
+
+
 class BoundedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context=None):
-        raw = read_bounded(stream)
-        if not raw:
-            raise ParseError("Request body is empty; a JSON document is required.")
-        try:
-            data = json.loads(raw)
-        except RecursionError:
-            raise ParseError(
-                f"JSON nests deeper than {settings.API_MAX_JSON_DEPTH} levels."
-            ) from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ParseError(f"Malformed JSON: {exc}") from None
-        if json_depth_exceeds(data, settings.API_MAX_JSON_DEPTH):
-            raise ParseError(
-                f"JSON nests deeper than {settings.API_MAX_JSON_DEPTH} levels."
-            )
-        return data
+        return parse_json_body(read_bounded(stream))

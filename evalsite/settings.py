@@ -138,6 +138,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "evalsite.middleware.AddressGuardMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 MANIFEST = b'{"schemaVersion": 1}'
 
@@ -58,3 +60,53 @@ def huge_extension(kind: bytes, size: int) -> bytes:
         yield bytes(1024)
 
     return gzip_chunks(chunks())
+
+
+# --- hostile values and bodies for the API ----------------------------------
+
+HOSTILE_STRINGS: list[tuple[str, str]] = [
+    ("nul", "a\u0000b"),
+    ("lone-surrogate", "x\ud800y"),
+    ("bidi-override", "evil\u202egnp.exe"),
+    ("zero-width", "ad\u200bmin"),
+    ("noncharacter", "x\uffff"),
+    ("control", "a\x07b"),
+    ("over-varchar", "v" * 300),
+    ("over-file-name", "f" * 5000),
+    ("1MB", "m" * (1 << 20)),
+    ("100k-lines", "line\n" * 100_000),
+    ("parent-path", "../../etc/passwd"),
+    ("percent-nul", "%00"),
+    ("empty", ""),
+]
+
+HOSTILE_NUMBERS: list[tuple[str, Any]] = [
+    ("nan", float("nan")),
+    ("infinity", float("-inf")),
+    ("huge-int", 10**40),
+    ("negative", -1),
+    ("null", None),
+    ("list", []),
+    ("object", {}),
+    ("true", True),
+]
+
+
+def hostile_bodies(template: Any, limit: int) -> list[tuple[str, bytes, str]]:
+    """(label, raw body, content type): whole bodies no endpoint may store."""
+    text = json.dumps(template)
+    json_type = "application/json"
+    return [
+        ("deep-nesting", b"[" * 100_000 + b"]" * 100_000, json_type),
+        ("over-the-limit", b'{"x": "' + b"a" * limit + b'"}', json_type),
+        ("bom", b"\xef\xbb\xbf" + text.encode(), json_type),
+        ("utf-16", text.encode("utf-16"), json_type),
+        ("not-utf-8", b'{"x": "\xff\xfe\xfa"}', json_type),
+        ("nan-literal", b'{"x": NaN, "y": Infinity}', json_type),
+        ("100k-items", json.dumps(list(range(100_000))).encode(), json_type),
+        ("empty", b"", json_type),
+        ("null", b"null", json_type),
+        ("string", b'"\\u0000"', json_type),
+        ("truncated", text.encode()[:-1], json_type),
+        ("form-nul", b"content=%00&executor=%00", "application/x-www-form-urlencoded"),
+    ]

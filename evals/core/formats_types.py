@@ -31,6 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import SchemaInvalid, SchemaProblem
+from core.text import NAME_MAX_BYTES, name_problem
 
 SCHEMA_VERSION = 1
 SAFE_SEGMENT_MAX_CHARS = 200
@@ -73,12 +74,17 @@ _UNSAFE_SEGMENT_RE = re.compile(r"[\x00-\x1f\x7f/\\]")
 
 
 def is_safe_path_segment(value: str) -> bool:
-    """Whether ``value`` can be used as one file or directory name."""
+    """Whether ``value`` can be used as one file or directory name and as an
+    identifier: also no invisible formatting character (zero-width, bidi
+    override), control character or noncharacter, so that no id renders
+    like another one."""
     return (
         0 < len(value) <= SAFE_SEGMENT_MAX_CHARS
         and value not in (".", "..")
         and not value.isspace()
         and _UNSAFE_SEGMENT_RE.search(value) is None
+        and name_problem(value) is None
+        and len(value.encode()) <= NAME_MAX_BYTES
     )
 
 

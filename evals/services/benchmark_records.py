@@ -54,6 +54,7 @@ from evals.services.benchmarks import (
     require_shadow_mode,
     wire_timestamp,
 )
+from evals.services.columns import require_storable
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +129,21 @@ def benchmark_run_record(
     status=<s> source=<s> passed=<p> total=<t>``.
     """
     summary = validate_run_summary(document)
+    require_storable(
+        document,
+        Run,
+        [("git_ref", "$.gitRef", summary.git_ref)],
+        what="run summary",
+    )
+    require_storable(
+        None,
+        CaseResult,
+        [
+            ("case_id", f"$.caseResults[{index}].caseId", result.case_id)
+            for index, result in enumerate(summary.case_results or ())
+        ],
+        what="run summary",
+    )
     fields = run_fields(summary)
     existing = Run.objects.filter(run_id=summary.run_id).first()
     if existing is not None:
@@ -308,6 +324,7 @@ def shadow_records_ingest(
         prefix = f"$.records[{index}]" if batch else "$"
         try:
             record = validate_shadow_record(document)
+            require_storable(document, ShadowRecord, (), what="shadow record")
         except SchemaInvalid as error:
             problems.extend(problems_at(prefix, error.problems))
             continue
@@ -393,6 +410,12 @@ def baseline_snapshot_store(*, document: Any, user: Any = None) -> BaselineResul
     """
     require_baseline_snapshots()
     snapshot = validate_baseline_snapshot(document)
+    require_storable(
+        document,
+        BaselineSnapshot,
+        [("source_root_dir", "$.sourceRootDir", snapshot.source_root_dir)],
+        what="baseline snapshot",
+    )
     fields = baseline_fields(snapshot)
     existing = BaselineSnapshot.objects.filter(snapshot_id=snapshot.snapshot_id).first()
     if existing is None:

@@ -40,6 +40,7 @@ from django.utils import timezone
 
 from core.canonical import digest
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
+from core.text import storable
 from evals.core.archive import (
     MANIFEST_NAME,
     ArchiveRefusal,
@@ -52,6 +53,7 @@ from evals.core.formats_types import Manifest, parse_json_document, parse_timest
 from evals.core.packs import read_pack_source, validate_manifest
 from evals.core.store import HarnessFlags, store_json_bytes
 from evals.models import Benchmark, InvalidUpload
+from evals.services.columns import require_storable
 
 logger = logging.getLogger(__name__)
 
@@ -234,7 +236,7 @@ def is_same_pack(existing: Benchmark, fields: Mapping[str, Any]) -> bool:
 
 
 def _manifest_text(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    return storable(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def invalid_upload_keep(
@@ -250,18 +252,25 @@ def invalid_upload_keep(
     Logs ``[Eval] benchmark_pack_invalid upload_id=<pk> filename=<name>
     problems=<n>``.
     """
+    # What was received may hold text no column stores (NUL, lone
+    # surrogates): keep a visible escape of it instead.
     upload = InvalidUpload.objects.create(
         kind=InvalidUpload.Kind.MANIFEST,
-        filename=filename[:500],
-        raw=raw,
-        pack_files=encode_files(extra_files or {}),
-        errors=[problem.as_dict() for problem in problems],
+        filename=storable(filename)[:500],
+        raw=storable(raw),
+        pack_files=encode_files(
+            {storable(name): content for name, content in (extra_files or {}).items()}
+        ),
+        errors=[
+            {key: storable(value) for key, value in problem.as_dict().items()}
+            for problem in problems
+        ],
         uploaded_by=user if getattr(user, "is_authenticated", False) else None,
     )
     logger.info(
         "[Eval] benchmark_pack_invalid upload_id=%d filename=%s problems=%d",
         upload.pk,
-        filename or "-",
+        upload.filename or "-",
         len(problems),
         extra={"upload_id": upload.pk, "problems": len(problems)},
     )
@@ -310,6 +319,16 @@ def benchmark_pack_create(
     try:
         manifest = validate_manifest(
             document, memory_red_team_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED
+        )
+        require_storable(
+            document,
+            Benchmark,
+            [
+                ("title", "$.title", manifest.title),
+                ("attack_class", "$.attackClass", manifest.attack_class),
+                ("target_surface", "$.targetSurface", manifest.target_surface),
+            ],
+            what="benchmark manifest",
         )
     except SchemaInvalid as error:
         if keep_invalid:

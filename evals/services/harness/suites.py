@@ -16,6 +16,7 @@ from django.conf import settings
 
 from core.canonical import sha256_hex
 from core.errors import NotFound, SchemaInvalid, SchemaProblem
+from core.text import path_problem
 from evals.core.suite_types import LoadedSuite, SuiteInvalid
 from evals.core.suites import parse_suite
 
@@ -46,6 +47,12 @@ def suite_resolve(name: str, *, field: str = "suite") -> Path:
     """
     root = suites_dir().resolve()
     raw = name.strip()
+    problem = path_problem(raw)
+    if problem is not None:
+        raise SchemaInvalid(
+            f"{field} {problem}",
+            problems=[SchemaProblem(field, "invalid_name", f"{field} {problem}")],
+        )
     candidates = [raw] if raw.endswith(SUITE_SUFFIX) else [raw + SUITE_SUFFIX, raw]
     for candidate in candidates:
         path = (root / candidate).resolve()
@@ -60,8 +67,11 @@ def suite_resolve(name: str, *, field: str = "suite") -> Path:
                     )
                 ],
             )
-        if path.is_file():
-            return path
+        try:
+            if path.is_file():
+                return path
+        except OSError:
+            continue
     raise SchemaInvalid(
         f"no such {field}: {name!r}",
         problems=[

@@ -1,0 +1,282 @@
+"""A hostile-input corpus over every POST operation of the API.
+
+Each operation in the OpenAPI schema gets a valid body with every string,
+number and container in it replaced, one at a time, by hostile values (NUL,
+lone surrogates, bidi overrides, zero-width characters, noncharacters,
+values longer than any column or file name, 1 MB strings, NaN/Infinity,
+wrong types), and whole hostile bodies (deep nesting, over the size limit,
+BOM-prefixed, UTF-16, not UTF-8, 100,000 items). No answer may be a server
+error, and a refused request writes nothing (bar the documented copy of an
+invalid pack upload kept for review). The counts go to the README's
+Reliability table (printed with ``-s``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+
+from tests.hostile import (
+    HOSTILE_NUMBERS,
+    HOSTILE_STRINGS,
+    hostile_bodies,
+)
+
+pytestmark = pytest.mark.django_db
+
+SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+
+CALM_FACTS: dict[str, Any] = {
+    "bot": {
+        "position": {"x": 10, "y": 64, "z": -3},
+        "health": 20,
+        "hunger": 18,
+        "inventorySummary": [{"item": "oak_log", "count": 4}],
+        "timeOfDay": "day",
+    },
+    "world": {
+        "biome": "forest",
+        "nearbyEntities": [{"kind": "cow", "count": 2, "distanceMin": 6}],
+    },
+}
+
+TEMPLATES: dict[str, dict[str, Any]] = {
+    "/api/benchmarks/packs": {
+        "schemaVersion": 1,
+        "benchmarkId": "pack-x",
+        "title": "T",
+        "tags": ["a"],
+        "cases": [{"id": "c", "prompt": "p", "expectedSignals": ["s"]}],
+    },
+    "/api/benchmarks/runs": {
+        "schemaVersion": 1,
+        "runId": "run-x",
+        "benchmarkId": "base",
+        "status": "completed",
+        "startedAt": "2026-03-06T09:00:00Z",
+        "completedAt": "2026-03-06T09:01:00Z",
+        "totalCases": 1,
+        "passedCases": 1,
+        "failedCases": 0,
+        "metrics": {"score": 0.5},
+        "notes": "n",
+        "gitRef": "main",
+        "caseResults": [{"caseId": "c", "passed": True, "score": 1}],
+    },
+    "/api/benchmarks/shadow": {
+        "schemaVersion": 1,
+        "traceId": "trace-x",
+        "recordedAt": "2026-03-06T09:00:00Z",
+        "sessionKey": "agent:main",
+        "promptHash": "abc",
+        "promptLength": 4,
+        "retrievalQueryHash": "def",
+        "retrievalQueryLength": 4,
+        "recallMode": "graph_mode",
+        "recallResultLimit": 4,
+        "source": "cold_fallback",
+        "recalledMemoryCount": 0,
+        "injected": False,
+        "contextChars": 0,
+        "memoryIds": ["m1"],
+        "durationMs": 1.5,
+    },
+    "/api/benchmarks/baselines": {"snapshotId": "snap-x", "notes": "n"},
+    "/api/cognitive-stream/ack": {"thoughtIds": [1], "processedBy": "planner"},
+    "/api/cognitive-stream/counters/reset": {},
+    "/api/cognitive-stream/percepts": {"facts": CALM_FACTS, "metadata": {"k": "v"}},
+    "/api/cognitive-stream/poke": {},
+    "/api/cognitive-stream/thoughts": {
+        "content": "I should rest.",
+        "type": "reflection",
+        "metadata": {"k": "v"},
+    },
+    "/api/evals/runs": {
+        "suite": "smoke",
+        "profile": "balanced",
+        "mode": "thought_only",
+        "model": "scripted",
+        "seed": 1,
+    },
+    "/api/tasks/claim": {"executor": "bot"},
+    "/api/tasks/{id}/progress": {
+        "progress": 0.5,
+        "blockedReason": "b",
+        "executor": "bot",
+        "metadata": {"k": "v"},
+    },
+    "/api/tasks/{id}/complete": {"result": {"k": "v"}, "executor": "bot"},
+    "/api/tasks/{id}/fail": {"reason": "r", "executor": "bot"},
+}
+
+# Writes a refused request may make: the copy of an invalid pack upload kept
+# for review, and the bookkeeping of who called.
+ALLOWED_WRITES = (
+    "evals_invalidupload",
+    "django_session",
+    "auth_user",
+    "stream_agent",
+    "stream_planningstate",
+)
+
+
+def post_operations() -> list[str]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return sorted(
+        path for path, operations in schema["paths"].items() if "post" in operations
+    )
+
+
+def leaf_mutations(template: Any) -> Iterator[tuple[str, Any]]:
+    """(label, body) for every position in ``template`` and hostile value."""
+
+    def positions(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+        yield path
+        if isinstance(value, dict):
+            for key, child in value.items():
+                yield from positions(child, (*path, key))
+        elif isinstance(value, list):
+            for index, child in enumerate(value):
+                yield from positions(child, (*path, index))
+
+    for path in positions(template, ()):
+        if not path:
+            continue
+        for label, hostile in [*HOSTILE_STRINGS, *HOSTILE_NUMBERS]:
+            body = copy.deepcopy(template)
+            target = body
+            for step in path[:-1]:
+                target = target[step]
+            target[path[-1]] = hostile
+            yield f"{'.'.join(map(str, path))}={label}", body
+        if isinstance(path[-1], str):
+            for label, hostile in HOSTILE_STRINGS[:4]:
+                body = copy.deepcopy(template)
+                target = body
+                for step in path[:-1]:
+                    target = target[step]
+                target[hostile] = target.pop(path[-1])
+                yield f"key {'.'.join(map(str, path))}={label}", body
+
+
+UNIQUE_IDS = {"pack-x", "run-x", "trace-x", "snap-x"}
+
+
+def fresh_ids(body: Any, index: int) -> Any:
+    """``body`` with the template's ids made unique, so that each mutation
+    reaches validation and storage instead of a conflict with the last."""
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if isinstance(value, str) and value in UNIQUE_IDS:
+                body[key] = f"{value}-{index}"
+    return body
+
+
+class WriteWatch:
+    """Collects INSERT/UPDATE/DELETE statements on tables not allowed."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any):
+        head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+        if head in ("INSERT", "UPDATE", "DELETE") and not any(
+            f'"{table}"' in sql or f" {table} " in sql for table in ALLOWED_WRITES
+        ):
+            self.writes.append(sql[:120])
+        return execute(sql, params, many, context)
+
+
+@pytest.fixture
+def world(
+    settings: Any, tmp_path: Path, owner: Any, agent: Any, staff: Any
+) -> dict[str, Any]:
+    import shutil
+
+    from evals.services.benchmarks import benchmark_pack_create
+    from stream.core.planning import OriginKind, TaskOrigin
+    from stream.services.task_store import task_add
+
+    settings.EVAL_HARNESS_ENABLED = True
+    settings.EVAL_SHADOW_MODE_ENABLED = True
+    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
+    settings.BENCHMARK_DELTA_REPORTER_ENABLED = True
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    shutil.copytree(SHIPPED, tmp_path / "suites")
+    settings.EVALS_SUITES_DIR = tmp_path / "suites"
+    benchmark_pack_create(
+        document={
+            "schemaVersion": 1,
+            "benchmarkId": "base",
+            "title": "Base",
+            "cases": [{"id": "c", "prompt": "p"}],
+        }
+    )
+    task = task_add(
+        agent=agent,
+        title="collect oak_log",
+        action="collect",
+        target="oak_log",
+        metadata={"goalKey": "collect:oak_log"},
+        origin=TaskOrigin(OriginKind.API, "test"),
+    )
+    return {"task": task, "agent": agent, "staff": staff}
+
+
+def test_hostile_corpus_gets_no_server_error_and_refusals_write_nothing(
+    world: dict[str, Any], agent_client: APIClient
+) -> None:
+    staff_client = APIClient(raise_request_exception=False)
+    staff_client.force_authenticate(world["staff"])
+    agent_client.raise_request_exception = False
+    operations = post_operations()
+    tally: Counter[str] = Counter()
+    failures: list[str] = []
+    for operation in operations:
+        template = TEMPLATES.get(operation, {"value": "x"})
+        url = operation.replace("{id}", str(world["task"].pk))
+        client = (
+            staff_client if operation.startswith("/api/benchmarks") else agent_client
+        )
+        cases: list[tuple[str, bytes, str]] = [
+            (label, json.dumps(fresh_ids(body, index)).encode(), "application/json")
+            for index, (label, body) in enumerate(leaf_mutations(template))
+        ]
+        cases.extend(hostile_bodies(template, settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
+        for label, raw, content_type in cases:
+            watch = WriteWatch()
+            with connection.execute_wrapper(watch):
+                response = client.generic("POST", url, raw, content_type=content_type)
+            tally["tried"] += 1
+            if response.status_code >= 500:
+                failures.append(f"{operation} {label}: {response.status_code}")
+                if len(failures) > 60:
+                    break
+            elif response.status_code >= 400:
+                tally["refused"] += 1
+                if watch.writes:
+                    failures.append(f"{operation} {label}: wrote {watch.writes[:2]}")
+                body = response.content
+                if len(body) > 20_000:
+                    failures.append(f"{operation} {label}: {len(body)}-byte answer")
+    print(
+        f"\nhostile corpus: {len(operations)} POST operations, "
+        f"{tally['tried']} requests, {tally['refused']} refused, "
+        f"{tally['tried'] - tally['refused']} accepted, 0 server errors"
+        if not failures
+        else ""
+    )
+    assert set(TEMPLATES) <= set(operations)
+    assert not failures, "\n".join(failures)
+    assert tally["refused"] > tally["tried"] // 2
+    assert settings.DATA_UPLOAD_MAX_MEMORY_SIZE > 0
