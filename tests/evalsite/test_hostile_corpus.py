@@ -205,7 +205,7 @@ def world(
 
     from evals.services.benchmarks import benchmark_pack_create
     from stream.core.planning import OriginKind, TaskOrigin
-    from stream.services.task_store import task_add
+    from stream.services.planning_task_store import task_add
 
     settings.EVAL_HARNESS_ENABLED = True
     settings.EVAL_SHADOW_MODE_ENABLED = True
