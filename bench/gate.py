@@ -45,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from evals.cli import build_parser, decide, request_of  # noqa: E402
 from evals.core.gate import GateVerdict  # noqa: E402
 from evals.core.store import (  # noqa: E402
     EvalStore,
@@ -53,7 +54,6 @@ from evals.core.store import (  # noqa: E402
     snapshot_from_latest,
     store_json_bytes,
 )
-from evals.gate import build_parser, decide  # noqa: E402
 
 TARGET_S = 5.0
 
@@ -169,9 +169,9 @@ def time_gate(
     start = _clocks()
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as executor:
-            verdict = decide(args, executor)
+            verdict = decide(request_of(vars(args)), executor)
     else:
-        verdict = decide(args, None)
+        verdict = decide(request_of(vars(args)), None)
     return _since(start), verdict
 
 

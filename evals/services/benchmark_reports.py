@@ -12,13 +12,13 @@ ci_gate ...`` line as ``python -m evals.gate``.
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
 from core.errors import SchemaInvalid
+from evals.cli import GateRequest, decide, log_gate
 from evals.core.baselines import validate_baseline_snapshot
 from evals.core.formats_types import RunSummary
 from evals.core.formats_types import ShadowRecord as ShadowDocument
@@ -97,24 +97,6 @@ def store_status(root: Path) -> dict[str, Any]:
 # --- the delta report (stored-baseline gate over the database) ----------------
 
 
-def log_gate(verdict: GateVerdict) -> None:
-    """The ``[Eval] ci_gate ...`` line, as ``python -m evals.gate`` logs it."""
-    logger.info(
-        "[Eval] ci_gate passed=%s compared=%d regressions=%d improvements=%d "
-        "missing=%d",
-        str(verdict.passed).lower(),
-        verdict.compared_benchmarks,
-        len(verdict.regressions),
-        len(verdict.improvements),
-        len(verdict.missing_candidate_benchmarks),
-        extra={
-            "passed": verdict.passed,
-            "compared": verdict.compared_benchmarks,
-            "regressions": len(verdict.regressions),
-        },
-    )
-
-
 def baseline_delta_report(
     *,
     snapshot_id: str,
@@ -173,25 +155,10 @@ def baseline_delta_report(
 
 
 def stores_gate(
-    *,
-    base: Path,
-    candidate: Path,
-    snapshot_id: str | None = None,
-    min_cases: int | None = None,
-    metric_directions: Sequence[str] = (),
-    executor: Executor | None = None,
+    *, request: GateRequest, executor: Executor | None = None
 ) -> GateVerdict:
     """``python -m evals.gate`` over two directories (no database involved):
-    the same reading (``evals.gate.decide``) and the same ci_gate line."""
-    from evals.gate import build_parser, decide
-
-    argv = ["--base", os.fspath(base), "--candidate", os.fspath(candidate)]
-    if snapshot_id is not None:
-        argv += ["--snapshot-id", snapshot_id]
-    if min_cases is not None:
-        argv += ["--min-cases", str(min_cases)]
-    for pair in metric_directions:
-        argv += ["--metric-direction", pair]
-    verdict = decide(build_parser().parse_args(argv), executor)
+    the same reading (``evals.cli.decide``) and the same ci_gate line."""
+    verdict = decide(request, executor)
     log_gate(verdict)
     return verdict

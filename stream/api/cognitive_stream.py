@@ -6,6 +6,7 @@ except ``whoami`` acts for the agent whose API key authenticated the call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -18,7 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from stream.core.thought_types import RESERVED_TYPES, is_reserved_type
+from stream.core.thought_types import (
+    RESERVED_TYPES,
+    ignored_fields,
+    is_reserved_type,
+)
 from stream.models import Agent, StreamEvent, Thought
 from stream.services.counters import counters_get, counters_reset, counters_to_wire
 from stream.services.keepalive import events_take, keepalive_poke
@@ -40,24 +45,47 @@ class IsAgent(BasePermission):
         return isinstance(request.auth, Agent)
 
 
+def _iso(moment: Any) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+# The output shape of a thought, once: each wire field, how it is read from
+# the row, and how the API schema documents it.
+THOUGHT_WIRE: tuple[tuple[str, Callable[[Thought], Any], serializers.Field], ...] = (
+    ("id", lambda t: t.pk, serializers.IntegerField()),
+    ("agent", lambda t: t.agent.name, serializers.CharField()),
+    ("type", lambda t: t.type, serializers.CharField()),
+    ("content", lambda t: t.content, serializers.CharField()),
+    ("processed", lambda t: t.processed, serializers.BooleanField()),
+    (
+        "processedAt",
+        lambda t: _iso(t.processed_at),
+        serializers.DateTimeField(allow_null=True),
+    ),
+    (
+        "processedBy",
+        lambda t: t.processed_by or None,
+        serializers.CharField(allow_null=True),
+    ),
+    (
+        "convertEligible",
+        lambda t: t.convert_eligible,
+        serializers.BooleanField(allow_null=True),
+    ),
+    ("eligibilityReason", lambda t: t.eligibility_reason, serializers.CharField()),
+    (
+        "novelty",
+        lambda t: t.novelty,
+        serializers.ChoiceField(choices=["high", "medium", "low"]),
+    ),
+    ("source", lambda t: t.source, serializers.CharField()),
+    ("metadata", lambda t: t.metadata, serializers.DictField()),
+    ("createdAt", lambda t: t.created_at.isoformat(), serializers.DateTimeField()),
+)
+
+
 def thought_to_wire(thought: Thought) -> dict[str, Any]:
-    return {
-        "id": thought.pk,
-        "agent": thought.agent.name,
-        "type": thought.type,
-        "content": thought.content,
-        "processed": thought.processed,
-        "processedAt": thought.processed_at.isoformat()
-        if thought.processed_at
-        else None,
-        "processedBy": thought.processed_by or None,
-        "convertEligible": thought.convert_eligible,
-        "eligibilityReason": thought.eligibility_reason,
-        "novelty": thought.novelty,
-        "source": thought.source,
-        "metadata": thought.metadata,
-        "createdAt": thought.created_at.isoformat(),
-    }
+    return {name: read(thought) for name, read, _ in THOUGHT_WIRE}
 
 
 def event_to_wire(event: StreamEvent) -> dict[str, Any]:
@@ -82,20 +110,12 @@ def _limit(request: Request, *, default: int, maximum: int) -> int:
     return value
 
 
-class ThoughtOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    agent = serializers.CharField()
-    type = serializers.CharField()
-    content = serializers.CharField()
-    processed = serializers.BooleanField()
-    processedAt = serializers.DateTimeField(allow_null=True)
-    processedBy = serializers.CharField(allow_null=True)
-    convertEligible = serializers.BooleanField(allow_null=True)
-    eligibilityReason = serializers.CharField()
-    novelty = serializers.ChoiceField(choices=["high", "medium", "low"])
-    source = serializers.CharField()
-    metadata = serializers.DictField()
-    createdAt = serializers.DateTimeField()
+# The schema of the same fields (drf-spectacular names it ThoughtOutput).
+ThoughtOutputSerializer = type(
+    "ThoughtOutputSerializer",
+    (serializers.Serializer,),
+    {name: field for name, _, field in THOUGHT_WIRE},
+)
 
 
 FeedSerializer = inline_serializer(
@@ -150,9 +170,6 @@ class PerceptView(APIView):
         )
 
 
-INJECTABLE_NEVER = ("goalKey", "extractedGoal", "novelty", "processed", "grounding")
-
-
 class StrictCharField(serializers.CharField):
     """A string, and only a string: numbers are not silently turned into text."""
 
@@ -178,14 +195,10 @@ class ThoughtInputSerializer(serializers.Serializer):
 
 
 def _ignored_fields(data: Any) -> list[str]:
-    """Fields of one posted thought that had no effect (listed, never an error):
-    the never-injectable keys, and ``convertEligible`` while injection is off."""
+    """Fields of one posted thought that had no effect (listed, never an error)."""
     if not isinstance(data, dict):
         return []
-    ignored = {k for k in data if k in INJECTABLE_NEVER}
-    if "convertEligible" in data and not dev_injection_enabled():
-        ignored.add("convertEligible")
-    return sorted(ignored)
+    return ignored_fields(data, injection_enabled=dev_injection_enabled())
 
 
 class ThoughtBatchInputSerializer(serializers.Serializer):

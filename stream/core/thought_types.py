@@ -8,6 +8,7 @@ would pass its own text off as the service's, so they are reserved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 AWARENESS_TYPE: Final = "environmental_awareness"
@@ -20,3 +21,25 @@ RESERVED_TYPES: Final = (AWARENESS_TYPE, DRIVE_TICK_TYPE, KEEPALIVE_TYPE)
 def is_reserved_type(value: str) -> bool:
     """True for a type only the service may write (case-insensitive)."""
     return value.strip().lower() in RESERVED_TYPES
+
+
+# Fields of a posted thought that the service decides and a client can never
+# set; posting them is harmless (they are listed back as ignored), never an
+# error.
+INJECTABLE_NEVER: Final = (
+    "goalKey",
+    "extractedGoal",
+    "novelty",
+    "processed",
+    "grounding",
+)
+
+
+def ignored_fields(data: Mapping[str, object], *, injection_enabled: bool) -> list[str]:
+    """The fields of one posted thought that have no effect, sorted: the
+    never-injectable keys, and ``convertEligible`` while dev injection is
+    off."""
+    ignored = {key for key in data if key in INJECTABLE_NEVER}
+    if "convertEligible" in data and not injection_enabled:
+        ignored.add("convertEligible")
+    return sorted(ignored)

@@ -1,4 +1,5 @@
-"""``python -m evals.gate``: exit codes 0/1/2 with no Django settings at all."""
+"""``python -m evals.gate`` (the CLI in ``evals.cli``): exit codes 0/1/2 with no
+Django settings at all."""
 
 from __future__ import annotations
 
@@ -211,7 +212,7 @@ def test_gate_never_imports_django(stores: tuple[Path, Path]) -> None:
     base, candidate = stores
     code = (
         "import sys\n"
-        "from evals.gate import main\n"
+        "from evals.cli import main\n"
         f"rc = main(['--base', {str(base)!r}, '--candidate', {str(candidate)!r},"
         " '--workers', '1'])\n"
         "assert not [m for m in sys.modules if m.split('.')[0] in "

@@ -10,14 +10,13 @@ unusable (disabled, snapshot not found, a report that cannot be written).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CoreError
-from evals.core.gate import GateVerdict, verdict_to_json, verdict_to_markdown
+from evals import cli
+from evals.core.gate import GateVerdict
 from evals.core.metric_registry import parse_overrides
 from evals.services.benchmark_reports import baseline_delta_report
 
@@ -25,35 +24,12 @@ EXIT_REGRESSION = 1
 EXIT_UNUSABLE = 2
 
 
-def add_report_arguments(parser: CommandParser) -> None:
-    """``--json``, ``--markdown``, ``--min-cases``, ``--metric-direction``."""
-    parser.add_argument("--json", type=Path, help="write the JSON verdict here")
-    parser.add_argument("--markdown", type=Path, help="write the markdown here")
-    parser.add_argument(
-        "--min-cases",
-        type=int,
-        help="benchmarks with fewer cases are inconclusive on pass rate",
-    )
-    parser.add_argument(
-        "--metric-direction",
-        action="append",
-        default=[],
-        metavar="NAME=DIRECTION",
-        help="override a metric's direction (repeatable)",
-    )
-
-
 def write_reports(command: BaseCommand, verdict: GateVerdict, options: Any) -> None:
     """Print the markdown, write the requested files, exit 1 on regression."""
-    markdown = verdict_to_markdown(verdict)
     try:
-        for path, text in (
-            (options["json"], json.dumps(verdict_to_json(verdict), indent=2) + "\n"),
-            (options["markdown"], markdown),
-        ):
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+        markdown = cli.write_reports(
+            verdict, json_path=options["json"], markdown_path=options["markdown"]
+        )
     except OSError as error:
         raise CommandError(
             f"cannot write the report: {error}", returncode=EXIT_UNUSABLE
@@ -66,13 +42,6 @@ def write_reports(command: BaseCommand, verdict: GateVerdict, options: Any) -> N
         )
 
 
-def min_cases_option(options: Any) -> int | None:
-    value = options["min_cases"]
-    if value is not None and value < 1:
-        raise CommandError("--min-cases must be at least 1", returncode=EXIT_UNUSABLE)
-    return value
-
-
 class Command(BaseCommand):
     help = (
         "Compare a stored baseline snapshot with the latest completed runs "
@@ -81,13 +50,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--snapshot-id", required=True)
-        add_report_arguments(parser)
+        cli.add_report_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             verdict = baseline_delta_report(
                 snapshot_id=options["snapshot_id"],
-                min_cases=min_cases_option(options),
+                min_cases=options["min_cases"],
                 overrides=parse_overrides(options["metric_direction"]),
             )
         except (CoreError, ValueError) as error:

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CoreError
+from evals import cli
 from evals.management.commands.benchmark_baseline_report import (
     EXIT_UNUSABLE,
-    add_report_arguments,
-    min_cases_option,
     write_reports,
 )
 from evals.services.benchmark_reports import stores_gate
@@ -35,36 +33,26 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--base", required=True, type=Path)
-        parser.add_argument("--candidate", required=True, type=Path)
-        parser.add_argument(
-            "--snapshot-id", help="compare against this stored baseline snapshot"
-        )
+        cli.add_store_arguments(parser)
         parser.add_argument(
             "--workers",
             type=int,
             default=1,
             help="processes that read the stores (default 1)",
         )
-        add_report_arguments(parser)
+        cli.add_report_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         workers = max(1, options["workers"])
         try:
-            kwargs = {
-                "base": options["base"],
-                "candidate": options["candidate"],
-                "snapshot_id": options["snapshot_id"],
-                "min_cases": min_cases_option(options),
-                "metric_directions": options["metric_direction"],
-            }
+            request = cli.request_of(options)
             if workers > 1:
                 with ProcessPoolExecutor(
                     max_workers=min(workers, os.cpu_count() or 1)
                 ) as pool:
-                    verdict = stores_gate(**kwargs, executor=pool)
+                    verdict = stores_gate(request=request, executor=pool)
             else:
-                verdict = stores_gate(**kwargs)
+                verdict = stores_gate(request=request)
         except (CoreError, ValueError, OSError) as error:
             message = error.message if isinstance(error, CoreError) else str(error)
             raise CommandError(message, returncode=EXIT_UNUSABLE) from None
