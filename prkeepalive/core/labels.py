@@ -123,3 +123,23 @@ def latest_human_activation(
     if not found:
         return None
     return max(found, key=lambda c: (c.created_at, c.id))
+
+
+def is_instruction(comment: Comment, policy: Policy) -> bool:
+    """A round instruction: round and trace markers, by a trusted account.
+
+    The orchestrator may post as a person (the author invariant), so trust
+    goes by account, not by user type: a bot, an automation login, an
+    allowed author, or anyone when there is no allowlist (anyone may then
+    activate, so anyone's markers count).
+    """
+    if not parse_markers(comment.body).is_complete:
+        return False
+    trusted = {
+        normalise_login(x) for x in (*policy.automation_logins, *policy.allowed_authors)
+    }
+    return (
+        is_bot(comment, policy)
+        or not policy.allowed_authors
+        or normalise_login(comment.author) in trusted
+    )

@@ -30,8 +30,8 @@ from prkeepalive.core.labels import (
     agent_alias,
     has_keepalive_label,
     is_bot,
+    is_instruction,
     latest_human_activation,
-    normalise_login,
     run_cap,
 )
 from prkeepalive.core.markers import make_trace, parse_markers
@@ -260,26 +260,10 @@ def handed_over_activation(
     comments: Sequence[Comment], policy: Policy
 ) -> Comment | None:
     """The activation a Gate run continues from, when no earlier step handed
-    one over: the latest instruction comment (an automation comment with
-    round and trace) if it is newer than the latest human activation, else
+    one over: the latest instruction comment (round and trace markers, by a
+    trusted account) if it is newer than the latest human activation, else
     ``None`` (the lane then falls back to the human activation)."""
-    trusted = {
-        normalise_login(x) for x in (*policy.automation_logins, *policy.allowed_authors)
-    }
-
-    def is_trusted(c: Comment) -> bool:
-        # The orchestrator may post as a person (the contract's author
-        # invariant), so an instruction is trusted by its account, not type.
-        # With no allowlist anyone may activate, so anyone's markers count.
-        return (
-            is_bot(c, policy)
-            or not policy.allowed_authors
-            or normalise_login(c.author) in trusted
-        )
-
-    instructions = [
-        c for c in comments if is_trusted(c) and parse_markers(c.body).is_complete
-    ]
+    instructions = [c for c in comments if is_instruction(c, policy)]
     if not instructions:
         return None
     latest = max(instructions, key=lambda c: (c.created_at, c.id))

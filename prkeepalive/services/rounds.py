@@ -180,48 +180,55 @@ def output_branch(rnd: Round) -> str:
 
 
 def run_sync_ladder(
-    client: GitHubClient, rnd: Round, *, worker_done: bool, base_ref: str
-) -> tuple[str, str]:
-    """Run the ladder against GitHub; returns (SYNC line, head after)."""
-    number = rnd.pull.number
+    client: GitHubClient,
+    *,
+    number: int,
+    head_before: str,
+    trace: str,
+    worker_done: bool,
+    base_ref: str,
+    output_branch: str,
+) -> tuple[str, str, bool]:
+    """Run the ladder against GitHub; returns (SYNC line, head after,
+    escalated)."""
     head_now = client.get_pull(number).head_sha
     attempts: list[SyncAttempt] = []
     decision = decide_sync(
         worker_done=worker_done,
-        head_before=rnd.head_before,
+        head_before=head_before,
         head_after=head_now,
         attempts=attempts,
-        trace=rnd.trace,
+        trace=trace,
     )
     while not decision.is_final:
         step = decision.next_action
         moved = False
         if step is SyncAction.UPDATE_BRANCH:
             if client.update_branch(number, head_now):
-                head_now = _poll_head(client, number, rnd.head_before)
-                moved = head_now != rnd.head_before
+                head_now = _poll_head(client, number, head_before)
+                moved = head_now != head_before
         elif step is SyncAction.CREATE_PR:
             created = client.create_pull(
-                head=output_branch(rnd),
+                head=output_branch,
                 base=base_ref,
-                title=f"Keepalive round {rnd.number} output ({rnd.trace})",
-                body=f"Lands the agent's output of {rnd.trace} into #{number}.",
+                title=f"Keepalive output ({trace})",
+                body=f"Lands the agent's output of {trace} into #{number}.",
             )
             if created is not None and client.merge_pull(created):
-                head_now = _poll_head(client, number, rnd.head_before)
-                moved = head_now != rnd.head_before
+                head_now = _poll_head(client, number, head_before)
+                moved = head_now != head_before
         assert step is not None
         attempts.append(SyncAttempt(step, moved))
         decision = decide_sync(
             worker_done=worker_done,
-            head_before=rnd.head_before,
-            head_after=rnd.head_before,
+            head_before=head_before,
+            head_after=head_before,
             attempts=attempts,
-            trace=rnd.trace,
+            trace=trace,
         )
     if decision.add_labels:
         client.add_labels(number, list(decision.add_labels))
-    return sync_line(decision), head_now
+    return sync_line(decision), head_now, decision.action is SyncAction.ESCALATE
 
 
 def round_finish(*, round_pk: int, worker_done: bool) -> str:
@@ -235,8 +242,14 @@ def round_finish(*, round_pk: int, worker_done: bool) -> str:
     rnd = Round.objects.select_related("repository", "pull").get(pk=round_pk)
     with client_for(rnd.repository) as client:
         pull = client.get_pull(rnd.pull.number)
-        line, head_after = run_sync_ladder(
-            client, rnd, worker_done=worker_done, base_ref=pull.head_ref
+        line, head_after, _ = run_sync_ladder(
+            client,
+            number=rnd.pull.number,
+            head_before=rnd.head_before,
+            trace=rnd.trace,
+            worker_done=worker_done,
+            base_ref=pull.head_ref,
+            output_branch=output_branch(rnd),
         )
     Round.objects.filter(pk=rnd.pk).update(sync_line=line, head_after=head_after)
     _log(line, rnd.trace)
