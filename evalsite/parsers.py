@@ -120,3 +120,15 @@ def parse_json_body(raw: bytes) -> Any:
 class BoundedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context=None):
         return parse_json_body(read_bounded(stream))
+
+
+def require_no_body(request: Any) -> None:
+    """Refuse a body on an operation that takes none: nothing or ``{}`` only.
+
+    The body is still read through the parsers, so an oversized one is a 413
+    and a malformed one a 400, like everywhere else.
+    """
+    data = request.data
+    if data is None or (hasattr(data, "keys") and not list(data.keys())):
+        return
+    raise ValidationError({"$": ["This operation takes no body: send nothing or {}."]})

@@ -44,6 +44,10 @@ def home(request: HttpRequest) -> HttpResponse:
         request.GET.get("rpage")
     )
     pending_count, pending = invalid_uploads_pending(PENDING_UPLOADS_SHOWN)
+    if not request.user.is_staff:
+        # Upload file names are chosen by whoever uploaded; only staff, who
+        # review them, see them.
+        pending = []
     agents = agent_list_visible(user=request.user).filter(is_active=True)
     filters = [(key, value) for key, value in (("kind", kind), ("q", search)) if value]
     cards: list[dict[str, Any]] = [

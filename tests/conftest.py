@@ -127,3 +127,8 @@ def log_lines(caplog: pytest.LogCaptureFixture) -> Any:
         ]
 
     return lines
+
+
+@pytest.fixture
+def staff_client(staff: Any) -> Any:
+    return _logged_in(staff)

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evalsite.parsers import require_no_body
 from stream.core.thought_types import (
     RESERVED_TYPES,
     ignored_fields,
@@ -353,6 +354,7 @@ class PokeView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
+        require_no_body(request)
         outcome = keepalive_poke(agent=request.auth)
         if not outcome.accepted:
             raise Throttled(wait=-(-outcome.retry_after_ms // 1000))
@@ -396,6 +398,7 @@ class CountersResetView(APIView):
 
     @extend_schema(request=None, responses=CountersSerializer)
     def post(self, request: Request) -> Response:
+        require_no_body(request)
         counters = counters_reset(agent=request.auth)
         return Response(counters_to_wire(counters, now=timezone.now()))
 

@@ -164,7 +164,9 @@ def test_latest_runs_filter_and_paginate(owner_client: Any) -> None:
     assert 'href="/evals/runs/p04/"' not in search
 
 
-def test_invalid_uploads_waiting_for_review(owner_client: Any) -> None:
+def test_invalid_uploads_waiting_for_review(
+    owner_client: Any, staff_client: Any
+) -> None:
     for name in ("a.json", "b.zip", "c.json", "d.json"):
         InvalidUpload.objects.create(
             kind=InvalidUpload.Kind.MANIFEST, filename=name, raw="{}", errors=[]
@@ -177,12 +179,17 @@ def test_invalid_uploads_waiting_for_review(owner_client: Any) -> None:
         status=InvalidUpload.Status.REJECTED,
     )
 
-    html = owner_client.get("/").content.decode()
+    html = staff_client.get("/").content.decode()
     tile = html.split("<h2>Invalid uploads</h2>")[1].split("</a>")[0]
+    member_html = owner_client.get("/").content.decode()
+    member_tile = member_html.split("<h2>Invalid uploads</h2>")[1].split("</a>")[0]
 
     assert '<p class="big bad">4</p>' in tile
     assert "d.json, c.json, b.zip, …" in tile
     assert "done.json" not in tile
+    assert '<p class="big bad">4</p>' in member_tile
+    assert "<p>waiting for review</p>" in member_tile
+    assert ".json" not in member_tile
 
 
 def test_stream_health_counts_only_the_users_active_agents(

@@ -644,3 +644,45 @@ def test_agent_stream_page_and_live_partial(
     assert "<html" not in live.content.decode()
     assert "collect oak_log" in live.content.decode()
     assert stranger_client.get("/stream/alpha/").status_code == 404
+
+
+@pytest.mark.parametrize("endpoint", ["poke", "counters/reset"])
+@pytest.mark.parametrize(
+    ("raw", "status", "code"),
+    [
+        (b'{"unexpected": 1}', 400, "invalid"),
+        (b"[1, 2]", 400, "invalid"),
+        (b'{"broken": ', 400, "parse_error"),
+    ],
+)
+def test_bodyless_operations_refuse_a_body(
+    agent_client: Any, endpoint: str, raw: bytes, status: int, code: str
+) -> None:
+    response = agent_client.generic(
+        "POST", f"{API}{endpoint}", raw, content_type="application/json"
+    )
+
+    assert response.status_code == status
+    assert response.json()["error"]["code"] == code
+    if code == "invalid":
+        assert response.json()["error"]["fields"] == {
+            "$": ["This operation takes no body: send nothing or {}."]
+        }
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=2048)
+@pytest.mark.parametrize("endpoint", ["poke", "counters/reset"])
+def test_bodyless_operations_refuse_an_oversized_body(
+    agent_client: Any, endpoint: str
+) -> None:
+    response = agent_client.post(f"{API}{endpoint}", {"x": "y" * 5000}, format="json")
+
+    assert response.status_code == 413
+
+
+@pytest.mark.parametrize("endpoint", ["poke", "counters/reset"])
+def test_bodyless_operations_accept_nothing_or_an_empty_object(
+    agent_client: Any, endpoint: str
+) -> None:
+    assert agent_client.post(f"{API}{endpoint}").status_code < 300
+    assert agent_client.post(f"{API}{endpoint}", {}, format="json").status_code < 300
