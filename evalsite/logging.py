@@ -55,11 +55,14 @@ class TextFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
-        fields = extra_fields(record)
-        if not fields:
+        message = record.getMessage()
+        pairs = [f"{k}={_text_value(v)}" for k, v in extra_fields(record).items()]
+        # A field the message already states (run_id=... in run_finished) once.
+        pairs = [pair for pair in pairs if pair not in message]
+        if not pairs:
             return line
         head, sep, tail = line.partition("\n")  # a traceback stays below
-        suffix = " ".join(f"{k}={_text_value(v)}" for k, v in fields.items())
+        suffix = " ".join(pairs)
         return f"{head} {suffix}{sep}{tail}"
 
 

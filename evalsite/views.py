@@ -18,7 +18,7 @@ from evals.selectors.runs import runs_in_pks
 from evals.services.compare import baseline_standings
 from evalsite.services import health_get
 from stream.services.agents import agent_list_visible
-from stream.services.thoughts import stream_health
+from stream.services.stream_health import stream_health
 
 BENCHMARKS_PER_PAGE = 12
 REGRESSIONS_PER_PAGE = 10

@@ -33,7 +33,7 @@ from stream.core.types import TimeOfDay
 from stream.models import Agent, PlanningState, Task, Thought, WorldSnapshot
 from stream.services.counters import counters_increment
 from stream.services.planning_task_store import open_tasks, planning_state_lock
-from stream.services.thoughts import stream_cap_enforce
+from stream.services.retention import stream_cap_enforce
 
 logger = logging.getLogger(__name__)
 

@@ -106,8 +106,14 @@ def _convert(agent: Agent, thought: Thought, now: datetime) -> ThoughtOutcome:
             return ThoughtOutcome(thought.pk, skipped, "already_converted")
         candidate = _candidate(locked)
         planning_state_lock(agent=agent)
+        scenario = candidate.metadata.get("evalScenario")
         decision = decide_conversion(
-            candidate, open_tasks=open_tasks(agent=agent), now_ms=_ms(now)
+            candidate,
+            open_tasks=open_tasks(
+                agent=agent,
+                eval_scenario=scenario if isinstance(scenario, str) else None,
+            ),
+            now_ms=_ms(now),
         )
         if decision.draft is None:
             return ThoughtOutcome(thought.pk, decision.outcome, decision.reason)

@@ -327,13 +327,21 @@ def task_update_metadata(
 # --- reads and locks -----------------------------------------------------------
 
 
-def open_tasks(*, agent: Agent, goal_key: str | None = None) -> list[OpenTask]:
-    """The agent's pending and active tasks as the idempotency rule reads them."""
+def open_tasks(
+    *, agent: Agent, goal_key: str | None = None, eval_scenario: str | None = None
+) -> list[OpenTask]:
+    """The agent's pending and active tasks as the idempotency rule reads them.
+
+    With ``eval_scenario``, only the tasks converted from that eval
+    scenario's thoughts: each scenario of a run has its own planning state.
+    """
     rows = Task.objects.filter(
         agent=agent, status__in=[TaskStatus.PENDING, TaskStatus.ACTIVE]
     )
     if goal_key is not None:
         rows = rows.filter(goal_key=goal_key)
+    if eval_scenario:
+        rows = rows.filter(thought__metadata__evalScenario=eval_scenario)
     return [
         OpenTask(pk, key, TaskStatus(status), _ms(created), progress)
         for pk, key, status, created, progress in rows.values_list(

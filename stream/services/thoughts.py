@@ -25,7 +25,6 @@ from core.errors import CoreError
 from stream.core.dedup import content_hash, decide_novelty
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.pipeline import evaluate_output
-from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.core.sanitizer import sanitize
 from stream.core.thought_types import AWARENESS_TYPE, is_reserved_type
 from stream.core.types import (
@@ -38,6 +37,7 @@ from stream.core.types import (
 from stream.core.wire import goal_to_wire, grounding_to_wire
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.services.counters import counters_increment
+from stream.services.retention import stream_cap_enforce
 
 logger = logging.getLogger(__name__)
 
@@ -190,6 +190,10 @@ class ThoughtInput:
     convert_eligible_claim: bool | None = None
     client_metadata: dict[str, Any] = field(default_factory=dict)
     eval_run_id: str = ""
+    # An eval scenario's own stream state: content dedup and planning's
+    # goalKey idempotency look only at thoughts and tasks of the same
+    # scenario, so scenarios of one run never depend on each other's order.
+    eval_scenario: str = ""
     novelty: str = "high"
     # The keep-alive with no model configured: record, never actionable (I-3).
     observe_only: bool = False
@@ -221,18 +225,22 @@ def _metadata(
         meta["fallback"] = True
     if item.eval_run_id:
         meta["evalRunId"] = item.eval_run_id
+    if item.eval_scenario:
+        meta["evalScenario"] = item.eval_scenario
     if item.client_metadata:
         # Namespaced: nothing a client sends can shadow a decision key.
         meta["client"] = item.client_metadata
     return meta
 
 
-def _recent_hashes(agent: Agent) -> set[str]:
+def _recent_hashes(agent: Agent, *, eval_scenario: str = "") -> set[str]:
     if settings.STREAM_DEDUP_WINDOW == 0:
         return set()
+    rows = Thought.objects.filter(agent=agent)
+    if eval_scenario:
+        rows = rows.filter(metadata__evalScenario=eval_scenario)
     rows = (
-        Thought.objects.filter(agent=agent)
-        .exclude(type=AWARENESS_TYPE)
+        rows.exclude(type=AWARENESS_TYPE)
         .order_by("-created_at", "-pk")
         .values_list("content_hash", flat=True)[: settings.STREAM_DEDUP_WINDOW]
     )
@@ -329,13 +337,17 @@ def thoughts_publish(
     now = now or timezone.now()
     if facts is None and use_latest_facts:
         _, facts = latest_facts(agent=agent)
-    recent = _recent_hashes(agent)
+    recent_by_scope: dict[str, set[str]] = {}
     from stream.services.counters import counters_get
 
     low_seen = counters_get(agent=agent).low_novelty_recorded
     built: list[tuple[Thought, bool]] = []
     totals: dict[str, int] = {}
     for item in items:
+        scope = item.eval_scenario
+        if scope not in recent_by_scope:
+            recent_by_scope[scope] = _recent_hashes(agent, eval_scenario=scope)
+        recent = recent_by_scope[scope]
         thought, increments, refused = _build(agent, item, facts, recent, low_seen, now)
         recent.add(thought.content_hash)
         low_seen += increments["low_novelty_recorded"]
@@ -462,130 +474,3 @@ def thoughts_ack(
         extra={"agent": agent.name, "newly_acked": newly, "unknown": len(unknown)},
     )
     return AckResult(len(ids), acked, newly, already, unknown)
-
-
-# --- retention --------------------------------------------------------------
-
-
-def retention_policy() -> RetentionPolicy:
-    return RetentionPolicy(
-        hard_cap=settings.STREAM_QUEUE_HARD_CAP,
-        processed_max_age_ms=settings.STREAM_PROCESSED_MAX_AGE_S * 1000,
-        actionable_max_age_ms=settings.STREAM_ACTIONABLE_MAX_AGE_S * 1000,
-        other_max_age_ms=settings.STREAM_OTHER_MAX_AGE_S * 1000,
-    )
-
-
-def stream_prune(*, agent: Agent, now: datetime | None = None) -> int:
-    """Apply the retention policy to one agent's queue (SC-B4); returns dropped."""
-    now = now or timezone.now()
-    rows = Thought.objects.filter(agent=agent).values_list(
-        "pk", "created_at", "processed", "convert_eligible"
-    )
-    items = [
-        QueueItem(
-            pk=pk, created_ms=_ms(created), processed=processed, actionable=bool(ce)
-        )
-        for pk, created, processed, ce in rows
-    ]
-    drop = plan_prune(items, now_ms=_ms(now), policy=retention_policy())
-    dropped = 0
-    for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
-        dropped += Thought.objects.filter(pk__in=drop[start : start + 900]).delete()[0]
-    # Snapshots only feed frames: keep the newest few.
-    keep = list(
-        WorldSnapshot.objects.filter(agent=agent)
-        .order_by("-received_at", "-pk")
-        .values_list("pk", flat=True)[:50]
-    )
-    WorldSnapshot.objects.filter(agent=agent).exclude(pk__in=keep).exclude(
-        keepalivestate_frames__isnull=False
-    ).delete()
-    logger.info(
-        "[CognitiveStream] prune before=%s after=%s dropped=%s",
-        len(items),
-        len(items) - dropped,
-        dropped,
-        extra={"agent": agent.name},
-    )
-    return dropped
-
-
-def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
-    """Prune the agent's queue when it holds more than the hard cap (SC-B4).
-
-    Called after every publish (percepts, thoughts single and batched,
-    keep-alive, drive ticks), so no path can grow the queue past the cap
-    between the periodic prunes. The check reads at most cap + 1 index
-    entries, whatever the queue's size. Returns the number dropped.
-    """
-    cap = settings.STREAM_QUEUE_HARD_CAP
-    over = (
-        Thought.objects.filter(agent=agent)
-        .order_by()
-        .values_list("pk", flat=True)[cap : cap + 1]
-    )
-    if not list(over):
-        return 0
-    return stream_prune(agent=agent, now=now)
-
-
-def stream_prune_all(*, now: datetime | None = None) -> int:
-    dropped = 0
-    for agent in Agent.objects.filter(is_active=True):
-        dropped += stream_prune(agent=agent, now=now)
-    return dropped
-
-
-# --- health (read only; the overview's stream tile) -------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class StreamHealth:
-    """The stream of some agents at a glance.
-
-    ``actionable`` is the opt-in feed's size (unprocessed AND convertEligible,
-    SC-B1); ``unprocessed`` the whole queue; ``counters`` the agency counters
-    summed over the agents, under their wire names.
-    """
-
-    agents: int
-    window_minutes: int
-    thoughts_in_window: int
-    actionable: int
-    unprocessed: int
-    counters: dict[str, int]
-
-    @property
-    def thoughts_per_min(self) -> float:
-        return round(self.thoughts_in_window / self.window_minutes, 2)
-
-
-def stream_health(
-    *, agents: QuerySet[Agent], now: datetime, window: timedelta = timedelta(minutes=10)
-) -> StreamHealth:
-    """Thoughts per minute over ``window``, queue sizes and summed counters
-    of ``agents``. Four queries whatever the number of agents or thoughts."""
-    from django.db.models import Count, Q, Sum
-
-    from stream.models import AgencyCounters
-    from stream.services.counters import COUNTER_FIELDS, WIRE_NAMES
-
-    agent_pks = list(agents.values_list("pk", flat=True))
-    recent = Thought.objects.filter(
-        agent_id__in=agent_pks, created_at__gte=now - window
-    ).count()
-    queue = Thought.objects.filter(agent_id__in=agent_pks, processed=False).aggregate(
-        unprocessed=Count("pk"), actionable=Count("pk", filter=Q(convert_eligible=True))
-    )
-    sums = AgencyCounters.objects.filter(agent_id__in=agent_pks).aggregate(
-        **{name: Sum(name) for name in COUNTER_FIELDS}
-    )
-    return StreamHealth(
-        agents=len(agent_pks),
-        window_minutes=max(int(window.total_seconds() // 60), 1),
-        thoughts_in_window=recent,
-        actionable=queue["actionable"] or 0,
-        unprocessed=queue["unprocessed"] or 0,
-        counters={WIRE_NAMES[name]: int(sums[name] or 0) for name in COUNTER_FIELDS},
-    )

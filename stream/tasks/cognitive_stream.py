@@ -8,7 +8,7 @@ from celery import shared_task
 @shared_task(name="stream.prune_all", ignore_result=True)
 def prune_all() -> None:
     """Apply retention to every agent's queue; idempotent."""
-    from stream.services.thoughts import stream_prune_all
+    from stream.services.retention import stream_prune_all
 
     stream_prune_all()
 

@@ -228,3 +228,78 @@ def test_a_chunk_failing_mid_scenario_rolls_back_what_it_published(
     assert Thought.objects.filter(agent__name=agent).count() == 5
     assert Task.objects.filter(agent__name=agent).count() == 2
     assert run.case_results.count() == 5
+
+
+def _same_goal_suite(tmp_path: Path, order: list[str]) -> Path:
+    """Three scenarios with the same grounded goal (the zombie frame), and a
+    calm one, written in ``order``; their scripted outputs identical."""
+    lines = {
+        json.loads(line)["scenario_id"]: json.loads(line)
+        for line in (SHIPPED / "smoke.jsonl").read_text("utf-8").splitlines()
+        if line.strip()
+    }
+    scripts = {
+        json.loads(line)["scenario_id"]: json.loads(line)
+        for line in (SHIPPED / "smoke.script.jsonl").read_text("utf-8").splitlines()
+        if line.strip()
+    }
+    suite_lines, script_lines = [], []
+    for name in order:
+        source = "smoke:stable-plains" if name == "calm" else "smoke:zombie-close"
+        scenario = dict(lines[source], scenario_id=f"iso:{name}")
+        suite_lines.append(json.dumps(scenario))
+        script_lines.append(
+            json.dumps(dict(scripts[source], scenario_id=f"iso:{name}"))
+        )
+    folder = tmp_path / "-".join(order)
+    folder.mkdir()
+    suite = folder / "iso.jsonl"
+    suite.write_text("\n".join(suite_lines) + "\n", encoding="utf-8")
+    (folder / "iso.script.jsonl").write_text(
+        "\n".join(script_lines) + "\n", encoding="utf-8"
+    )
+    return suite
+
+
+def _outcomes(run: Run) -> dict[str, tuple[Any, ...]]:
+    return {
+        c.case_id: (
+            c.passed,
+            c.details["planning"]["convertEligible"],
+            c.details["planning"]["eligibilityReason"],
+            c.details["planning"]["converted"],
+            c.details["tasksCreated"],
+        )
+        for c in run.case_results.all()
+    }
+
+
+def test_end_to_end_scenarios_are_isolated_shuffled_order_same_results(
+    owner: Any, tmp_path: Path
+) -> None:
+    """Content dedup and goalKey idempotency are per scenario: three
+    identical grounded goals give three tasks, in any order."""
+    import random
+
+    names = ["a", "b", "c", "calm"]
+    shuffled = list(names)
+    random.Random(7).shuffle(shuffled)
+    assert shuffled != names
+    results = []
+    for order in (names, shuffled, list(reversed(names))):
+        run = eval_run_create(
+            suite_path=_same_goal_suite(tmp_path, order),
+            profile="balanced",
+            mode="end_to_end",
+            model="scripted",
+            user=owner,
+            schedule=False,
+        )
+        run = run_execute(run=run)
+        results.append((_outcomes(run), run.metrics["tasks_created"]))
+    assert results[0] == results[1] == results[2]
+    outcomes, tasks_created = results[0]
+    for name in ("a", "b", "c"):
+        assert outcomes[f"iso:{name}"][1:] == (True, "eligible", 1, 1)
+    assert outcomes["iso:calm"][1:] == (False, "no_goal", 0, 0)
+    assert tasks_created == 3

@@ -93,3 +93,10 @@ def test_periodic_lines_of_different_agents_and_plain_lines_all_pass() -> None:
     warning = _record("[KeepAlive] skip", agent="a", periodic=True)
     warning.levelno = logging.WARNING
     assert repeats.filter(warning)
+
+
+def test_a_field_the_message_already_states_is_not_repeated() -> None:
+    line = TextFormatter().format(
+        _record("[Eval] run_finished run_id=%s status=completed", "r1", run_id="r1")
+    )
+    assert line.endswith(" [Eval] run_finished run_id=r1 status=completed")

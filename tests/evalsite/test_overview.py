@@ -16,7 +16,7 @@ from evals.models import BaselineSnapshot, Benchmark, InvalidUpload, Run
 from evals.services.compare import baseline_standings, run_summary_of
 from stream.models import AgencyCounters, Thought
 from stream.services.agents import agent_create
-from stream.services.thoughts import stream_health
+from stream.services.stream_health import stream_health
 
 pytestmark = pytest.mark.django_db
 

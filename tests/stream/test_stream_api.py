@@ -248,10 +248,10 @@ def test_sc_b4_every_publish_path_holds_the_cap(
 def test_sc_b4_prune_drops_by_age(agent: Any, calm_facts: Any) -> None:
     from datetime import timedelta
 
+    from stream.services.retention import stream_prune
     from stream.services.thoughts import (
         ThoughtInput,
         percept_record,
-        stream_prune,
         thoughts_publish,
     )
 

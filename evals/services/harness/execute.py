@@ -231,7 +231,7 @@ def _record_end_to_end(
         if recorder.is_recorded(scenario.scenario_id):
             return 0
         planning = (
-            _publish_and_plan(run, agent, ran.result, ran.facts)
+            _publish_and_plan(run, agent, scenario, ran.result, ran.facts)
             if ran.result is not None and ran.facts is not None
             else None
         )
@@ -274,10 +274,19 @@ def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
 
 
 def _publish_and_plan(
-    run: Run, agent: Any, result: PipelineResult, facts: SituationFacts
+    run: Run,
+    agent: Any,
+    scenario: Scenario,
+    result: PipelineResult,
+    facts: SituationFacts,
 ) -> dict[str, Any]:
     """Publish the scenario's output into the run's stream and let planning
-    consume the actionable feed; what planning did, for the artifact."""
+    consume the actionable feed; what planning did, for the artifact.
+
+    The thought carries its scenario, so content dedup and goalKey
+    idempotency see only that scenario's state: scenarios with the same goal
+    give the same results in any order.
+    """
     from stream.services.planning import planning_poll_once
     from stream.services.thoughts import ThoughtInput, thoughts_publish
 
@@ -289,6 +298,7 @@ def _publish_and_plan(
                 type="eval",
                 source="eval",
                 eval_run_id=run.run_id,
+                eval_scenario=scenario.scenario_id,
             )
         ],
         facts=facts,

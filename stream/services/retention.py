@@ -1,0 +1,93 @@
+"""Retention of each agent's bounded thought queue (seed 000 SC-B4).
+
+``stream_cap_enforce`` runs after every publish path; ``stream_prune`` applies
+the whole policy (age limits, then the hard cap) and logs the contract's
+``[CognitiveStream] prune`` line; beat runs ``stream_prune_all`` every 30 s.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
+from stream.models import Agent, Thought, WorldSnapshot
+
+logger = logging.getLogger(__name__)
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def retention_policy() -> RetentionPolicy:
+    return RetentionPolicy(
+        hard_cap=settings.STREAM_QUEUE_HARD_CAP,
+        processed_max_age_ms=settings.STREAM_PROCESSED_MAX_AGE_S * 1000,
+        actionable_max_age_ms=settings.STREAM_ACTIONABLE_MAX_AGE_S * 1000,
+        other_max_age_ms=settings.STREAM_OTHER_MAX_AGE_S * 1000,
+    )
+
+
+def stream_prune(*, agent: Agent, now: datetime | None = None) -> int:
+    """Apply the retention policy to one agent's queue (SC-B4); returns dropped."""
+    now = now or timezone.now()
+    rows = Thought.objects.filter(agent=agent).values_list(
+        "pk", "created_at", "processed", "convert_eligible"
+    )
+    items = [
+        QueueItem(
+            pk=pk, created_ms=_ms(created), processed=processed, actionable=bool(ce)
+        )
+        for pk, created, processed, ce in rows
+    ]
+    drop = plan_prune(items, now_ms=_ms(now), policy=retention_policy())
+    dropped = 0
+    for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
+        dropped += Thought.objects.filter(pk__in=drop[start : start + 900]).delete()[0]
+    # Snapshots only feed frames: keep the newest few.
+    keep = list(
+        WorldSnapshot.objects.filter(agent=agent)
+        .order_by("-received_at", "-pk")
+        .values_list("pk", flat=True)[:50]
+    )
+    WorldSnapshot.objects.filter(agent=agent).exclude(pk__in=keep).exclude(
+        keepalivestate_frames__isnull=False
+    ).delete()
+    logger.info(
+        "[CognitiveStream] prune before=%s after=%s dropped=%s",
+        len(items),
+        len(items) - dropped,
+        dropped,
+        extra={"agent": agent.name},
+    )
+    return dropped
+
+
+def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
+    """Prune the agent's queue when it holds more than the hard cap (SC-B4).
+
+    Called after every publish (percepts, thoughts single and batched,
+    keep-alive, drive ticks), so no path can grow the queue past the cap
+    between the periodic prunes. The check reads at most cap + 1 index
+    entries, whatever the queue's size. Returns the number dropped.
+    """
+    cap = settings.STREAM_QUEUE_HARD_CAP
+    over = (
+        Thought.objects.filter(agent=agent)
+        .order_by()
+        .values_list("pk", flat=True)[cap : cap + 1]
+    )
+    if not list(over):
+        return 0
+    return stream_prune(agent=agent, now=now)
+
+
+def stream_prune_all(*, now: datetime | None = None) -> int:
+    dropped = 0
+    for agent in Agent.objects.filter(is_active=True):
+        dropped += stream_prune(agent=agent, now=now)
+    return dropped
