@@ -12,8 +12,11 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from evals.models import Benchmark
-from evals.selectors.benchmarks import invalid_uploads_pending, latest_runs
+from evals.selectors.benchmarks import (
+    benchmark_kinds,
+    invalid_uploads_pending,
+    latest_runs,
+)
 from evals.selectors.runs import runs_in_pks
 from evals.services.compare import baseline_standings
 from evalsite.services import health_get
@@ -32,7 +35,7 @@ def home(request: HttpRequest) -> HttpResponse:
     regressions against each benchmark's baseline, invalid uploads waiting
     for review, stream health and service health; every tile links on."""
     kind = request.GET.get("kind", "")
-    if kind not in Benchmark.Kind.values:
+    if kind not in {value for value, _ in benchmark_kinds()}:
         kind = ""
     search = request.GET.get("q", "").strip()
     benchmarks = latest_runs(kind=kind or None, search=search or None)
@@ -67,7 +70,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "cards": cards,
             "page": page,
             "kind": kind,
-            "kinds": Benchmark.Kind.choices,
+            "kinds": benchmark_kinds(),
             "search": search,
             "filter_query": urlencode(filters),
             "regression_page": regression_page,

@@ -113,3 +113,8 @@ def invalid_uploads_pending(limit: int) -> tuple[int, list[InvalidUpload]]:
     """How many invalid uploads wait for review, and the newest ``limit``."""
     pending = InvalidUpload.objects.filter(status=InvalidUpload.Status.PENDING)
     return pending.count(), list(pending.order_by("-created_at", "-pk")[:limit])
+
+
+def benchmark_kinds() -> list[tuple[str, str]]:
+    """Every kind of benchmark as ``(value, label)``, for filters."""
+    return list(Benchmark.Kind.choices)
