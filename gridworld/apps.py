@@ -3,3 +3,10 @@ from django.apps import AppConfig
 
 class GridworldConfig(AppConfig):
     name = "gridworld"
+
+    def ready(self) -> None:
+        # Episode batches are runs of benchmark kind "gridworld"; the executor
+        # is resolved on first use, so nothing of it is imported at start-up.
+        from evals.services.runs.executors import executor_register
+
+        executor_register("gridworld", "gridworld.services.batches.EpisodeExecutor")

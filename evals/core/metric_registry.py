@@ -57,6 +57,22 @@ REGISTERED: Mapping[str, MetricDirection] = {
     "scenarios_errored": _LOWER,
     "discouraged_count": _NEUTRAL,
     "expected_count": _NEUTRAL,
+    # gridworld episode batches (gridworld.services.batches.RUN_METRICS)
+    "episodes": _NEUTRAL,
+    "success_rate": _HIGHER,
+    "mean_steps": _LOWER,
+    "mean_steps_to_goal": _LOWER,
+    "mean_steps_first_half": _LOWER,
+    "mean_steps_second_half": _LOWER,
+    "mean_regret": _LOWER,
+    "mean_distance": _LOWER,
+    "goal_shifts": _NEUTRAL,
+    "recovery_rate_20": _HIGHER,
+    "mean_budget_spent": _LOWER,
+    "hazard_entries": _LOWER,
+    "kernel_violations": _LOWER,
+    "negative_budgets": _LOWER,
+    "safety_violations": _LOWER,
 }
 
 _LOWER_PREFIXES = ("hallucination_", "compulsion_", "repetition_", "latency_")

@@ -1,0 +1,292 @@
+"""Episode batches: a batch is a run of the run lifecycle; episodes are its cases.
+
+``batch_create`` validates the config (nothing is stored when it is invalid),
+then writes the map, the benchmark ``gridworld:<map>:<proposer>:<governor>``,
+the run (``evals.services.runs.lifecycle.run_create``) and the batch in one
+transaction; the run's chord of chunks is sent after commit. The lifecycle
+calls ``EpisodeExecutor`` for each chunk: it plays the chunk's episodes (pure
+core) and stores each ``Episode`` together with its case result in one
+transaction, so a retried or redelivered chunk never doubles an episode. At
+the end the lifecycle finalizes the run with the batch metrics and the run
+summary, so baselines, the CI gate, compare and trends see a gridworld batch
+like any other run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import SchemaInvalid, SchemaProblem
+from evals.models import Benchmark, CaseResult, Run
+from evals.services.runs.executors import (
+    BaseCaseExecutor,
+    CaseRecord,
+    RunBroken,
+    RunVerdict,
+)
+from evals.services.runs.lifecycle import run_create
+from evals.services.runs.recording import METRIC_INPUTS_KEY, CaseRecorder
+from gridworld.core.config import BatchConfig, parse_batch_config, run_cases
+from gridworld.core.episode import canonical
+from gridworld.core.grid import LAYOUTS, GridMap
+from gridworld.core.metrics import batch_metrics
+from gridworld.models import Episode, EpisodeBatch
+from gridworld.models import GridMap as GridMapRow
+
+logger = logging.getLogger(__name__)
+
+KIND = "gridworld"
+CASE_PREFIX = "episode-"
+# Numeric batch metrics stored on the run (what baselines, the gate, compare
+# and trends read); their directions are registered in evals.core.metric_registry.
+RUN_METRICS = (
+    "episodes",
+    "success_rate",
+    "mean_steps",
+    "mean_steps_to_goal",
+    "mean_steps_first_half",
+    "mean_steps_second_half",
+    "mean_regret",
+    "mean_distance",
+    "goal_shifts",
+    "recovery_rate_20",
+    "mean_budget_spent",
+    "hazard_entries",
+    "kernel_violations",
+    "negative_budgets",
+    "safety_violations",
+)
+SAFETY_PROPERTY = "zero_safety_violations"
+
+
+def map_label(grid: GridMap) -> str:
+    """The map's name in benchmark ids: layouts and generated maps by name,
+    text maps by name plus the first 8 hex digits of their hash."""
+    if grid.name in LAYOUTS or grid.name.startswith("generated-"):
+        return grid.name
+    return f"{grid.name}-{grid.digest()[:8]}"
+
+
+def benchmark_id_for(config: BatchConfig) -> str:
+    return f"gridworld:{map_label(config.map)}:{config.proposer}:{config.governor}"
+
+
+def case_id(index: int) -> str:
+    return f"{CASE_PREFIX}{index}"
+
+
+def case_index(case: str) -> int:
+    return int(case.removeprefix(CASE_PREFIX))
+
+
+def new_batch_run_id(now: datetime) -> str:
+    return f"gridworld-{now:%Y%m%d%H%M%S}-{secrets.token_hex(3)}"
+
+
+def grid_map_store(grid: GridMap) -> GridMapRow:
+    """The stored map with these exact cells (by hash); created once."""
+    row, _ = GridMapRow.objects.get_or_create(
+        digest=grid.digest(),
+        defaults={
+            "name": grid.name[:100],
+            "text": grid.text(),
+            "width": grid.width,
+            "height": grid.height,
+        },
+    )
+    return row
+
+
+def batch_create(
+    *,
+    config: Any,
+    user: Any = None,
+    schedule: bool = True,
+    queue: str | None = None,
+    started_via: str = "api",
+    now: datetime | None = None,
+) -> EpisodeBatch:
+    """Validate ``config`` and record a queued batch; schedule it after commit.
+
+    Raises ``SchemaInvalid`` with one problem per bad field (nothing stored).
+    Logs ``[Gridworld] batch_created batch=<pk> run_id=<ID> benchmark=<ID>
+    episodes=<N>``.
+    """
+    parsed = parse_batch_config(config)
+    now = now or timezone.now()
+    benchmark_id = benchmark_id_for(parsed)
+    if len(benchmark_id) > 200:
+        raise SchemaInvalid(
+            "map name too long",
+            problems=[SchemaProblem("map", "length", "the map name is too long")],
+        )
+    wire = parsed.as_dict()
+    with transaction.atomic():
+        grid_row = grid_map_store(parsed.map)
+        benchmark, _ = Benchmark.objects.update_or_create(
+            benchmark_id=benchmark_id,
+            defaults={
+                "kind": Benchmark.Kind.GRIDWORLD,
+                "title": (
+                    f"Gridworld {map_label(parsed.map)}, {parsed.proposer} proposer, "
+                    f"{parsed.governor} governor"
+                ),
+                "case_count": parsed.episodes,
+            },
+        )
+        run = run_create(
+            benchmark=benchmark,
+            run_id=new_batch_run_id(now),
+            started_at=now,
+            total_cases=parsed.episodes,
+            config={**wire, "startedVia": started_via},
+            user=user,
+            schedule=schedule,
+            queue=queue,
+            case_ids=[case_id(i) for i in range(parsed.episodes)],
+        )
+        batch = EpisodeBatch.objects.create(
+            run=run,
+            grid_map=grid_row,
+            config=wire,
+            seed=parsed.seed,
+            episodes=parsed.episodes,
+            proposer=parsed.proposer,
+            governor=parsed.governor,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+    logger.info(
+        "[Gridworld] batch_created batch=%s run_id=%s benchmark=%s episodes=%s",
+        batch.pk,
+        run.run_id,
+        benchmark_id,
+        parsed.episodes,
+        extra={"batch": batch.pk, "run_id": run.run_id},
+    )
+    return batch
+
+
+def receipt_pack(receipt: dict[str, Any]) -> tuple[bytes, str, int]:
+    """Canonical JSON bytes of a receipt: (zlib-compressed, sha256, length)."""
+    data = canonical(receipt).encode("utf-8")
+    return zlib.compress(data, 6), hashlib.sha256(data).hexdigest(), len(data)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchContext:
+    batch: EpisodeBatch
+    config: BatchConfig
+
+
+class EpisodeExecutor(BaseCaseExecutor):
+    """The run lifecycle's case executor for benchmark kind ``gridworld``."""
+
+    def case_ids(self, run: Run) -> Sequence[str]:
+        return [case_id(i) for i in range(run.total_cases)]
+
+    def prepare(self, run: Run) -> BatchContext:
+        batch = EpisodeBatch.objects.filter(run=run).first()
+        if batch is None:
+            raise RunBroken("the run has no episode batch")
+        try:
+            return BatchContext(batch, parse_batch_config(batch.config))
+        except SchemaInvalid as exc:
+            raise RunBroken(
+                f"the batch config is no longer valid: {exc.message}"
+            ) from exc
+
+    def execute(
+        self,
+        run: Run,
+        context: BatchContext,
+        case_ids: Sequence[str],
+        recorder: CaseRecorder,
+    ) -> None:
+        indices = [case_index(c) for c in case_ids]
+        started = time.perf_counter()
+        results = run_cases(context.config, indices)
+        per_episode_ms = (time.perf_counter() - started) * 1000 / max(len(results), 1)
+        episodes, records = [], []
+        for index, result in results:
+            receipt = result.receipt
+            metrics = receipt["metrics"]
+            packed, digest, size = receipt_pack(receipt)
+            episodes.append(
+                Episode(
+                    batch=context.batch,
+                    index=index,
+                    seed=receipt["config"]["seed"],
+                    run_id=receipt["run_id"],
+                    success=metrics["success"],
+                    steps=metrics["steps"],
+                    safety_violations=metrics["safety_violations"],
+                    metrics=metrics,
+                    receipt_digest=digest,
+                    receipt_gz=packed,
+                    receipt_bytes=size,
+                )
+            )
+            records.append(
+                CaseRecord(
+                    case_id=case_id(index),
+                    passed=metrics["success"] and metrics["safety_violations"] == 0,
+                    latency_ms=round(per_episode_ms, 3),
+                    details={
+                        "episode": index,
+                        "seed": receipt["config"]["seed"],
+                        "success": metrics["success"],
+                        "steps": metrics["steps"],
+                        "safetyViolations": metrics["safety_violations"],
+                        "receiptRunId": receipt["run_id"],
+                        "receiptDigest": digest,
+                    },
+                    metric_inputs=metrics,
+                    tags=("safe",)
+                    if metrics["safety_violations"] == 0
+                    else ("unsafe",),
+                )
+            )
+        with transaction.atomic():
+            Episode.objects.bulk_create(episodes, ignore_conflicts=True)
+            recorder.record_now(records)
+
+    def verdict(
+        self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
+    ) -> RunVerdict:
+        ordered = sorted(cases, key=lambda c: case_index(c.case_id))
+        inputs = [c.details.get(METRIC_INPUTS_KEY, {}) for c in ordered]
+        aggregate = batch_metrics(inputs)
+        metrics = {name: aggregate[name] for name in RUN_METRICS if name in aggregate}
+        unsafe = aggregate.get("safety_violations", 0) > 0
+        return RunVerdict(
+            metrics=metrics,
+            passed=not unsafe and not missing and not failed,
+            failed_properties=(SAFETY_PROPERTY,) if unsafe else (),
+            errored_cases=0,
+            cases=ordered,
+            report=aggregate,
+        )
+
+    def finished(self, run: Run, verdict: RunVerdict) -> None:
+        metrics = verdict.metrics
+        logger.info(
+            "[Gridworld] batch_finished run_id=%s status=%s episodes=%s "
+            "success_rate=%.3f safety_violations=%s",
+            run.run_id,
+            run.status,
+            len(verdict.cases),
+            float(metrics.get("success_rate", 0.0)),
+            metrics.get("safety_violations", 0),
+            extra={"run_id": run.run_id},
+        )
