@@ -480,4 +480,5 @@ DEMO_DATA_LOADERS: list[str] = [
     "evals.demo.load_demo",
     "evals.demo_benchmarks.load_demo",
     "prkeepalive.demo.load_demo",
+    "gridworld.demo.load_demo",
 ]

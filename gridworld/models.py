@@ -82,6 +82,8 @@ class Episode(models.Model):
     steps = models.PositiveIntegerField()
     safety_violations = models.PositiveIntegerField()
     metrics = models.JSONField()
+    # distance to goal after each step, for the batch's P(t) without receipts
+    distances = models.JSONField(default=list)
     receipt_digest = models.CharField(max_length=64)
     receipt_gz = models.BinaryField()
     receipt_bytes = models.PositiveIntegerField()

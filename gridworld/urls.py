@@ -1,9 +1,41 @@
+"""URLs of the gridworld (pages and REST)."""
+
 from django.urls import path
 
-from gridworld import views
+from gridworld import api, views
 
 app_name = "gridworld"
 
 urlpatterns = [
     path("gridworld/", views.index, name="index"),
+    path("gridworld/batches/<int:pk>/", views.batch_detail, name="batch-detail"),
+    path(
+        "gridworld/batches/<int:pk>/episodes/<int:index>/",
+        views.episode_detail,
+        name="episode-detail",
+    ),
+    path(
+        "api/gridworld/batches", api.BatchListCreateView.as_view(), name="api-batches"
+    ),
+    path(
+        "api/gridworld/batches/<int:pk>",
+        api.BatchDetailView.as_view(),
+        name="api-batch-detail",
+    ),
+    path(
+        "api/gridworld/batches/<int:pk>/episodes",
+        api.EpisodeListView.as_view(),
+        name="api-episodes",
+    ),
+    path(
+        "api/gridworld/batches/<int:pk>/episodes/<int:index>",
+        api.EpisodeDetailView.as_view(),
+        name="api-episode-detail",
+    ),
+    path(
+        "api/gridworld/batches/<int:pk>/episodes/<int:index>/receipt",
+        api.EpisodeReceiptView.as_view(),
+        name="api-episode-receipt",
+    ),
+    path("api/gridworld/verify", api.ReceiptVerifyView.as_view(), name="api-verify"),
 ]

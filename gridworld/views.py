@@ -1,10 +1,184 @@
+"""Gridworld pages: batches (with a form to start one), a batch, an episode."""
+
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from core.errors import SchemaInvalid
+from gridworld import charts
+from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
+from gridworld.core.grid import LAYOUTS
+from gridworld.core.metrics import SAFETY_COUNTERS, batch_metrics
+from gridworld.core.types import Q
+from gridworld.services.batches import batch_create
+from gridworld.services.episodes import episode_receipt, receipt_verify
+from gridworld.services.reads import batch_get, batch_list, episode_get, episode_list
+
+BATCHES_PER_PAGE = 25
+EPISODES_PER_PAGE = 100
+CHART_EPISODES = 2000
+FORM_FIELDS = (
+    "map",
+    "episodes",
+    "proposer",
+    "governor",
+    "seed",
+    "drift_period",
+    "max_steps",
+)
+FORM_DEFAULTS = {
+    "map": "hazard",
+    "episodes": "100",
+    "proposer": "planner",
+    "governor": "lexicographic",
+    "seed": "0",
+    "drift_period": str(DEFAULT_DRIFT_PERIOD),
+    "max_steps": str(DEFAULT_MAX_STEPS),
+}
+
+
+def _form_config(data: Any) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for name in FORM_FIELDS:
+        raw = (data.get(name) or "").strip()
+        if not raw:
+            continue
+        if name in ("map", "proposer", "governor"):
+            config[name] = raw
+        else:
+            try:
+                config[name] = int(raw)
+            except ValueError:
+                config[name] = raw
+    return config
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "gridworld/index.html")
+    """Episode batches, newest first, with live progress and a form to start one."""
+    errors: dict[str, str] = {}
+    form = dict(FORM_DEFAULTS)
+    status = 200
+    if request.method == "POST":
+        form = {name: request.POST.get(name, "") for name in FORM_FIELDS}
+        try:
+            batch = batch_create(
+                config=_form_config(request.POST), user=request.user, started_via="web"
+            )
+        except SchemaInvalid as exc:
+            errors = {p.path: p.message for p in exc.problems}
+            status = 400
+        else:
+            return redirect(batch.get_absolute_url())
+    page = Paginator(batch_list(), BATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "gridworld/index.html",
+        {
+            "page": page,
+            "form": form,
+            "errors": errors,
+            "layouts": LAYOUTS,
+            "has_active": any(b.run.status in ("queued", "running") for b in page),
+        },
+        status=status,
+    )
+
+
+@login_required
+def batch_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A batch: verdict, success, safety counters, charts and its episodes."""
+    batch = batch_get(pk)
+    run = batch.run
+    rows = list(
+        episode_list(batch).values_list("metrics", "distances")[:CHART_EPISODES]
+    )
+    metrics = [m for m, _ in rows]
+    aggregate = batch_metrics(metrics) if metrics else None
+    page = Paginator(episode_list(batch), EPISODES_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    figures = {}
+    if metrics:
+        figures = {
+            "steps": charts.steps_figure(metrics),
+            "distance": charts.batch_distance_figure([d for _, d in rows]),
+            "rejected": charts.rejected_figure(aggregate["rejected_by_reason"])
+            if aggregate and aggregate["rejected_by_reason"]
+            else None,
+        }
+    return render(
+        request,
+        "gridworld/batch_detail.html",
+        {
+            "batch": batch,
+            "run": run,
+            "aggregate": aggregate,
+            "charted": len(metrics),
+            "chart_limit": CHART_EPISODES,
+            "safety": [
+                (name.replace("_", " "), aggregate[name] if aggregate else 0)
+                for name in SAFETY_COUNTERS
+            ],
+            "figures": figures,
+            "page": page,
+            "is_active": run.status in ("queued", "running"),
+        },
+    )
+
+
+def _step_rows(receipt: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for step in receipt["steps"]:
+        rows.append(
+            {
+                "step": step,
+                "budget": step["budget"] / Q,
+                "exposure": step["exposure"] / Q,
+                "proposals": [
+                    {
+                        "action": p["action"],
+                        "score": p["score"] / Q,
+                        "reasons": p["reasons"],
+                        "chosen": index == step["chosen_proposal_index"],
+                    }
+                    for index, p in enumerate(step["decision"])
+                ],
+            }
+        )
+    return rows
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def episode_detail(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    """An episode drawn on its map, its charts and every step's decision; the
+    Verify button (POST) replays the stored receipt and shows the verdict."""
+    episode = episode_get(pk, index)
+    receipt = episode_receipt(episode)
+    verification = None
+    if request.method == "POST":
+        verification = receipt_verify(receipt, source="web")
+    return render(
+        request,
+        "gridworld/episode_detail.html",
+        {
+            "episode": episode,
+            "batch": episode.batch,
+            "receipt": receipt,
+            "metrics": receipt["metrics"],
+            "steps": _step_rows(receipt),
+            "grid_figure": charts.grid_figure(receipt),
+            "series_figure": charts.episode_series_figure(receipt),
+            "verification": verification,
+            "previous": index - 1 if index > 0 else None,
+            "next": index + 1 if index + 1 < episode.batch.episodes else None,
+        },
+    )

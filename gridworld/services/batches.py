@@ -232,6 +232,7 @@ class EpisodeExecutor(BaseCaseExecutor):
                     steps=metrics["steps"],
                     safety_violations=metrics["safety_violations"],
                     metrics=metrics,
+                    distances=[s["task_performance"] for s in receipt["steps"]],
                     receipt_digest=digest,
                     receipt_gz=packed,
                     receipt_bytes=size,

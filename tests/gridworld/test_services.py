@@ -138,7 +138,9 @@ def test_receipt_verify_logs_the_verdict(caplog) -> None:
     verification = receipt_verify(receipt)
     assert not verification.ok
     lines = [
-        r.getMessage() for r in caplog.records if r.name == "gridworld.services.episodes"
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "gridworld.services.episodes"
     ]
     assert lines[0] == (
         f"[Gridworld] receipt_verified run_id={receipt['run_id']} verified=true "

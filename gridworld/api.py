@@ -1,0 +1,225 @@
+"""REST API of the gridworld: create and read batches, episodes and receipts,
+verify an uploaded receipt.
+
+Thin: ``gridworld.services`` decides. A bad batch config answers 400 with
+every field and its reason (``{"error": {"code", "message", "fields"}}``),
+nothing stored. Session or agent-key authentication (project defaults).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gridworld.models import Episode, EpisodeBatch
+from gridworld.services.batches import batch_create
+from gridworld.services.episodes import episode_receipt_bytes, receipt_verify
+from gridworld.services.reads import batch_get, batch_list, episode_get, episode_list
+
+MAX_LIMIT = 500
+DEFAULT_LIMIT = 100
+
+
+def batch_to_wire(
+    batch: EpisodeBatch, *, request: Request | None = None
+) -> dict[str, Any]:
+    run = batch.run
+    url = batch.get_absolute_url()
+    return {
+        "id": batch.pk,
+        "runId": run.run_id,
+        "benchmarkId": run.benchmark.benchmark_id,
+        "status": run.status,
+        "progress": {"done": run.progress_done, "total": run.total_cases},
+        "config": batch.config,
+        "map": {
+            "name": batch.grid_map.name,
+            "width": batch.grid_map.width,
+            "height": batch.grid_map.height,
+            "hash": batch.grid_map.digest,
+        },
+        "episodes": batch.episodes,
+        "seeds": {"first": batch.seed, "last": batch.seed + batch.episodes - 1},
+        "proposer": batch.proposer,
+        "governor": batch.governor,
+        "createdBy": batch.created_by.get_username() if batch.created_by else None,
+        "startedAt": run.started_at.isoformat(),
+        "completedAt": run.completed_at.isoformat() if run.completed_at else None,
+        "metrics": run.metrics,
+        "verdict": None
+        if run.verdict_passed is None
+        else {"pass": run.verdict_passed, "failedProperties": run.failed_properties},
+        "error": run.error or None,
+        "url": request.build_absolute_uri(url) if request is not None else url,
+    }
+
+
+def episode_to_wire(episode: Episode) -> dict[str, Any]:
+    return {
+        "index": episode.index,
+        "seed": episode.seed,
+        "runId": episode.run_id,
+        "success": episode.success,
+        "steps": episode.steps,
+        "safetyViolations": episode.safety_violations,
+        "receiptDigest": episode.receipt_digest,
+        "receiptBytes": episode.receipt_bytes,
+        "metrics": episode.metrics,
+        "url": episode.get_absolute_url(),
+    }
+
+
+def _limit_offset(request: Request) -> tuple[int, int]:
+    out = []
+    for name, default, low, high in (
+        ("limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
+        ("offset", 0, 0, 10**9),
+    ):
+        raw = request.query_params.get(name) or ""
+        try:
+            value = int(raw) if raw else default
+        except ValueError:
+            raise ValidationError({name: [f"{name} must be an integer."]}) from None
+        if not low <= value <= high:
+            raise ValidationError({name: [f"{name} must be between {low} and {high}."]})
+        out.append(value)
+    return out[0], out[1]
+
+
+PAGE = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+LIST = inline_serializer(
+    "GridworldList",
+    {"count": serializers.IntegerField(), "results": serializers.ListField()},
+)
+
+
+class BatchListCreateView(APIView):
+    @extend_schema(
+        operation_id="gridworld_batches_list", parameters=PAGE, responses=LIST
+    )
+    def get(self, request: Request) -> Response:
+        """Episode batches, newest first."""
+        limit, offset = _limit_offset(request)
+        batches = batch_list()
+        page = batches[offset : offset + limit]
+        return Response(
+            {
+                "count": batches.count(),
+                "results": [batch_to_wire(b, request=request) for b in page],
+            }
+        )
+
+    @extend_schema(
+        operation_id="gridworld_batches_create",
+        request=inline_serializer(
+            "GridworldBatchCreate",
+            {
+                "map": serializers.CharField(
+                    help_text="simple|maze|hazard, generated:<seed>:<W>x<H>, or a "
+                    "name for map_text"
+                ),
+                "map_text": serializers.CharField(required=False),
+                "episodes": serializers.IntegerField(),
+                "proposer": serializers.CharField(required=False),
+                "governor": serializers.CharField(required=False),
+                "seed": serializers.IntegerField(required=False),
+                "drift_period": serializers.IntegerField(required=False),
+                "max_steps": serializers.IntegerField(required=False),
+                "budget": serializers.IntegerField(required=False),
+                "lane_size": serializers.IntegerField(required=False),
+            },
+        ),
+        responses={
+            202: inline_serializer("GridworldBatch", {"id": serializers.IntegerField()})
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Start a batch on the workers; 202 with the queued batch."""
+        batch = batch_create(config=request.data, user=request.user, started_via="api")
+        return Response(batch_to_wire(batch, request=request), status.HTTP_202_ACCEPTED)
+
+
+class BatchDetailView(APIView):
+    @extend_schema(
+        operation_id="gridworld_batches_retrieve",
+        responses=inline_serializer(
+            "GridworldBatchDetail", {"id": serializers.IntegerField()}
+        ),
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        """One batch: status, progress, metrics, verdict."""
+        return Response(batch_to_wire(batch_get(pk), request=request))
+
+
+class EpisodeListView(APIView):
+    @extend_schema(
+        operation_id="gridworld_episodes_list", parameters=PAGE, responses=LIST
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        """A batch's stored episodes, in episode order."""
+        limit, offset = _limit_offset(request)
+        episodes = episode_list(batch_get(pk))
+        page = episodes[offset : offset + limit]
+        return Response(
+            {"count": episodes.count(), "results": [episode_to_wire(e) for e in page]}
+        )
+
+
+class EpisodeDetailView(APIView):
+    @extend_schema(
+        operation_id="gridworld_episodes_retrieve",
+        responses=inline_serializer(
+            "GridworldEpisode", {"index": serializers.IntegerField()}
+        ),
+    )
+    def get(self, request: Request, pk: int, index: int) -> Response:
+        """One episode: seed, metrics, receipt digest."""
+        return Response(episode_to_wire(episode_get(pk, index)))
+
+
+class EpisodeReceiptView(APIView):
+    @extend_schema(operation_id="gridworld_receipt_retrieve", responses={200: dict})
+    def get(self, request: Request, pk: int, index: int) -> HttpResponse:
+        """The episode's run receipt, byte for byte as stored (canonical JSON)."""
+        episode = episode_get(pk, index)
+        response = HttpResponse(
+            episode_receipt_bytes(episode), content_type="application/json"
+        )
+        response["Content-Disposition"] = (
+            f'attachment; filename="gridworld-{pk}-episode-{index}.json"'
+        )
+        return response
+
+
+class ReceiptVerifyView(APIView):
+    @extend_schema(
+        operation_id="gridworld_receipt_verify",
+        request=dict,
+        responses=inline_serializer(
+            "GridworldVerification",
+            {
+                "verified": serializers.BooleanField(),
+                "run_id": serializers.CharField(),
+                "steps_checked": serializers.IntegerField(),
+                "divergence": serializers.DictField(allow_null=True),
+            },
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        """Replay an uploaded run receipt (the JSON body) and report the verdict."""
+        if not isinstance(request.data, dict) or "config" not in request.data:
+            raise ValidationError(
+                {
+                    "receipt": [
+                        "the body must be a gridworld run receipt (a JSON object)."
+                    ]
+                }
+            )
+        return Response(receipt_verify(dict(request.data)).as_dict())

@@ -1,0 +1,273 @@
+"""Plotly figures of the gridworld pages, built as plain dicts in one place.
+
+A view puts a figure in its context, the template emits it with
+``json_script`` and the page's script calls ``Plotly.newPlot``; no chart
+logic lives in templates or scripts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gridworld.core.metrics import rolling_distance
+from gridworld.core.types import Q
+
+CELL_COLOURS = [[0, "#f4f4f4"], [0.34, "#f4f4f4"], [0.34, "#444"], [0.67, "#444"],
+                [0.67, "#d9534f"], [1, "#d9534f"]]  # fmt: skip
+MARGIN = {"t": 40, "r": 10, "b": 50, "l": 50}
+
+
+def steps_figure(metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Steps per episode in episode order (reached goals and misses apart),
+    with the BFS optimum from the start."""
+    reached = [(i, m["steps"]) for i, m in enumerate(metrics) if m["success"]]
+    missed = [(i, m["steps"]) for i, m in enumerate(metrics) if not m["success"]]
+    return {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "reached the goal",
+                "x": [i for i, _ in reached],
+                "y": [s for _, s in reached],
+            },
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "did not reach it",
+                "marker": {"symbol": "x"},
+                "x": [i for i, _ in missed],
+                "y": [s for _, s in missed],
+            },
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "shortest safe path",
+                "line": {"dash": "dot"},
+                "x": list(range(len(metrics))),
+                "y": [m["optimal_steps"] for m in metrics],
+            },
+        ],
+        "layout": {
+            "title": {"text": "Steps per episode"},
+            "xaxis": {"title": {"text": "episode"}},
+            "yaxis": {"title": {"text": "steps"}, "rangemode": "tozero"},
+            "legend": {"orientation": "h"},
+            "margin": MARGIN,
+            "height": 340,
+        },
+    }
+
+
+def batch_distance_figure(distances: Sequence[Sequence[int]]) -> dict[str, Any]:
+    """P(t) over a batch: the distance to goal at step t averaged over the
+    episodes still running, and its rolling mean over 10 steps."""
+    longest = max((len(d) for d in distances), default=0)
+    mean: list[int] = []
+    for t in range(longest):
+        values = [d[t] for d in distances if len(d) > t]
+        mean.append(sum(values) * 1000 // len(values))
+    smoothed = rolling_distance(mean)
+    return {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "mean distance at step t",
+                "x": list(range(longest)),
+                "y": [v / 1000 for v in mean],
+            },
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "P(t), rolling mean over 10 steps",
+                "x": list(range(longest)),
+                "y": [v / 1_000_000 for v in smoothed],
+            },
+        ],
+        "layout": {
+            "title": {"text": "Distance to goal, P(t)"},
+            "xaxis": {"title": {"text": "step"}},
+            "yaxis": {"title": {"text": "cells"}, "rangemode": "tozero"},
+            "legend": {"orientation": "h"},
+            "margin": MARGIN,
+            "height": 340,
+        },
+    }
+
+
+def rejected_figure(rejected: dict[str, int]) -> dict[str, Any]:
+    """Refused proposals by reason (gate order)."""
+    order = [
+        "env:out_of_bounds",
+        "env:wall_collision",
+        "env:hazard_collision",
+        "kernel:inadmissible",
+        "coh:lyapunov_increase",
+        "abs:absorbed",
+    ]
+    names = [n for n in order if n in rejected] + sorted(
+        n for n in rejected if n not in order
+    )
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "x": [rejected[n] for n in names],
+                "y": names,
+            }
+        ],
+        "layout": {
+            "title": {"text": "Refused proposals by reason"},
+            "xaxis": {"title": {"text": "proposals"}},
+            "yaxis": {"automargin": True, "autorange": "reversed"},
+            "margin": {**MARGIN, "l": 160},
+            "height": 80 + 36 * max(len(names), 1),
+        },
+    }
+
+
+def grid_figure(receipt: dict[str, Any]) -> dict[str, Any]:
+    """The map (walls dark, hazards red), the agent's path, where the goal
+    moved, and a slider that steps through the episode."""
+    config = receipt["config"]
+    rows = [row for row in config["map"]["text"].split("\n") if row]
+    value = {".": 0, "S": 0, "G": 0, "#": 1, "x": 2}
+    z = [[value[c] for c in row] for row in rows]
+    start = config["start"]
+    steps = receipt["steps"]
+    xs = [start[0]] + [s["position"][0] for s in steps]
+    ys = [start[1]] + [s["position"][1] for s in steps]
+    goals = [config["goal"]] + [shift["to"] for shift in receipt["drift_schedule"]]
+    goal_at = [config["goal"]] + [s["goal"] for s in steps]
+    frames = [
+        {
+            "name": str(t),
+            "data": [
+                {"x": xs[: t + 1], "y": ys[: t + 1]},
+                {"x": [xs[t]], "y": [ys[t]]},
+                {"x": [goal_at[t][0]], "y": [goal_at[t][1]]},
+            ],
+            "traces": [1, 2, 3],
+        }
+        for t in range(len(xs))
+    ]
+    return {
+        "data": [
+            {
+                "type": "heatmap",
+                "z": z,
+                "zmin": 0,
+                "zmax": 2,
+                "colorscale": CELL_COLOURS,
+                "showscale": False,
+                "hoverinfo": "skip",
+                "xgap": 1,
+                "ygap": 1,
+            },
+            {"type": "scatter", "mode": "lines", "name": "path", "x": xs, "y": ys},
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "agent",
+                "marker": {"size": 14, "color": "#1f77b4"},
+                "x": [xs[-1]],
+                "y": [ys[-1]],
+            },
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "goal",
+                "marker": {"size": 16, "symbol": "star", "color": "#2ca02c"},
+                "x": [goal_at[-1][0]],
+                "y": [goal_at[-1][1]],
+            },
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": "goal positions",
+                "marker": {"size": 9, "symbol": "star-open", "color": "#2ca02c"},
+                "text": [str(i) for i in range(len(goals))],
+                "textposition": "top center",
+                "x": [g[0] for g in goals],
+                "y": [g[1] for g in goals],
+            },
+        ],
+        "frames": frames,
+        "layout": {
+            "xaxis": {"dtick": 1, "constrain": "domain", "showgrid": False},
+            "yaxis": {
+                "dtick": 1,
+                "autorange": "reversed",
+                "scaleanchor": "x",
+                "showgrid": False,
+            },
+            "legend": {"orientation": "h"},
+            "margin": {"t": 20, "r": 10, "b": 90, "l": 40},
+            "height": 520,
+            "sliders": [
+                {
+                    "active": len(frames) - 1,
+                    "currentvalue": {"prefix": "step "},
+                    "steps": [
+                        {
+                            "label": f["name"],
+                            "method": "animate",
+                            "args": [
+                                [f["name"]],
+                                {"mode": "immediate", "frame": {"duration": 0}},
+                            ],
+                        }
+                        for f in frames
+                    ],
+                }
+            ],
+        },
+    }
+
+
+def episode_series_figure(receipt: dict[str, Any]) -> dict[str, Any]:
+    """P(t) (rolling distance) and the budget over the episode's steps."""
+    steps = receipt["steps"]
+    distances = [s["task_performance"] for s in steps]
+    return {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "distance to goal",
+                "x": list(range(len(steps))),
+                "y": distances,
+            },
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "P(t), rolling mean over 10 steps",
+                "x": list(range(len(steps))),
+                "y": [v / 1000 for v in rolling_distance(distances)],
+            },
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "budget",
+                "yaxis": "y2",
+                "x": list(range(len(steps))),
+                "y": [s["budget"] / Q for s in steps],
+            },
+        ],
+        "layout": {
+            "xaxis": {"title": {"text": "step"}},
+            "yaxis": {"title": {"text": "cells"}, "rangemode": "tozero"},
+            "yaxis2": {
+                "title": {"text": "budget"},
+                "overlaying": "y",
+                "side": "right",
+                "rangemode": "tozero",
+            },
+            "legend": {"orientation": "h"},
+            "margin": {**MARGIN, "r": 60},
+            "height": 340,
+        },
+    }

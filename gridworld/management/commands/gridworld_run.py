@@ -1,0 +1,201 @@
+"""``manage.py gridworld_run``: run a batch of governed gridworld episodes.
+
+Exit codes: 0 every episode ran with zero safety violations (or the batch was
+queued without ``--wait``), 1 a safety violation or a failed batch, 2 invalid
+input (every bad field is printed; nothing is stored).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import (
+    BaseCommand,
+    CommandError,
+    CommandParser,
+    OutputWrapper,
+)
+
+from core.errors import SchemaInvalid
+from evals.models import Run
+from evals.services.runs.lifecycle import run_execute
+from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
+from gridworld.core.grid import LAYOUTS
+from gridworld.services.episodes import episode_receipt_bytes
+
+EXIT_FAIL = 1
+EXIT_INVALID = 2
+BAR_WIDTH = 30
+
+
+class Progress:
+    """A progress bar on a TTY, else a plain line per tenth of the batch."""
+
+    def __init__(self, out: OutputWrapper, *, is_tty: bool) -> None:
+        self.out = out
+        self.is_tty = is_tty
+        self.last_tenth = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        total = max(total, 1)
+        if self.is_tty:
+            filled = BAR_WIDTH * done // total
+            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+            self.out.write(f"\r[{bar}] {done}/{total} episodes", ending="")
+            self.out.flush()
+            return
+        tenth = 10 * done // total
+        if tenth != self.last_tenth:
+            self.last_tenth = tenth
+            self.out.write(f"progress {done}/{total} episodes ({100 * done // total}%)")
+
+    def finish(self) -> None:
+        if self.is_tty:
+            self.out.write("")
+
+
+class Command(BaseCommand):
+    help = (
+        "Run governed gridworld episodes. --map is a layout "
+        f"({', '.join(LAYOUTS)}), generated:<seed>:<W>x<H>, or the path of a map "
+        "file. With --wait the batch runs here with a progress bar and the exit "
+        "code says whether every episode was safe; without, it is queued for "
+        "the Celery workers."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--map", required=True)
+        parser.add_argument("--episodes", type=int, required=True)
+        parser.add_argument("--proposer", default="planner", help="greedy|planner")
+        parser.add_argument(
+            "--governor", default="lexicographic", help="lexicographic|none"
+        )
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--drift-period", type=int, default=DEFAULT_DRIFT_PERIOD)
+        parser.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS)
+        parser.add_argument("--budget", type=int, help="starting budget (default 1000)")
+        parser.add_argument(
+            "--lane-size", type=int, help="episodes sharing planner memory"
+        )
+        parser.add_argument("--wait", action="store_true", help="run here and report")
+        parser.add_argument(
+            "--receipts",
+            type=Path,
+            help="write each episode's run receipt as <DIR>/episode-<N>.json "
+            "(implies --wait)",
+        )
+        parser.add_argument("--user", help="username recorded as the batch's creator")
+        parser.add_argument("--queue", help="Celery queue for the chunk tasks")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+
+    def _config(self, options: dict[str, Any]) -> dict[str, Any]:
+        config: dict[str, Any] = {
+            "episodes": options["episodes"],
+            "proposer": options["proposer"],
+            "governor": options["governor"],
+            "seed": options["seed"],
+            "drift_period": options["drift_period"],
+            "max_steps": options["max_steps"],
+        }
+        for key in ("budget", "lane_size"):
+            if options[key] is not None:
+                config[key] = options[key]
+        spec = options["map"]
+        path = Path(spec)
+        if spec not in LAYOUTS and not spec.startswith("generated:") and path.is_file():
+            try:
+                config["map_text"] = path.read_text("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CommandError(f"{spec}: {exc}", returncode=EXIT_INVALID) from exc
+            config["map"] = path.stem
+        else:
+            config["map"] = spec
+        return config
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from django.contrib.auth import get_user_model
+
+        from gridworld.services.batches import batch_create
+
+        user = None
+        if options["user"]:
+            user = get_user_model().objects.filter(username=options["user"]).first()
+            if user is None:
+                raise CommandError(
+                    f"no user {options['user']!r}", returncode=EXIT_INVALID
+                )
+        wait = options["wait"] or options["receipts"] is not None
+        config = self._config(options)
+        try:
+            batch = batch_create(
+                config=config,
+                user=user,
+                schedule=not wait,
+                queue=options["queue"],
+                started_via="cli",
+            )
+        except SchemaInvalid as exc:
+            for problem in exc.problems:
+                field = "map" if problem.path == "map_text" else problem.path
+                self.stderr.write(f"{options['map']}: {field}: {problem.message}")
+            raise CommandError(
+                f"invalid batch config ({len(exc.problems)} problem(s)); nothing "
+                "was run or stored",
+                returncode=EXIT_INVALID,
+            ) from exc
+        url = f"{options['base_url'].rstrip('/')}{batch.get_absolute_url()}"
+        run = batch.run
+        if not wait:
+            self.stdout.write(
+                f"batch {batch.pk} queued as run {run.run_id} "
+                f"({run.total_cases} episodes)"
+            )
+            self.stdout.write(f"url: {url}")
+            return
+        progress = Progress(self.stderr, is_tty=self.stderr.isatty())
+        run = run_execute(run=run, on_progress=progress)
+        progress.finish()
+        if options["receipts"] is not None:
+            self._write_receipts(batch, options["receipts"])
+        self._summary(run, url)
+        if run.status == Run.Status.FAILED or not run.verdict_passed:
+            raise CommandError(
+                f"batch {batch.pk}: "
+                + (
+                    run.error
+                    or f"{run.metrics.get('safety_violations')} safety violation(s)"
+                ),
+                returncode=EXIT_FAIL,
+            )
+
+    def _write_receipts(self, batch: Any, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        for episode in batch.episode_rows.order_by("index"):
+            (directory / f"episode-{episode.index}.json").write_bytes(
+                episode_receipt_bytes(episode)
+            )
+        self.stdout.write(
+            f"receipts: {batch.episode_rows.count()} files in {directory}"
+        )
+
+    def _summary(self, run: Run, url: str) -> None:
+        metrics = run.metrics
+        self.stdout.write(
+            f"run {run.run_id}: {run.status}, {metrics.get('episodes', 0)} episodes, "
+            f"success rate {metrics.get('success_rate', 0.0):.3f}, "
+            f"mean steps to goal {metrics.get('mean_steps_to_goal', 0.0):.1f}, "
+            f"recovered within 20 steps {metrics.get('recovery_rate_20', 0.0):.3f}"
+        )
+        self.stdout.write(
+            "safety: "
+            + ", ".join(
+                f"{name} {metrics.get(name, 0)}"
+                for name in ("hazard_entries", "kernel_violations", "negative_budgets")
+            )
+        )
+        self.stdout.write(
+            json.dumps({"verdict": "PASS" if run.verdict_passed else "FAIL"})
+        )
+        self.stdout.write(f"url: {url}")

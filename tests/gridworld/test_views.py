@@ -1,0 +1,143 @@
+"""Pages: batches (with the start form), a batch with its charts, an episode
+with its map, steps, receipt download and the Verify button."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from evals.services.runs.lifecycle import run_execute
+from gridworld.models import EpisodeBatch
+from gridworld.services.batches import batch_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def batch() -> EpisodeBatch:
+    created = batch_create(
+        config={"map": "hazard", "episodes": 3, "seed": 2, "proposer": "greedy"},
+        schedule=False,
+    )
+    run_execute(run=created.run)
+    return created
+
+
+def figure(html: str, element_id: str) -> dict:
+    match = re.search(
+        rf'<script id="{element_id}" type="application/json">(.*?)</script>', html, re.S
+    )
+    assert match, element_id
+    return json.loads(match.group(1))
+
+
+def test_pages_need_a_login(client: Any, batch: EpisodeBatch) -> None:
+    for url in ("/gridworld/", f"/gridworld/batches/{batch.pk}/"):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/")
+
+
+def test_batches_page_lists_batches_and_the_placeholder_is_gone(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    html = owner_client.get("/gridworld/").content.decode()
+    assert "not built yet" not in html
+    assert "gridworld:hazard:greedy:lexicographic" in html
+    assert f'href="/gridworld/batches/{batch.pk}/"' in html
+    assert "<script>" not in html
+
+
+def test_start_form_creates_a_batch_and_redirects(
+    owner_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner_client.post(
+            "/gridworld/",
+            {"map": "simple", "episodes": "2", "proposer": "planner",
+             "governor": "lexicographic", "seed": "1", "drift_period": "10",
+             "max_steps": "100"},
+        )  # fmt: skip
+    batch = EpisodeBatch.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/gridworld/batches/{batch.pk}/"
+    batch.run.refresh_from_db()
+    assert batch.run.status == "completed"
+
+
+def test_start_form_shows_the_field_and_reason_and_stores_nothing(
+    owner_client: Any,
+) -> None:
+    response = owner_client.post("/gridworld/", {"map": "lava", "episodes": "0"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "unknown layout &#x27;lava&#x27;" in html
+    assert "episodes must be between 1 and 100000" in html
+    assert not EpisodeBatch.objects.exists()
+
+
+def test_batch_page_has_its_charts_and_episodes(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    html = owner_client.get(f"/gridworld/batches/{batch.pk}/").content.decode()
+    steps = figure(html, "gw-steps-figure")
+    assert len(steps["data"][0]["x"]) + len(steps["data"][1]["x"]) == 3
+    assert figure(html, "gw-distance-figure")["data"][1]["name"].startswith("P(t)")
+    assert "gw-rejected-figure" in html
+    assert "hazard entries" in html
+    for index in range(3):
+        assert f'href="/gridworld/batches/{batch.pk}/episodes/{index}/"' in html
+    assert "gridworld/js/batch_detail.js" in html
+
+
+def test_episode_page_draws_the_map_and_every_step(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    episode = batch.episode_rows.get(index=1)
+    html = owner_client.get(episode.get_absolute_url()).content.decode()
+    grid = figure(html, "gw-grid-figure")
+    assert grid["data"][0]["type"] == "heatmap"
+    assert len(grid["frames"]) == episode.steps + 1
+    assert figure(html, "gw-series-figure")["data"][2]["name"] == "budget"
+    assert html.count('class="chosen"') == episode.steps
+    assert f"/api/gridworld/batches/{batch.pk}/episodes/1/receipt" in html
+    assert "Verify by replay" in html
+
+
+def test_verify_button_replays_the_stored_receipt(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    episode = batch.episode_rows.get(index=0)
+    html = owner_client.post(episode.get_absolute_url()).content.decode()
+    assert f"Verified</span>: {episode.steps} steps replayed exactly." in html
+
+
+def test_unknown_episode_is_404(owner_client: Any, batch: EpisodeBatch) -> None:
+    assert (
+        owner_client.get(f"/gridworld/batches/{batch.pk}/episodes/9/").status_code
+        == 404
+    )
+
+
+def test_overview_and_navigation_link_the_gridworld(owner_client: Any) -> None:
+    html = owner_client.get("/").content.decode()
+    assert html.count('href="/gridworld/"') >= 2
+
+
+def test_demo_loads_once(owner: Any) -> None:
+    from django.conf import settings
+
+    from gridworld.demo import load_demo
+
+    assert "gridworld.demo.load_demo" in settings.DEMO_DATA_LOADERS
+    first = load_demo(owner=owner)
+    assert (
+        "gridworld:hazard:planner:lexicographic: completed, safety violations 0"
+        in first
+    )
+    assert "gridworld:hazard:greedy:none: completed, safety violations" in first
+    assert load_demo(owner=owner) == "gridworld demo batches exist"
+    assert EpisodeBatch.objects.count() == 2
