@@ -28,14 +28,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import SchemaInvalid, SchemaProblem
-from evals.models import Benchmark, CaseResult, Run
 from evals.services.runs.executors import (
     BaseCaseExecutor,
     CaseRecord,
     RunBroken,
     RunVerdict,
 )
-from evals.services.runs.lifecycle import run_create
+from evals.services.runs.lifecycle import benchmark_upsert, run_create
 from evals.services.runs.recording import METRIC_INPUTS_KEY, CaseRecorder
 from gridworld.core.config import BatchConfig, parse_batch_config, run_cases
 from gridworld.core.episode import canonical
@@ -134,16 +133,14 @@ def batch_create(
     wire = parsed.as_dict()
     with transaction.atomic():
         grid_row = grid_map_store(parsed.map)
-        benchmark, _ = Benchmark.objects.update_or_create(
+        benchmark = benchmark_upsert(
             benchmark_id=benchmark_id,
-            defaults={
-                "kind": Benchmark.Kind.GRIDWORLD,
-                "title": (
-                    f"Gridworld {map_label(parsed.map)}, {parsed.proposer} proposer, "
-                    f"{parsed.governor} governor"
-                ),
-                "case_count": parsed.episodes,
-            },
+            kind=KIND,
+            title=(
+                f"Gridworld {map_label(parsed.map)}, {parsed.proposer} proposer, "
+                f"{parsed.governor} governor"
+            ),
+            case_count=parsed.episodes,
         )
         run = run_create(
             benchmark=benchmark,
@@ -192,10 +189,10 @@ class BatchContext:
 class EpisodeExecutor(BaseCaseExecutor):
     """The run lifecycle's case executor for benchmark kind ``gridworld``."""
 
-    def case_ids(self, run: Run) -> Sequence[str]:
+    def case_ids(self, run: Any) -> Sequence[str]:
         return [case_id(i) for i in range(run.total_cases)]
 
-    def prepare(self, run: Run) -> BatchContext:
+    def prepare(self, run: Any) -> BatchContext:
         batch = EpisodeBatch.objects.filter(run=run).first()
         if batch is None:
             raise RunBroken("the run has no episode batch")
@@ -208,7 +205,7 @@ class EpisodeExecutor(BaseCaseExecutor):
 
     def execute(
         self,
-        run: Run,
+        run: Any,
         context: BatchContext,
         case_ids: Sequence[str],
         recorder: CaseRecorder,
@@ -263,7 +260,7 @@ class EpisodeExecutor(BaseCaseExecutor):
             recorder.record_now(records)
 
     def verdict(
-        self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
+        self, run: Any, cases: Sequence[Any], *, missing: int, failed: bool
     ) -> RunVerdict:
         ordered = sorted(cases, key=lambda c: case_index(c.case_id))
         inputs = [c.details.get(METRIC_INPUTS_KEY, {}) for c in ordered]
@@ -279,7 +276,7 @@ class EpisodeExecutor(BaseCaseExecutor):
             report=aggregate,
         )
 
-    def finished(self, run: Run, verdict: RunVerdict) -> None:
+    def finished(self, run: Any, verdict: RunVerdict) -> None:
         metrics = verdict.metrics
         logger.info(
             "[Gridworld] batch_finished run_id=%s status=%s episodes=%s "

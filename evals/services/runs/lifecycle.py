@@ -64,6 +64,19 @@ def run_summary(
     return summary
 
 
+def benchmark_upsert(
+    *, benchmark_id: str, kind: str, title: str, case_count: int
+) -> Benchmark:
+    """The benchmark ``benchmark_id`` of ``kind``, created or brought up to
+    date (title, case count), for a kind whose runs are created by another
+    app (gridworld batches); call it inside that app's transaction."""
+    benchmark, _ = Benchmark.objects.update_or_create(
+        benchmark_id=benchmark_id,
+        defaults={"kind": kind, "title": title, "case_count": case_count},
+    )
+    return benchmark
+
+
 def run_create(
     *,
     benchmark: Benchmark,

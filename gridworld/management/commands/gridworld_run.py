@@ -19,7 +19,6 @@ from django.core.management.base import (
 )
 
 from core.errors import SchemaInvalid
-from evals.models import Run
 from evals.services.runs.lifecycle import run_execute
 from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
 from gridworld.core.grid import LAYOUTS
@@ -160,7 +159,7 @@ class Command(BaseCommand):
         if options["receipts"] is not None:
             self._write_receipts(batch, options["receipts"])
         self._summary(run, url)
-        if run.status == Run.Status.FAILED or not run.verdict_passed:
+        if run.status == "failed" or not run.verdict_passed:
             raise CommandError(
                 f"batch {batch.pk}: "
                 + (
@@ -180,7 +179,7 @@ class Command(BaseCommand):
             f"receipts: {batch.episode_rows.count()} files in {directory}"
         )
 
-    def _summary(self, run: Run, url: str) -> None:
+    def _summary(self, run: Any, url: str) -> None:
         metrics = run.metrics
         self.stdout.write(
             f"run {run.run_id}: {run.status}, {metrics.get('episodes', 0)} episodes, "
