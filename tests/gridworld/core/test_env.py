@@ -165,9 +165,9 @@ def test_text_map_round_trips_and_hash_names_the_cells() -> None:
 @given(
     seed=st.integers(0, 2**31),
     width=st.integers(2, 14),
-    height=st.integers(1, 9),
-    walls=st.integers(0, 300),
-    hazards=st.integers(0, 250),
+    height=st.integers(3, 9),
+    walls=st.integers(0, 250),
+    hazards=st.integers(0, 150),
 )
 @settings(max_examples=80, deadline=None)
 def test_generated_maps_are_deterministic_and_solvable(
@@ -190,3 +190,12 @@ def test_generated_maps_are_deterministic_and_solvable(
     assert grid == again
     assert distances_from(grid.cells, grid.goal)[grid.start[1]][grid.start[0]] > 0
     assert grid.cells[grid.start[1]][grid.start[0]] not in (WALL, HAZARD)
+
+
+def test_generation_that_cannot_find_a_solvable_map_says_so() -> None:
+    with pytest.raises(GridworldError, match="no solvable map found"):
+        generate_map(seed=1, width=40, height=1, wall_permille=300, hazard_permille=300)
+    one_row = generate_map(
+        seed=5, width=6, height=1, wall_permille=0, hazard_permille=0
+    )
+    assert one_row.text() == "S....G\n"

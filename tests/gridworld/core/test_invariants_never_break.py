@@ -79,7 +79,7 @@ def test_budget_runs_down_to_absorption_and_never_below() -> None:
     map_seed=st.integers(0, 10**6),
     width=st.integers(2, 12),
     height=st.integers(1, 8),
-    hazards=st.integers(0, 300),
+    hazards=st.integers(0, 200),
     seed=st.integers(0, 10**6),
     proposer=st.sampled_from(["planner", "greedy"]),
     drift=st.sampled_from([0, 3, 10]),
