@@ -44,6 +44,19 @@ SCENARIO_SCHEMA = "scenario.v1.schema.json"
 _BOM = b"\xef\xbb\xbf"
 
 
+def read_suite_bytes(path: Path) -> bytes:
+    """The bytes of the suite file at ``path``; ``NotFound`` when the file
+    does not exist (or is not a file)."""
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+        raise NotFound(
+            f"suite file not found: {path}",
+            code="suite_not_found",
+            details={"path": str(path)},
+        ) from exc
+
+
 def load_suite(path: Path) -> LoadedSuite:
     """Read, validate and parse the suite at ``path``.
 
@@ -51,15 +64,7 @@ def load_suite(path: Path) -> LoadedSuite:
     ``SuiteInvalid`` listing every invalid line when any line is invalid;
     nothing partial is returned.
     """
-    try:
-        data = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
-        raise NotFound(
-            f"suite file not found: {path}",
-            code="suite_not_found",
-            details={"path": str(path)},
-        ) from exc
-    return parse_suite(data, path=path)
+    return parse_suite(read_suite_bytes(path), path=path)
 
 
 def parse_suite(data: bytes, *, path: Path) -> LoadedSuite:

@@ -15,10 +15,10 @@ from pathlib import Path
 from django.conf import settings
 
 from core.canonical import sha256_hex
-from core.errors import NotFound, SchemaInvalid, SchemaProblem
+from core.errors import SchemaInvalid, SchemaProblem
 from core.text import path_problem
 from evals.core.suite_types import LoadedSuite, SuiteInvalid
-from evals.core.suites import parse_suite
+from evals.core.suites import parse_suite, read_suite_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -171,14 +171,7 @@ _SUITE_CACHE: dict[tuple[str, str], LoadedSuite] = {}
 def suite_read(path: Path) -> LoadedSuite:
     """``load_suite``'s contract (``NotFound``, ``SuiteInvalid``), reading the
     bytes every time and reusing the parse of identical bytes."""
-    try:
-        data = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
-        raise NotFound(
-            f"suite file not found: {path}",
-            code="suite_not_found",
-            details={"path": str(path)},
-        ) from exc
+    data = read_suite_bytes(path)
     key = (str(path), sha256_hex(data))
     suite = _SUITE_CACHE.get(key)
     if suite is None:
