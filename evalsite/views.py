@@ -20,7 +20,7 @@ from evals.selectors.benchmarks import (
 from evals.selectors.runs import runs_in_pks
 from evals.services.compare import baseline_standings
 from evalsite.services import health_get
-from stream.services.agents import agent_list_visible
+from stream.selectors import agent_list_visible
 from stream.services.stream_health import stream_health
 
 BENCHMARKS_PER_PAGE = 12

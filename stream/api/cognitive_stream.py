@@ -26,6 +26,7 @@ from stream.core.thought_types import (
     is_reserved_type,
 )
 from stream.models import Agent, StreamEvent, Thought
+from stream.selectors import thoughts_recent
 from stream.services.counters import counters_get, counters_reset, counters_to_wire
 from stream.services.keepalive import events_take, keepalive_poke
 from stream.services.thoughts import (
@@ -35,7 +36,6 @@ from stream.services.thoughts import (
     thoughts_ack,
     thoughts_actionable,
     thoughts_publish,
-    thoughts_recent,
 )
 
 

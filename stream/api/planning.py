@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from core.errors import NotFound
 from stream.api.cognitive_stream import IsAgent, _limit
 from stream.core.planning import TaskStatus
+from stream.selectors import task_list
 from stream.services.planning_task_executor import (
     task_claim,
     task_complete,
@@ -28,7 +29,6 @@ from stream.services.planning_task_executor import (
 )
 from stream.services.planning_task_store import (
     planning_state_get,
-    task_list,
     task_to_wire,
     task_wire_for,
 )

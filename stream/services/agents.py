@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from stream.models import Agent
@@ -82,11 +81,3 @@ def agent_authenticate(*, key: str) -> Agent | None:
     if agent.last_seen_at is None or (now - agent.last_seen_at).total_seconds() > 60:
         Agent.objects.filter(pk=agent.pk).update(last_seen_at=now)
     return agent
-
-
-def agent_list_visible(*, user: AbstractBaseUser) -> QuerySet[Agent]:
-    """Agents the user owns or is a member of (staff see all)."""
-    qs = Agent.objects.select_related("owner")
-    if getattr(user, "is_staff", False):
-        return qs
-    return qs.filter(Q(owner=user) | Q(members=user)).distinct()

@@ -36,13 +36,9 @@ from stream.core.prompt_guard import PromptViolation, goal_text_violations
 from stream.core.thought_types import DRIVE_TICK_TYPE, KEEPALIVE_TYPE
 from stream.core.types import EpisodicMemory, Memory, PromptProfile, SituationFacts
 from stream.models import Agent, KeepAliveState, StreamEvent, Thought, WorldSnapshot
+from stream.selectors import latest_facts
 from stream.services.adapters import model_adapter, sampler_profile
-from stream.services.thoughts import (
-    AWARENESS_TYPE,
-    ThoughtInput,
-    latest_facts,
-    thoughts_publish,
-)
+from stream.services.thoughts import AWARENESS_TYPE, ThoughtInput, thoughts_publish
 
 logger = logging.getLogger(__name__)
 

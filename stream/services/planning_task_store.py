@@ -23,7 +23,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.errors import NotFound
@@ -362,11 +361,3 @@ def task_locked(*, agent: Agent, task_id: int) -> Task:
     if task is None:
         raise NotFound(f"no task {task_id} for agent {agent.name}")
     return task
-
-
-def task_list(*, agent: Agent, status: str | None = None) -> QuerySet[Task]:
-    """The agent's tasks, newest first, optionally of one status."""
-    rows = Task.objects.filter(agent=agent).select_related("agent", "thought")
-    if status:
-        rows = rows.filter(status=status)
-    return rows.order_by("-created_at", "-pk")

@@ -16,7 +16,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.canonical import digest as canonical_digest
@@ -36,6 +35,11 @@ from stream.core.types import (
 )
 from stream.core.wire import goal_to_wire, grounding_to_wire
 from stream.models import Agent, Thought, WorldSnapshot
+from stream.selectors import (
+    actionable_queryset,
+    latest_facts,
+    with_agent,
+)
 from stream.services.counters import counters_increment
 from stream.services.retention import stream_cap_enforce
 
@@ -138,25 +142,6 @@ def percept_record(
     )
     stream_cap_enforce(agent=agent, now=now)
     return PerceptResult(snapshot, thought, False, digest)
-
-
-def _latest_snapshot(agent: Agent) -> WorldSnapshot | None:
-    return (
-        WorldSnapshot.objects.filter(agent=agent)
-        .order_by("-received_at", "-pk")
-        .first()
-    )
-
-
-def latest_facts(*, agent: Agent) -> tuple[WorldSnapshot | None, SituationFacts | None]:
-    snapshot = (
-        WorldSnapshot.objects.filter(agent=agent)
-        .order_by("-received_at", "-pk")
-        .first()
-    )
-    if snapshot is None:
-        return None, None
-    return snapshot, facts_from_wire(snapshot.facts)
 
 
 # --- thoughts ---------------------------------------------------------------
@@ -380,32 +365,9 @@ def thoughts_publish(
 # --- feeds ------------------------------------------------------------------
 
 
-def _with_agent(rows: Iterable[Thought], agent: Agent) -> list[Thought]:
-    # The caller's agent object, not a JOIN: a join makes SQLite pick the
-    # agent table first and miss the feed's partial index.
-    thoughts = list(rows)
-    for thought in thoughts:
-        thought.agent = agent
-    return thoughts
-
-
-def thoughts_recent(*, agent: Agent, limit: int) -> list[Thought]:
-    return _with_agent(
-        Thought.objects.filter(agent=agent, broadcast=True).order_by(
-            "-created_at", "-pk"
-        )[:limit],
-        agent,
-    )
-
-
-def actionable_queryset(agent: Agent) -> QuerySet[Thought]:
-    """Opt-in only: unprocessed AND convertEligible is exactly true (SC-B1)."""
-    return Thought.objects.filter(agent=agent, processed=False, convert_eligible=True)
-
-
 def thoughts_actionable(*, agent: Agent, limit: int) -> list[Thought]:
     """The actionable feed, newest first, with its two contract log lines."""
-    thoughts = _with_agent(
+    thoughts = with_agent(
         actionable_queryset(agent).order_by("-created_at", "-pk")[:limit], agent
     )
     # Two COUNT(*)s, each answered from its own partial index.

@@ -8,9 +8,8 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from stream.models import Agent
-from stream.services.agents import agent_list_visible
+from stream.selectors import actionable_queryset, agent_list_visible, thoughts_recent
 from stream.services.counters import counters_get, counters_to_wire
-from stream.services.thoughts import actionable_queryset, thoughts_recent
 
 RECENT_ON_PAGE = 50
 

@@ -12,10 +12,9 @@ from django.utils import timezone
 
 from stream.core.planning import TaskStatus
 from stream.models import Agent, Task
-from stream.services.agents import agent_list_visible
+from stream.selectors import agent_list_visible, task_list
 from stream.services.planning_task_store import (
     planning_state_get,
-    task_list,
     task_origin,
     task_stall_class,
 )

@@ -219,7 +219,7 @@ def test_stream_health_counts_only_the_users_active_agents(
         agent=mine, defaults={"llm_calls": 7, "goal_tags": 2, "started_at": now}
     )
 
-    from stream.services.agents import agent_list_visible
+    from stream.selectors import agent_list_visible
 
     health = stream_health(
         agents=agent_list_visible(user=owner).filter(is_active=True), now=now

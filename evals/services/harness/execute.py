@@ -153,7 +153,7 @@ def run_context(run: Run) -> RunContext:
 
 
 def _eval_agent(run: Run) -> Any:
-    from stream.services.agents import agent_list_visible
+    from stream.selectors import agent_list_visible
 
     owner = get_user_model().objects.get(pk=run.config["agentOwnerId"])
     return agent_list_visible(user=owner).get(name=run.config["agent"])
