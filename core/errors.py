@@ -67,6 +67,13 @@ class Conflict(CoreError):
     code = "conflict"
 
 
+class ServiceUnavailable(CoreError):
+    """A service the operation needs (database, broker) cannot be reached
+    now; nothing was left half-done, and the same request may be retried."""
+
+    code = "unavailable"
+
+
 @dataclass(frozen=True, slots=True)
 class Reason:
     """A decision with its machine-readable reason code."""

@@ -12,13 +12,19 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import DataError
+from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
+from core.errors import (
+    Conflict,
+    CoreError,
+    NotFound,
+    SchemaInvalid,
+    ServiceUnavailable,
+)
 from core.text import shorten
 
 logger = logging.getLogger(__name__)
@@ -27,7 +33,14 @@ CORE_STATUS = {
     SchemaInvalid: status.HTTP_400_BAD_REQUEST,
     NotFound: status.HTTP_404_NOT_FOUND,
     Conflict: status.HTTP_409_CONFLICT,
+    ServiceUnavailable: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
+# Seconds a client should wait before retrying a 503.
+RETRY_AFTER_S = 5
+DATABASE_UNAVAILABLE = (
+    "The database is not available right now; nothing was changed. "
+    "Retry in a few seconds."
+)
 
 
 MAX_ECHO_CHARS = 300
@@ -100,7 +113,19 @@ def _core_error_response(exc: CoreError) -> Response:
         for problem in exc.problems:
             fields.setdefault(problem.path, []).append(problem.message)
     extra = {k: v for k, v in exc.details.items() if k != "problems"}
-    return Response(error_body(exc.code, exc.message, fields, **extra), http_status)
+    response = Response(error_body(exc.code, exc.message, fields, **extra), http_status)
+    if http_status == status.HTTP_503_SERVICE_UNAVAILABLE:
+        response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
+def database_unavailable_response() -> JsonResponse:
+    response = JsonResponse(
+        error_body("unavailable", DATABASE_UNAVAILABLE),
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+    )
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -117,6 +142,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             ),
             status.HTTP_400_BAD_REQUEST,
         )
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        # The database went away (a connection error, not a bad query: those
+        # are programming errors and stay 500s).
+        logger.warning("[Ops] request_refused reason=database_unavailable")
+        return _core_error_response(ServiceUnavailable(DATABASE_UNAVAILABLE))
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body("too_large", "Request body exceeds the size limit."),

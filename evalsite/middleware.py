@@ -1,20 +1,28 @@
-"""Refuse request addresses no view can handle: NUL or unreadable text.
+"""Request-level guards that apply to every page and API call.
 
-A ``%00`` in a URL path or query reaches views as a NUL character, which
-PostgreSQL refuses in every text comparison (a 500 wherever a path or query
-value is looked up). This middleware answers 400 before any view runs: a JSON
-error naming the parameter under ``/api/``, an HTML page elsewhere.
+- ``AddressGuardMiddleware`` refuses request addresses no view can handle:
+  a ``%00`` in a URL path or query reaches views as a NUL character, which
+  PostgreSQL refuses in every text comparison (a 500 wherever a path or query
+  value is looked up). It answers 400 before any view runs: a JSON error
+  naming the parameter under ``/api/``, an HTML page elsewhere.
+- ``DatabaseUnavailableMiddleware`` answers 503 with Retry-After when the
+  database connection is lost, never a 500.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 
 from core.text import shorten, storable_problem
-from evalsite.api import error_body
+from evalsite.api import RETRY_AFTER_S, database_unavailable_response, error_body
+
+logger = logging.getLogger(__name__)
 
 
 def request_address_problems(request: HttpRequest) -> dict[str, list[str]]:
@@ -45,3 +53,30 @@ class AddressGuardMiddleware:
             return JsonResponse(body, status=400)
         reason = next(iter(problems.values()))[0]
         return render(request, "400.html", {"reason": f"The {reason}."}, status=400)
+
+
+class DatabaseUnavailableMiddleware:
+    """A lost database answers 503 with Retry-After, never a 500.
+
+    A connection error is the service being unavailable, not a bug: the
+    API answers the usual error body with code ``unavailable``, pages a
+    short HTML page. Query errors (programming errors) are left alone.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponse | None:
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        logger.warning("[Ops] request_refused reason=database_unavailable")
+        if request.path.startswith("/api/"):
+            return database_unavailable_response()
+        response = HttpResponse(render_to_string("503.html"), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_S)
+        return response

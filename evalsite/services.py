@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,6 +14,7 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from core.errors import ServiceUnavailable
 from evalsite.models import WorkerHeartbeat
 
 logger = logging.getLogger(__name__)
@@ -47,32 +49,105 @@ class Health:
     database: str
     database_ok: bool
     broker: str
+    broker_ok: bool
     worker_last_seen_s: float | None
 
     @property
     def ok(self) -> bool:
-        return self.database_ok
+        return self.database_ok and self.broker_ok
+
+
+def database_reachable() -> str | None:
+    """None when the database answers and is migrated, else the reason
+    (an exception's class and first line; never a connection string)."""
+    try:
+        WorkerHeartbeat.objects.exists()
+    except Exception as exc:  # whatever the driver raises, the answer is "no"
+        connection.close_if_unusable_or_obsolete()
+        first_line = str(exc).strip().splitlines()[:1]
+        return f"{type(exc).__name__}: {first_line[0] if first_line else ''}".strip()
+    return None
+
+
+def broker_reachable() -> str | None:
+    """None when a message could be published now, else the reason.
+
+    Redis: a PING over a fresh connection, bounded by the broker connect
+    timeout. The embedded broker: its queue folder exists and is writable.
+    """
+    if settings.CELERY_BROKER_IS_EMBEDDED:
+        folder = settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]
+        if os.path.isdir(folder) and os.access(folder, os.W_OK):
+            return None
+        return "the embedded broker's queue folder is not writable"
+    from evalsite.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(
+                max_retries=1,
+                interval_start=0,
+                timeout=settings.CELERY_BROKER_CONNECT_TIMEOUT_S,
+            )
+            client = getattr(conn.default_channel, "client", None)
+            if client is not None:
+                client.ping()
+    except Exception as exc:  # health must answer, whatever the broker does
+        return type(exc).__name__
+    return None
+
+
+BROKER_UNAVAILABLE = (
+    "The task broker is not available right now, so the work was not queued. "
+    "Retry in a few seconds."
+)
+
+
+def broker_errors() -> tuple[type[BaseException], ...]:
+    """What publishing raises when the broker is unreachable."""
+    from kombu.exceptions import OperationalError as KombuOperationalError
+
+    errors: tuple[type[BaseException], ...] = (KombuOperationalError, OSError)
+    try:
+        from redis.exceptions import RedisError
+    except ImportError:  # pragma: no cover - redis is a dependency
+        return errors
+    return (*errors, RedisError)
+
+
+def broker_send[T](send: Callable[[], T], *, what: str) -> T:
+    """Run ``send`` (a publish); a broker that cannot be reached raises
+    ``ServiceUnavailable`` (the API's 503) after the short connect timeout
+    and retry policy of the settings, instead of hanging or a 500.
+    Logs ``[Ops] broker_unavailable what=<what> error=<class>``."""
+    try:
+        return send()
+    except broker_errors() as exc:
+        logger.error(
+            "[Ops] broker_unavailable what=%s error=%s", what, type(exc).__name__
+        )
+        raise ServiceUnavailable(BROKER_UNAVAILABLE, code="broker_unavailable") from exc
 
 
 def health_get(*, now: datetime | None = None) -> Health:
+    """The database, the broker and the last worker heartbeat, checked now."""
     now = now or timezone.now()
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-        database_ok = True
-    except Exception:  # health must answer, whatever the database does
-        logger.exception("[Ops] health database check failed")
-        database_ok = False
+    database_problem = database_reachable()
+    if database_problem is not None:
+        logger.warning("[Ops] health_failed part=database reason=%s", database_problem)
+    broker_problem = broker_reachable()
+    if broker_problem is not None:
+        logger.warning("[Ops] health_failed part=broker reason=%s", broker_problem)
     beat = (
         WorkerHeartbeat.objects.order_by("-last_seen_at").first()
-        if database_ok
+        if database_problem is None
         else None
     )
-    broker = "embedded" if settings.CELERY_BROKER_IS_EMBEDDED else "external"
     return Health(
         database=connection.vendor,
-        database_ok=database_ok,
-        broker=broker,
+        database_ok=database_problem is None,
+        broker="embedded" if settings.CELERY_BROKER_IS_EMBEDDED else "external",
+        broker_ok=broker_problem is None,
         worker_last_seen_s=(now - beat.last_seen_at).total_seconds() if beat else None,
     )
 

@@ -130,6 +130,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "evalsite.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -313,14 +314,59 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "filesystem://"
 CELERY_BROKER_IS_EMBEDDED = CELERY_BROKER_URL.startswith("filesystem://")
 CELERY_BROKER_DIR = VAR_DIR / "celery"
+# A chunk of work runs at most CELERY_TASK_TIME_LIMIT seconds (then the pool
+# kills it), so a message nobody acknowledged for longer than that plus a
+# margin belongs to a dead worker and is delivered again.
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
+CELERY_VISIBILITY_TIMEOUT_S = env_int(
+    "CELERY_VISIBILITY_TIMEOUT_S",
+    CELERY_TASK_TIME_LIMIT + 60,
+    minimum=CELERY_TASK_TIME_LIMIT + 1,
+)
+# How often a consumer looks for messages to deliver again: often enough that
+# a redelivery waits little longer than the visibility timeout.
+_RECOVER_INTERVAL_S = max(1, min(10, CELERY_VISIBILITY_TIMEOUT_S // 4))
+# Publishing fails fast when the broker is down: the API answers 503 in about
+# a second instead of hanging (kombu retries forever by default).
+CELERY_BROKER_CONNECT_TIMEOUT_S = env_int(
+    "CELERY_BROKER_CONNECT_TIMEOUT_S", 2, minimum=1
+)
 if CELERY_BROKER_IS_EMBEDDED:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # At-least-once filesystem transport: a message stays on disk until it is
+    # acknowledged (evalsite/transport.py).
+    CELERY_BROKER_TRANSPORT = "evalsite.transport:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
         "control_folder": str(CELERY_BROKER_DIR / "control"),
-        "processed_folder": str(CELERY_BROKER_DIR / "processed"),
-        "store_processed": False,
+        "inflight_folder": str(CELERY_BROKER_DIR / "inflight"),
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
+        "recover_interval": _RECOVER_INTERVAL_S,
     }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
+        "unacked_restore_interval": _RECOVER_INTERVAL_S,
+        "unacked_restore_throttle": 1,
+        "socket_connect_timeout": CELERY_BROKER_CONNECT_TIMEOUT_S,
+        "socket_timeout": 10,
+        "retry_on_timeout": False,
+        "max_retries": 1,
+    }
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S
+    }
+    CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = CELERY_BROKER_CONNECT_TIMEOUT_S
+    CELERY_REDIS_SOCKET_TIMEOUT = 10
+CELERY_BROKER_CONNECTION_TIMEOUT = CELERY_BROKER_CONNECT_TIMEOUT_S
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
 # Domain results live in our models; a result backend exists only for chords.
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or (
     f"file://{CELERY_BROKER_DIR / 'results'}"
@@ -331,11 +377,26 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
+# At-least-once delivery: a task is acknowledged after it ran, a task whose
+# worker process died is delivered again, and a worker holds one message
+# per process, so a dead worker strands at most that many.
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
-CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
+# A chord without native join support (the embedded result backend) is
+# joined by celery.chord_unlock polling every few seconds; Celery lets it
+# poll forever. Bounded here: past EVALS_CHORD_MAX_WAIT_S the stale-run
+# sweeper owns the run.
+CELERY_RESULT_CHORD_RETRY_INTERVAL = 2
+EVALS_CHORD_MAX_WAIT_S = env_int("EVALS_CHORD_MAX_WAIT_S", 6 * 3600, minimum=10)
+CELERY_TASK_ANNOTATIONS = {
+    "celery.chord_unlock": {
+        "max_retries": EVALS_CHORD_MAX_WAIT_S // CELERY_RESULT_CHORD_RETRY_INTERVAL
+    }
+}
+# A worker waits this long for its database at start, then exits non-zero
+# rather than report ready with nothing to write to.
+WORKER_DATABASE_WAIT_S = env_int("WORKER_DATABASE_WAIT_S", 30, minimum=0)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE

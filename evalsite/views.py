@@ -90,6 +90,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
             "ok": health.ok,
             "database": health.database,
             "broker": health.broker,
+            "brokerOk": health.broker_ok,
+            "databaseOk": health.database_ok,
             "workerLastSeenS": health.worker_last_seen_s,
         },
         status=200 if health.ok else 503,

@@ -63,3 +63,18 @@ def test_ci_runs_on_redis_and_postgres(celery_worker_process: Any) -> None:
     assert settings.CELERY_BROKER_URL.startswith("redis://")
     assert connection.vendor == "postgresql"
     test_worker_runs_a_task_that_writes_to_the_database(celery_worker_process)
+
+
+def test_worker_without_a_database_never_reports_ready(worker_factory: Any) -> None:
+    worker = worker_factory(
+        env={
+            "DATABASE_URL": "postgres://evalsite@127.0.0.1:9/evalsite",
+            "WORKER_DATABASE_WAIT_S": "1",
+        },
+        wait_ready=False,
+    )
+
+    assert worker.process.wait(timeout=60) != 0
+    log = worker.log()
+    assert "[Ops] worker_refused reason=database_unavailable" in log
+    assert "ready." not in log

@@ -15,10 +15,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import CoreError
+from core.errors import CoreError, ServiceUnavailable
 from evals.models import Benchmark, CaseResult, Run
 from evals.services.runs.executors import CaseExecutor, RunBroken, executor_for
 from evals.services.runs.recording import CaseRecorder, ProgressCallback
+from evalsite.services import broker_send
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +123,7 @@ def run_enqueue(
     run: Run,
     queue: str | None = None,
     case_ids: Sequence[str] | None = None,
+    close_unsent: bool = True,
 ) -> int:
     """Send the run's chord after the current transaction commits (at once
     outside one); returns the number of chunks.
@@ -135,11 +137,22 @@ def run_enqueue(
         case_ids = _executor_of(run).case_ids(run)
     chunks = case_chunks(list(case_ids), settings.EVALS_CHUNK_SIZE)
     run_pk = run.pk
-    transaction.on_commit(lambda: _schedule(run_pk, chunks, queue=queue))
+    transaction.on_commit(
+        lambda: _schedule(run_pk, chunks, queue=queue, close_unsent=close_unsent)
+    )
     return len(chunks)
 
 
-def _schedule(run_pk: int, chunks: list[list[str]], *, queue: str | None) -> None:
+def _schedule(
+    run_pk: int,
+    chunks: list[list[str]],
+    *,
+    queue: str | None,
+    close_unsent: bool = True,
+) -> None:
+    """Send the chord now. A broker that cannot be reached raises
+    ``ServiceUnavailable`` (the API's 503); with ``close_unsent`` the run is
+    failed first (``reason=broker_unavailable``) so none is left queued."""
     from celery import chord
 
     from evals.tasks.runs import finalize_run as finalize_run_task
@@ -147,12 +160,26 @@ def _schedule(run_pk: int, chunks: list[list[str]], *, queue: str | None) -> Non
 
     options: dict[str, Any] = {"queue": queue} if queue else {}
     if not chunks:
-        finalize_run_task.si(run_pk).set(**options).apply_async()
+        broker_send(
+            finalize_run_task.si(run_pk).set(**options).apply_async,
+            what="eval_run",
+        )
         return
     # The callback takes only the run id (immutable signature); the members'
     # results, which the join needs, are on at the task level.
     header = [run_chunk_task.si(run_pk, ids).set(**options) for ids in chunks]
-    chord(header)(finalize_run_task.si(run_pk).set(**options))
+    try:
+        broker_send(
+            lambda: chord(header)(finalize_run_task.si(run_pk).set(**options)),
+            what="eval_run",
+        )
+    except ServiceUnavailable as exc:
+        if not close_unsent:
+            raise
+        # Stored but never (fully) sent: close the run now instead of leaving
+        # it queued; chunks that did go out find it finished and do nothing.
+        run_fail(run_pk=run_pk, error=exc.message, code=exc.code)
+        raise
 
 
 def run_resume(*, run_pk: int, queue: str | None = None) -> int:

@@ -1,0 +1,130 @@
+"""The embedded broker keeps a message until it is acknowledged."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kombu import Connection, Queue
+
+from evalsite.transport import inflight_name, parse_inflight_name, recover_inflight
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[tuple[Connection, Path, Path]]:
+    queue_dir, inflight = tmp_path / "queue", tmp_path / "inflight"
+    for folder in (queue_dir, inflight, tmp_path / "control"):
+        folder.mkdir()
+    connection = Connection(
+        "filesystem://",
+        transport="evalsite.transport:Transport",
+        transport_options={
+            "data_folder_in": str(queue_dir),
+            "data_folder_out": str(queue_dir),
+            "control_folder": str(tmp_path / "control"),
+            "inflight_folder": str(inflight),
+            "visibility_timeout": 30,
+            "recover_interval": 0,
+        },
+    )
+    with connection:
+        yield connection, queue_dir, inflight
+
+
+def publish(connection: Connection, body: str) -> None:
+    queue = Queue("work", routing_key="work")
+    with connection.Producer() as producer:
+        producer.publish(body, routing_key="work", declare=[queue])
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_fetched_message_stays_in_flight_until_acked(broker: Any) -> None:
+    connection, queue_dir, inflight = broker
+    publish(connection, "one")
+    message = connection.SimpleQueue("work").get(timeout=1)
+
+    assert list(queue_dir.iterdir()) == []
+    [held] = list(inflight.iterdir())
+    assert parse_inflight_name(held.name)[0] == os.getpid()  # type: ignore[index]
+
+    message.ack()
+    assert list(inflight.iterdir()) == []
+
+
+def test_a_requeued_message_goes_back_to_its_queue(broker: Any) -> None:
+    connection, queue_dir, inflight = broker
+    publish(connection, "one")
+    simple = connection.SimpleQueue("work")
+    simple.get(timeout=1).reject(requeue=True)
+
+    assert list(inflight.iterdir()) == []
+    assert simple.get(timeout=1).payload == "one"
+
+
+def test_a_rejected_message_is_deleted(broker: Any) -> None:
+    connection, queue_dir, inflight = broker
+    publish(connection, "one")
+    connection.SimpleQueue("work").get(timeout=1).reject()
+
+    assert (list(queue_dir.iterdir()), list(inflight.iterdir())) == ([], [])
+
+
+def test_a_dead_owners_message_is_delivered_again(broker: Any) -> None:
+    connection, queue_dir, inflight = broker
+    publish(connection, "one")
+    [queued] = list(queue_dir.iterdir())
+    far = int((time.time() + 3600) * 1000)
+    queued.rename(
+        inflight / inflight_name(queued.name, pid=dead_pid(), deadline_ms=far)
+    )
+
+    message = connection.SimpleQueue("work").get(timeout=1)
+
+    assert message.payload == "one"
+
+
+def test_a_live_owners_message_waits_for_its_lease(tmp_path: Path) -> None:
+    queue_dir, inflight = tmp_path / "q", tmp_path / "i"
+    queue_dir.mkdir()
+    inflight.mkdir()
+    parent = os.getppid()
+    (inflight / inflight_name("1_a.work.msg", pid=parent, deadline_ms=2000)).touch()
+
+    assert recover_inflight(inflight, queue_dir, now_ms=1999, own_pid=1) == []
+    assert recover_inflight(inflight, queue_dir, now_ms=2000, own_pid=1) == [
+        "1_a.work.msg"
+    ]
+    assert (queue_dir / "1_a.work.msg").exists()
+
+
+def test_chord_unlock_gives_up_after_the_configured_wait() -> None:
+    from django.conf import settings
+
+    from evalsite.celery import app
+
+    task = app.tasks["celery.chord_unlock"]
+
+    assert task.max_retries == (
+        settings.EVALS_CHORD_MAX_WAIT_S // settings.CELERY_RESULT_CHORD_RETRY_INTERVAL
+    )
+
+
+def test_visibility_timeout_outlasts_the_longest_chunk() -> None:
+    from django.conf import settings
+
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    assert options["visibility_timeout"] > settings.CELERY_TASK_TIME_LIMIT
+    assert settings.CELERY_TASK_ACKS_LATE is True
+    assert settings.CELERY_TASK_REJECT_ON_WORKER_LOST is True
+    assert settings.CELERY_WORKER_PREFETCH_MULTIPLIER == 1

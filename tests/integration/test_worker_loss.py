@@ -1,0 +1,221 @@
+"""A worker SIGKILLed in the middle of a chunk loses no work.
+
+A real worker process runs an eval run whose model is a slow local endpoint;
+when the endpoint sees a chosen request (a chunk half done) the worker and
+its pool are SIGKILLed together, nothing gets to acknowledge or requeue. A
+new worker is started and the run must complete with every scenario
+recorded exactly once. On the embedded default this exercises the
+acknowledging filesystem transport (a dead owner's in-flight message is
+moved back); with CELERY_BROKER_URL=redis://... and a Postgres DATABASE_URL
+it exercises Redis's visibility timeout, sized from the task time limit.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db.models import Count
+
+from evals.models import CaseResult, Run
+from evals.services.harness import eval_run_create
+
+pytestmark = pytest.mark.integration
+
+SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SCENARIOS = 12
+CHUNK = 4
+# The request the endpoint holds until the worker is dead: the 2nd scenario
+# of the 2nd chunk a process takes, so at least one chunk is mid-way.
+HOLD_AT = 6
+# Tight limits so a lost message comes back within seconds: the visibility
+# timeout is derived from the task time limit.
+WORKER_ENV = {
+    "CELERY_TASK_SOFT_TIME_LIMIT": "3",
+    "CELERY_TASK_TIME_LIMIT": "4",
+    "CELERY_VISIBILITY_TIMEOUT_S": "5",
+    "EVALS_CHUNK_SIZE": str(CHUNK),
+    "OPENAI_MODEL": "slow-test-model",
+    "OPENAI_MAX_RETRIES": "0",
+}
+
+
+class SlowModel:
+    """An OpenAI-compatible endpoint that answers after ``delay_s`` and holds
+    request number ``HOLD_AT`` until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+        self.held = threading.Event()
+        self.release = threading.Event()
+        self.delay_s = 0.02
+
+
+@pytest.fixture
+def slow_model() -> Iterator[tuple[str, SlowModel]]:
+    model = SlowModel()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            length = int(self.headers.get("Content-Length", "0"))
+            self.rfile.read(length)
+            with model.lock:
+                model.count += 1
+                number = model.count
+            if number == HOLD_AT:
+                model.held.set()
+                model.release.wait(timeout=60)
+            time.sleep(model.delay_s)
+            payload = json.dumps(
+                {
+                    "id": str(number),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {
+                                "role": "assistant",
+                                "content": "Calm here; nothing to do now.",
+                            },
+                        }
+                    ],
+                }
+            ).encode()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the worker died waiting
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}/v1", model
+    finally:
+        model.release.set()
+        server.shutdown()
+        server.server_close()
+
+
+def write_suite(folder: Path) -> Path:
+    """``SCENARIOS`` copies of the first smoke scenario under distinct ids."""
+    first = json.loads(
+        (SHIPPED / "smoke.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    )
+    lines = []
+    for index in range(SCENARIOS):
+        first["scenario_id"] = f"loss:{index:02d}"
+        lines.append(json.dumps(first))
+    path = folder / "loss.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run_kill_and_recover(
+    worker_factory: Any, settings: Any, tmp_path: Path, endpoint: str, model: Any
+) -> str:
+    """Returns the queue the run went through."""
+    settings.EVALS_CHUNK_SIZE = CHUNK
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    settings.OPENAI_BASE_URL = endpoint
+    settings.OPENAI_MODEL = WORKER_ENV["OPENAI_MODEL"]
+    env = dict(WORKER_ENV, OPENAI_BASE_URL=endpoint)
+    first = worker_factory(env=env)
+    run = eval_run_create(
+        suite_path=write_suite(tmp_path),
+        profile="balanced",
+        mode="thought_only",
+        model="openai",
+        queue=first.queue,
+    )
+    assert model.held.wait(timeout=60), first.log()
+    first.kill()
+    model.release.set()
+    run.refresh_from_db()
+    assert run.completed_at is None, "the run finished before the kill"
+    recorded_before = run.case_results.count()
+    assert recorded_before < SCENARIOS
+
+    second = worker_factory(first.queue, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.completed_at is not None:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"run never finished after the restart:\n{second.log()}")
+
+    assert (run.status, run.progress_done, run.total_cases) == (
+        Run.Status.COMPLETED,
+        SCENARIOS,
+        SCENARIOS,
+    )
+    per_case = dict(
+        CaseResult.objects.filter(run=run)
+        .values_list("case_id")
+        .annotate(n=Count("pk"))
+        .values_list("case_id", "n")
+    )
+    assert per_case == {f"loss:{i:02d}": 1 for i in range(SCENARIOS)}
+    # The new worker ran what the dead one left, and only that.
+    assert second.log().count("[Eval] scenario_run id=") >= SCENARIOS - (
+        recorded_before
+    )
+    return first.queue
+
+
+def test_embedded_broker_redelivers_the_chunk_of_a_killed_worker(
+    worker_factory: Any,
+    settings: Any,
+    tmp_path: Path,
+    slow_model: tuple[str, SlowModel],
+) -> None:
+    if not settings.CELERY_BROKER_IS_EMBEDDED:
+        pytest.skip("the embedded broker test runs without CELERY_BROKER_URL")
+    endpoint, model = slow_model
+    queue = run_kill_and_recover(worker_factory, settings, tmp_path, endpoint, model)
+    # Every message was settled: none left in flight or queued (the last
+    # ack follows the finalize by a moment).
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    folders = [Path(options["inflight_folder"]), Path(options["data_folder_in"])]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = [p.name for f in folders for p in f.iterdir() if f".{queue}." in p.name]
+        if not left:
+            break
+        time.sleep(0.2)
+    assert left == []
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_redis_redelivers_the_chunk_of_a_killed_worker(
+    worker_factory: Any,
+    settings: Any,
+    tmp_path: Path,
+    slow_model: tuple[str, SlowModel],
+) -> None:
+    from django.db import connection
+
+    assert settings.CELERY_BROKER_URL.startswith("redis://")
+    assert connection.vendor == "postgresql"
+    endpoint, model = slow_model
+    run_kill_and_recover(worker_factory, settings, tmp_path, endpoint, model)
