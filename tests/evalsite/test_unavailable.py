@@ -24,13 +24,15 @@ DEAD_REDIS = "redis://127.0.0.1:9/0"
 
 
 @pytest.fixture
-def broker_down(settings: Any) -> Iterator[None]:
+def broker_down(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The real Celery app publishing to a Redis that refuses connections."""
     from evalsite.celery import app
 
+    # Celery reads CELERY_BROKER_URL from the environment before its config.
+    monkeypatch.setenv("CELERY_BROKER_URL", DEAD_REDIS)
     # The app reads its configuration from the Django settings namespace.
     keys = ("CELERY_BROKER_URL", "CELERY_BROKER_TRANSPORT", "CELERY_TASK_ALWAYS_EAGER")
-    saved = {key: app.conf[key] for key in keys}
+    saved = {key: app.conf.get(key) for key in keys}
     settings.CELERY_TASK_ALWAYS_EAGER = False
     app.conf.update(dict(zip(keys, (DEAD_REDIS, None, False), strict=True)))
     # Pools are cached per broker URL: drop the app's references so it picks

@@ -24,7 +24,7 @@ import pytest
 from django.db.models import Count
 
 from evals.models import CaseResult, Run
-from evals.services.harness import eval_run_create
+from evals.services.harness.create import eval_run_create
 
 pytestmark = pytest.mark.integration
 
@@ -34,12 +34,7 @@ CHUNK = 4
 # The request the endpoint holds until the worker is dead: the 2nd scenario
 # of the 2nd chunk a process takes, so at least one chunk is mid-way.
 HOLD_AT = 6
-# Tight limits so a lost message comes back within seconds: the visibility
-# timeout is derived from the task time limit.
 WORKER_ENV = {
-    "CELERY_TASK_SOFT_TIME_LIMIT": "3",
-    "CELERY_TASK_TIME_LIMIT": "4",
-    "CELERY_VISIBILITY_TIMEOUT_S": "5",
     "EVALS_CHUNK_SIZE": str(CHUNK),
     "OPENAI_MODEL": "slow-test-model",
     "OPENAI_MAX_RETRIES": "0",
@@ -129,14 +124,27 @@ def write_suite(folder: Path) -> Path:
 
 
 def run_kill_and_recover(
-    worker_factory: Any, settings: Any, tmp_path: Path, endpoint: str, model: Any
+    worker_factory: Any,
+    settings: Any,
+    tmp_path: Path,
+    endpoint: str,
+    model: Any,
+    *,
+    time_limit_s: int,
 ) -> str:
-    """Returns the queue the run went through."""
+    """Returns the queue the run went through. Chunks may run
+    ``time_limit_s``; a message stays invisible one second longer."""
     settings.EVALS_CHUNK_SIZE = CHUNK
     settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
     settings.OPENAI_BASE_URL = endpoint
     settings.OPENAI_MODEL = WORKER_ENV["OPENAI_MODEL"]
-    env = dict(WORKER_ENV, OPENAI_BASE_URL=endpoint)
+    env = dict(
+        WORKER_ENV,
+        OPENAI_BASE_URL=endpoint,
+        CELERY_TASK_SOFT_TIME_LIMIT=str(time_limit_s - 1),
+        CELERY_TASK_TIME_LIMIT=str(time_limit_s),
+        CELERY_VISIBILITY_TIMEOUT_S=str(time_limit_s + 1),
+    )
     first = worker_factory(env=env)
     run = eval_run_create(
         suite_path=write_suite(tmp_path),
@@ -161,7 +169,11 @@ def run_kill_and_recover(
             break
         time.sleep(0.2)
     else:
-        pytest.fail(f"run never finished after the restart:\n{second.log()}")
+        pytest.fail(
+            f"run never finished after the restart ({run.status}, "
+            f"{run.progress_done}/{run.total_cases}):\n--- first worker\n"
+            f"{first.log()[-6000:]}\n--- second worker\n{second.log()[-10000:]}"
+        )
 
     assert (run.status, run.progress_done, run.total_cases) == (
         Run.Status.COMPLETED,
@@ -191,7 +203,10 @@ def test_embedded_broker_redelivers_the_chunk_of_a_killed_worker(
     if not settings.CELERY_BROKER_IS_EMBEDDED:
         pytest.skip("the embedded broker test runs without CELERY_BROKER_URL")
     endpoint, model = slow_model
-    queue = run_kill_and_recover(worker_factory, settings, tmp_path, endpoint, model)
+    # Recovery here is by the owner's death, not by time: a roomy time limit.
+    queue = run_kill_and_recover(
+        worker_factory, settings, tmp_path, endpoint, model, time_limit_s=60
+    )
     # Every message was settled: none left in flight or queued (the last
     # ack follows the finalize by a moment).
     options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
@@ -218,4 +233,7 @@ def test_redis_redelivers_the_chunk_of_a_killed_worker(
     assert settings.CELERY_BROKER_URL.startswith("redis://")
     assert connection.vendor == "postgresql"
     endpoint, model = slow_model
-    run_kill_and_recover(worker_factory, settings, tmp_path, endpoint, model)
+    # Redis redelivers by time only: a tight limit (5 s visibility timeout).
+    run_kill_and_recover(
+        worker_factory, settings, tmp_path, endpoint, model, time_limit_s=4
+    )
