@@ -32,7 +32,7 @@ from evals.models import (
     ShadowRecord,
     SuiteVersion,
 )
-from evals.services.benchmarks import (
+from evals.services.invalid_uploads import (
     invalid_upload_accept,
     invalid_upload_reject,
     invalid_upload_revalidate,

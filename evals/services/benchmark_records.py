@@ -44,17 +44,11 @@ from evals.core.formats_types import ShadowRecord as ShadowDocument
 from evals.core.runs import latest_completed_runs, validate_run_summary
 from evals.core.shadow import validate_shadow_record
 from evals.core.store import InvalidItem, StoredItem, store_json_bytes
+from evals.core.wire import instant, problems_at, wire_timestamp
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
-from evals.services.benchmarks import (
-    LOOKUP_CHUNK,
-    MAX_SHADOW_BATCH,
-    instant,
-    problems_at,
-    require_baseline_snapshots,
-    require_shadow_mode,
-    wire_timestamp,
-)
+from evals.services.benchmarks import LOOKUP_CHUNK, MAX_SHADOW_BATCH
 from evals.services.columns import require_storable
+from evals.services.features import require_baseline_snapshots, require_shadow_mode
 
 logger = logging.getLogger(__name__)
 

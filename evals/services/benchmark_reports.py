@@ -37,11 +37,8 @@ from evals.core.store import (
 from evals.models import Run, ShadowRecord
 from evals.selectors.baselines import snapshot_get
 from evals.services.benchmark_records import latest_completed_run_items, run_items
-from evals.services.benchmarks import (
-    LOOKUP_CHUNK,
-    harness_flags,
-    require_delta_reporter,
-)
+from evals.services.benchmarks import LOOKUP_CHUNK
+from evals.services.features import harness_flags, require_delta_reporter
 from evals.services.store_io import DATABASE_ROOT, baseline_items, manifest_items
 
 logger = logging.getLogger(__name__)

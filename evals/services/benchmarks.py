@@ -1,4 +1,4 @@
-"""Use cases of benchmark packs and the invalid uploads kept for review.
+"""Use cases of benchmark packs, and keeping an invalid upload for review.
 
 A pack comes in over REST, the upload page, the admin or ``benchmark_import``
 as a manifest document, a manifest file or a zip/tar.gz pack (extracted in
@@ -12,31 +12,25 @@ Idempotency: the same pack again is a no-op reported as ``unchanged``; a
 different pack under an existing id is a ``Conflict`` (409) unless ``force``
 replaces it; a suite's id is never taken by a pack.
 
-This module also holds what the other benchmark services share: the
-seed-002 feature flags (all off by default; a disabled feature is
-``FeatureDisabled``, 409, with the seed's message), timestamps, problem
-re-rooting and the chunk size of bulk queries.
+This module also holds the chunk size of bulk queries the benchmark
+services share. Feature flags are ``evals.services.features``'s, the review
+of kept uploads ``evals.services.invalid_uploads``'s.
 
-Logs ``[Eval] benchmark_pack_saved ...``, ``[Eval] benchmark_pack_invalid
-...`` and the review lines ``[Eval] invalid_upload_{revalidated,accepted,
-rejected} ...``.
+Logs ``[Eval] benchmark_pack_saved ...`` and ``[Eval] benchmark_pack_invalid
+...``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from core.canonical import digest
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
@@ -49,17 +43,15 @@ from evals.core.archive import (
     member_path,
     pack_from_files,
 )
-from evals.core.formats_types import Manifest, parse_json_document, parse_timestamp
+from evals.core.formats_types import Manifest, parse_json_document
 from evals.core.packs import read_pack_source, validate_manifest
-from evals.core.store import HarnessFlags, store_json_bytes
+from evals.core.store import store_json_bytes
+from evals.core.wire import encode_files
 from evals.models import Benchmark, InvalidUpload
 from evals.services.columns import require_storable
 
 logger = logging.getLogger(__name__)
 
-SNAPSHOTS_DISABLED = "benchmark baseline snapshots are disabled"
-DELTA_REPORTER_DISABLED = "benchmark delta reporter is disabled"
-SHADOW_DISABLED = "eval shadow mode is disabled"
 # One POST carries at most this many shadow records; the body limit
 # (API_MAX_BODY_BYTES) bounds it too.
 MAX_SHADOW_BATCH = 1000
@@ -67,93 +59,6 @@ MAX_SHADOW_BATCH = 1000
 # inserts stay far below it on every backend.
 LOOKUP_CHUNK = 500
 ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b")
-
-
-class FeatureDisabled(Conflict):
-    """A seed-002 feature flag is off; ``details["settings"]`` names it."""
-
-    code = "feature_disabled"
-
-
-# --- flags -------------------------------------------------------------------
-
-
-def harness_flags() -> HarnessFlags:
-    """The seed's feature flags as the settings have them now."""
-    return HarnessFlags(
-        eval_harness_enabled=settings.EVAL_HARNESS_ENABLED,
-        eval_shadow_mode_enabled=settings.EVAL_SHADOW_MODE_ENABLED,
-        baseline_snapshots_enabled=settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED,
-        delta_reporter_enabled=settings.BENCHMARK_DELTA_REPORTER_ENABLED,
-        memory_red_team_bench_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED,
-    )
-
-
-def require_shadow_mode() -> None:
-    """``FeatureDisabled`` unless both shadow-record flags are on."""
-    off = [
-        name
-        for name in ("EVAL_HARNESS_ENABLED", "EVAL_SHADOW_MODE_ENABLED")
-        if not getattr(settings, name)
-    ]
-    if off:
-        raise FeatureDisabled(SHADOW_DISABLED, details={"settings": off})
-
-
-def require_baseline_snapshots() -> None:
-    if not settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED:
-        raise FeatureDisabled(
-            SNAPSHOTS_DISABLED,
-            details={"settings": ["BENCHMARK_BASELINE_SNAPSHOTS_ENABLED"]},
-        )
-
-
-def require_delta_reporter() -> None:
-    if not settings.BENCHMARK_DELTA_REPORTER_ENABLED:
-        raise FeatureDisabled(
-            DELTA_REPORTER_DISABLED,
-            details={"settings": ["BENCHMARK_DELTA_REPORTER_ENABLED"]},
-        )
-
-
-# --- shared conversions --------------------------------------------------------
-
-
-def wire_timestamp(moment: datetime) -> str:
-    """``2026-03-06T10:00:00.000Z``: how seed 002 writes instants."""
-    text = moment.astimezone(UTC).isoformat(timespec="milliseconds")
-    return text.replace("+00:00", "Z")
-
-
-def instant(text: str) -> datetime:
-    parsed = parse_timestamp(text)
-    if parsed is None:  # validated documents only reach here
-        raise ValueError(f"not a valid ISO timestamp: {text!r}")
-    return parsed
-
-
-def encode_files(files: Mapping[str, bytes]) -> dict[str, str]:
-    """Extra pack files as stored in ``pack_files``: path -> base64 text."""
-    return {
-        path: base64.b64encode(files[path]).decode("ascii") for path in sorted(files)
-    }
-
-
-def decode_files(files: Mapping[str, str]) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for path, text in files.items():
-        try:
-            out[path] = base64.b64decode(text, validate=True)
-        except (binascii.Error, ValueError):
-            raise SchemaInvalid(
-                "stored pack file is not base64",
-                problems=[
-                    SchemaProblem(
-                        f"$.files.{path}", "invalid", "stored pack file is not base64"
-                    )
-                ],
-            ) from None
-    return out
 
 
 def _checked_files(files: Mapping[str, bytes]) -> dict[str, bytes]:
@@ -169,14 +74,6 @@ def _checked_files(files: Mapping[str, bytes]) -> dict[str, bytes]:
             )
         out[path] = content
     return out
-
-
-def problems_at(prefix: str, problems: Iterable[SchemaProblem]) -> list[SchemaProblem]:
-    """Problems of a nested document, re-rooted under ``prefix`` (``$.records[2]``)."""
-    return [
-        SchemaProblem(prefix + problem.path[1:], problem.code, problem.message)
-        for problem in problems
-    ]
 
 
 # --- benchmark packs -----------------------------------------------------------
@@ -480,95 +377,3 @@ def pack_manifest_bytes(benchmark: Benchmark) -> bytes:
     """
     manifest = validate_manifest(benchmark.manifest, memory_red_team_enabled=True)
     return store_json_bytes(manifest.to_wire())
-
-
-# --- invalid uploads (staff review) ------------------------------------------
-
-
-def _upload_document(upload: InvalidUpload) -> tuple[Any, dict[str, bytes]]:
-    if upload.kind != InvalidUpload.Kind.MANIFEST:
-        raise Conflict(
-            f"only manifest uploads can be reviewed here, not {upload.kind}",
-            details={"uploadId": upload.pk},
-        )
-    document = parse_json_document(upload.raw.encode("utf-8"), what=MANIFEST_NAME)
-    return document, decode_files(upload.pack_files or {})
-
-
-def invalid_upload_problems(upload: InvalidUpload) -> list[SchemaProblem]:
-    """Every problem of the upload as it is now, with the flags as they are."""
-    try:
-        document, _ = _upload_document(upload)
-        validate_manifest(
-            document, memory_red_team_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED
-        )
-    except SchemaInvalid as error:
-        return list(error.problems)
-    return []
-
-
-def invalid_upload_revalidate(*, upload: InvalidUpload) -> list[SchemaProblem]:
-    """Validate the upload again (after a fix of its text, or of a flag) and
-    store the problems found; returns them (empty: it can be accepted).
-    Logs ``[Eval] invalid_upload_revalidated upload_id=<pk> problems=<n>``."""
-    problems = invalid_upload_problems(upload)
-    upload.errors = [problem.as_dict() for problem in problems]
-    upload.save(update_fields=["errors", "raw"])
-    logger.info(
-        "[Eval] invalid_upload_revalidated upload_id=%d problems=%d",
-        upload.pk,
-        len(problems),
-        extra={"upload_id": upload.pk, "problems": len(problems)},
-    )
-    return problems
-
-
-def _review(upload: InvalidUpload, status: str, reviewer: Any) -> None:
-    changed = InvalidUpload.objects.filter(
-        pk=upload.pk, status=InvalidUpload.Status.PENDING
-    ).update(status=status, reviewed_by=reviewer, reviewed_at=timezone.now())
-    if changed != 1:
-        raise Conflict(
-            f"upload {upload.pk} was already reviewed", details={"uploadId": upload.pk}
-        )
-    upload.refresh_from_db()
-
-
-def invalid_upload_accept(*, upload: InvalidUpload, reviewer: Any) -> PackResult:
-    """Turn a pending upload that now validates into a pack; mark it accepted.
-
-    Raises ``SchemaInvalid`` (and stores the problems) when it is still
-    invalid, ``Conflict`` when it was already reviewed or a different pack
-    took its id meanwhile; the pack and the review are one transaction.
-    Logs ``[Eval] invalid_upload_accepted upload_id=<pk> benchmark_id=<id>``.
-    """
-    problems = invalid_upload_revalidate(upload=upload)
-    if problems:
-        raise SchemaInvalid("the upload is still invalid", problems=problems)
-    document, files = _upload_document(upload)
-    with transaction.atomic():
-        result = benchmark_pack_create(
-            document=document,
-            extra_files=files,
-            user=upload.uploaded_by,
-            filename=upload.filename,
-        )
-        _review(upload, InvalidUpload.Status.ACCEPTED, reviewer)
-    logger.info(
-        "[Eval] invalid_upload_accepted upload_id=%d benchmark_id=%s",
-        upload.pk,
-        result.benchmark.benchmark_id,
-        extra={"upload_id": upload.pk},
-    )
-    return result
-
-
-def invalid_upload_reject(*, upload: InvalidUpload, reviewer: Any) -> None:
-    """Mark a pending upload rejected (nothing else changes).
-    Logs ``[Eval] invalid_upload_rejected upload_id=<pk>``."""
-    _review(upload, InvalidUpload.Status.REJECTED, reviewer)
-    logger.info(
-        "[Eval] invalid_upload_rejected upload_id=%d",
-        upload.pk,
-        extra={"upload_id": upload.pk},
-    )

@@ -55,6 +55,7 @@ from evals.core.store import (
     load_store,
 )
 from evals.core.store_staging import publish, staging_folder
+from evals.core.wire import decode_files
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.benchmark_records import (
     baseline_fields,
@@ -67,12 +68,11 @@ from evals.services.benchmark_records import (
 )
 from evals.services.benchmarks import (
     LOOKUP_CHUNK,
-    decode_files,
-    harness_flags,
     is_same_pack,
     pack_conflict,
     pack_fields,
 )
+from evals.services.features import harness_flags
 
 logger = logging.getLogger(__name__)
 

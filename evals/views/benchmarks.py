@@ -38,11 +38,8 @@ from evals.services.benchmark_records import (
     baseline_snapshot_create,
 )
 from evals.services.benchmark_reports import baseline_delta_report
-from evals.services.benchmarks import (
-    benchmark_pack_upload,
-    harness_flags,
-    pack_manifest_bytes,
-)
+from evals.services.benchmarks import benchmark_pack_upload, pack_manifest_bytes
+from evals.services.features import harness_flags
 from evals.views.downloads import export_response
 
 PER_PAGE = 25
