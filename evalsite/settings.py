@@ -489,6 +489,18 @@ PRKEEPALIVE_HEAD_POLL_INTERVAL_S = env_int(
 )
 PRKEEPALIVE_STALE_DELIVERY_S = env_int("PRKEEPALIVE_STALE_DELIVERY_S", 600, minimum=1)
 
+# The stale-run sweeper: a run with no progress for EVALS_STALE_RUN_S gets
+# its missing cases sent again, up to EVALS_STALE_RUN_MAX_RESUMES times, then
+# fails. Longer than any wait in the queue, so busy workers are not "stale".
+EVALS_STALE_RUN_S = env_int(
+    "EVALS_STALE_RUN_S",
+    max(1800, 2 * CELERY_VISIBILITY_TIMEOUT_S),
+    minimum=CELERY_VISIBILITY_TIMEOUT_S,
+)
+EVALS_STALE_RUN_MAX_RESUMES = env_int("EVALS_STALE_RUN_MAX_RESUMES", 3, minimum=0)
+EVALS_STALE_RUN_BATCH = 50
+EVALS_SWEEP_INTERVAL_S = env_int("EVALS_SWEEP_INTERVAL_S", 60, minimum=1)
+
 # The beat schedule, in one place.
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {
@@ -507,6 +519,10 @@ CELERY_BEAT_SCHEDULE = {
     "agency-counters-log": {
         "task": "stream.log_agency_counters",
         "schedule": timedelta(seconds=AGENCY_LOG_INTERVAL_S),
+    },
+    "evals-sweep-stale-runs": {
+        "task": "evals.sweep_stale_runs",
+        "schedule": timedelta(seconds=EVALS_SWEEP_INTERVAL_S),
     },
     "planning-poll": {
         "task": "stream.planning_poll_all",

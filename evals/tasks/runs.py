@@ -53,3 +53,12 @@ def finalize_run(run_pk: int) -> None:
     from evals.services.runs.lifecycle import run_finalize
 
     run_finalize(run_pk=run_pk)
+
+
+@shared_task(name="evals.sweep_stale_runs", ignore_result=True)
+def sweep_stale_runs() -> None:
+    """Beat: resume runs that stopped moving, fail those past their resumes
+    (``evals.services.runs.sweeper``); safe to run twice at once."""
+    from evals.services.runs.sweeper import runs_sweep_stale
+
+    runs_sweep_stale()

@@ -182,12 +182,16 @@ def _schedule(
         raise
 
 
-def run_resume(*, run_pk: int, queue: str | None = None) -> int:
+def run_resume(
+    *, run_pk: int, queue: str | None = None, close_unsent: bool = True
+) -> int:
     """Send the chunks of an active run's cases that have no result yet (and
     the finalize); returns the number of chunks sent, 0 for a finished run.
 
     A run whose cases can no longer be listed (its benchmark is gone) is
     failed with ``reason=resume_failed`` and finalized with what it has.
+    ``close_unsent``: see ``_schedule`` (the sweeper leaves a run it could
+    not send as it was, for its next sweep).
     """
     run = Run.objects.select_related("benchmark").get(pk=run_pk)
     if run.status not in ACTIVE_STATUSES or run.completed_at is not None:
@@ -198,7 +202,12 @@ def run_resume(*, run_pk: int, queue: str | None = None) -> int:
         run_fail(run_pk=run.pk, error=exc.message, code="resume_failed")
         return 0
     done = set(run.case_results.values_list("case_id", flat=True))
-    return run_enqueue(run=run, queue=queue, case_ids=[i for i in ids if i not in done])
+    return run_enqueue(
+        run=run,
+        queue=queue,
+        case_ids=[i for i in ids if i not in done],
+        close_unsent=close_unsent,
+    )
 
 
 # --- executing ---------------------------------------------------------------
