@@ -27,11 +27,8 @@ from core.errors import SchemaInvalid
 from evals.core.baselines import snapshot_from_runs
 from evals.core.runs import validate_run_summary
 from evals.models import InvalidUpload
-from evals.services.benchmark_records import (
-    baseline_snapshot_store,
-    benchmark_run_record,
-    shadow_records_ingest,
-)
+from evals.services.baselines import baseline_snapshot_store
+from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
 from evals.services.benchmarks import benchmark_pack_create
 
 AMA_CASES = (

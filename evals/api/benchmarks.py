@@ -2,7 +2,7 @@
 baseline snapshots and the stored-baseline gate, for agents and CI.
 
 Thin: the core validates every document inside the services
-(``evals.services.benchmarks``, ``benchmark_records``, ``store_io``); a
+(``evals.services.benchmarks``, ``benchmark_records``, ``baselines``, ``store_import``); a
 refused document is a 400 whose ``error.fields`` maps every JSON path to its
 problems, and nothing is written. Session or agent-key authentication (the
 project defaults). Created documents answer 201; a document equal to the
@@ -31,12 +31,8 @@ from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
 from evals.selectors.baselines import shadow_record_list, snapshot_get, snapshot_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
-from evals.services.benchmark_records import (
-    baseline_snapshot_create,
-    baseline_snapshot_store,
-    benchmark_run_record,
-    shadow_records_ingest,
-)
+from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store
+from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
 from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import benchmark_pack_create, benchmark_pack_upload
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge

@@ -1,4 +1,5 @@
-"""Use cases of run summaries, shadow recall records and baseline snapshots.
+"""Use cases of run summaries and shadow recall records (baseline snapshots:
+``evals.services.baselines``).
 
 The seed-002 documents come in over REST, the commands and the demo; each is
 validated by the core (``evals.core.runs``, ``shadow``, ``baselines``)
@@ -27,28 +28,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from core.canonical import digest
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
-from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
-from evals.core.formats_types import BaselineSnapshot as SnapshotDocument
 from evals.core.formats_types import RunSummary
 from evals.core.formats_types import ShadowRecord as ShadowDocument
 from evals.core.runs import latest_completed_runs, validate_run_summary
 from evals.core.shadow import validate_shadow_record
-from evals.core.store import InvalidItem, StoredItem, store_json_bytes
-from evals.core.wire import instant, problems_at, wire_timestamp
+from evals.core.store import InvalidItem, StoredItem
+from evals.core.wire import instant, problems_at
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.benchmarks import LOOKUP_CHUNK, MAX_SHADOW_BATCH
 from evals.services.columns import require_storable
-from evals.services.features import require_baseline_snapshots, require_shadow_mode
+from evals.services.features import require_shadow_mode
 
 logger = logging.getLogger(__name__)
 
@@ -370,123 +368,3 @@ def _shadow_store(records: Mapping[str, ShadowDocument]) -> ShadowIngestResult:
         extra={"created_count": len(new), "unchanged_count": len(stored)},
     )
     return ShadowIngestResult(len(new), len(stored), tuple(ids))
-
-
-# --- baseline snapshots --------------------------------------------------------
-
-# sourceRootDir of snapshots made from the database's runs.
-DATABASE_SOURCE = "database"
-
-
-@dataclass(frozen=True, slots=True)
-class BaselineResult:
-    snapshot: BaselineSnapshot
-    outcome: str  # created | replaced | unchanged
-
-
-def baseline_fields(snapshot: SnapshotDocument) -> dict[str, Any]:
-    return {
-        "created_at": instant(snapshot.created_at),
-        "source_root_dir": snapshot.source_root_dir,
-        "notes": snapshot.notes or "",
-        "document": snapshot.to_wire(),
-    }
-
-
-def baseline_snapshot_store(*, document: Any, user: Any = None) -> BaselineResult:
-    """Store a posted baseline snapshot document as it is.
-
-    Needs the baseline-snapshots flag. The same document again is
-    ``unchanged``; a different one under an existing snapshotId is a
-    ``Conflict`` (to move a named baseline forward, make it from the latest
-    runs). Logs ``[Eval] baseline_snapshot_saved snapshot_id=<id>
-    benchmark_count=<n> outcome=<o>``.
-    """
-    require_baseline_snapshots()
-    snapshot = validate_baseline_snapshot(document)
-    require_storable(
-        document,
-        BaselineSnapshot,
-        [("source_root_dir", "$.sourceRootDir", snapshot.source_root_dir)],
-        what="baseline snapshot",
-    )
-    fields = baseline_fields(snapshot)
-    existing = BaselineSnapshot.objects.filter(snapshot_id=snapshot.snapshot_id).first()
-    if existing is None:
-        try:
-            with transaction.atomic():
-                row = BaselineSnapshot.objects.create(
-                    snapshot_id=snapshot.snapshot_id,
-                    created_by=user
-                    if getattr(user, "is_authenticated", False)
-                    else None,
-                    **fields,
-                )
-            return _baseline_logged(row, snapshot, "created")
-        except IntegrityError:
-            # Created concurrently: the same rule as for one found above.
-            existing = BaselineSnapshot.objects.get(snapshot_id=snapshot.snapshot_id)
-    if not same_document(existing.document, fields["document"]):
-        raise Conflict(
-            f"baseline snapshot {snapshot.snapshot_id} already exists with "
-            "different content",
-            details={"snapshotId": snapshot.snapshot_id},
-        )
-    return _baseline_logged(existing, snapshot, "unchanged")
-
-
-def baseline_snapshot_create(
-    *,
-    snapshot_id: str,
-    notes: str | None = None,
-    user: Any = None,
-    now: datetime | None = None,
-) -> BaselineResult:
-    """Snapshot the latest completed run of every benchmark in the database
-    under ``snapshot_id``, replacing a snapshot of that id (a named baseline
-    such as ``required-main`` moves forward this way).
-
-    Needs the baseline-snapshots flag (``FeatureDisabled``: "benchmark
-    baseline snapshots are disabled"). An unsafe id raises ``SchemaInvalid``
-    (``$.snapshotId``). Logs ``[Eval] baseline_snapshot_saved ...``.
-    """
-    require_baseline_snapshots()
-    items, _invalid = latest_completed_run_items()
-    snapshot = snapshot_from_runs(
-        [item.item for item in items],
-        snapshot_id=snapshot_id,
-        created_at=wire_timestamp(now or timezone.now()),
-        source_root_dir=DATABASE_SOURCE,
-        notes=notes or None,
-    )
-    fields = baseline_fields(snapshot)
-    with transaction.atomic():
-        row, created = BaselineSnapshot.objects.update_or_create(
-            snapshot_id=snapshot.snapshot_id,
-            defaults={
-                **fields,
-                "created_by": user
-                if getattr(user, "is_authenticated", False)
-                else None,
-            },
-        )
-    return _baseline_logged(row, snapshot, "created" if created else "replaced")
-
-
-def _baseline_logged(
-    row: BaselineSnapshot, snapshot: SnapshotDocument, outcome: str
-) -> BaselineResult:
-    logger.info(
-        "[Eval] baseline_snapshot_saved snapshot_id=%s benchmark_count=%d outcome=%s",
-        snapshot.snapshot_id,
-        snapshot.benchmark_count,
-        outcome,
-        extra={"snapshot_id": snapshot.snapshot_id, "outcome": outcome},
-    )
-    return BaselineResult(row, outcome)
-
-
-def baseline_snapshot_bytes(row: BaselineSnapshot) -> bytes:
-    """The snapshot exactly as ``eval_store_export`` writes it (rebuilt
-    through the core: Postgres ``jsonb`` does not keep key order)."""
-    return store_json_bytes(validate_baseline_snapshot(row.document).to_wire())

@@ -39,7 +39,7 @@ from evals.selectors.baselines import snapshot_get
 from evals.services.benchmark_records import latest_completed_run_items, run_items
 from evals.services.benchmarks import LOOKUP_CHUNK
 from evals.services.features import harness_flags, require_delta_reporter
-from evals.services.store_io import DATABASE_ROOT, baseline_items, manifest_items
+from evals.services.store_export import DATABASE_ROOT, baseline_items, manifest_items
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 their delta reports, and the pack upload page.
 
 Thin: reads and writes go through ``evals.services.benchmarks``,
-``benchmark_records`` and ``store_io``. Every page needs a login. The delta
+``benchmark_records``, ``baselines``, ``store_export`` and ``store_import``. Every page needs a login. The delta
 report is rendered from the gate's markdown by ``report_html``: every line
 is escaped first, then headings and bullets become tags, so nothing in a
 benchmark id or a message can inject markup.
@@ -33,10 +33,7 @@ from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_tags
 from evals.selectors.benchmarks import benchmark_list as benchmarks_filtered
 from evals.selectors.runs import run_list
-from evals.services.benchmark_records import (
-    baseline_snapshot_bytes,
-    baseline_snapshot_create,
-)
+from evals.services.baselines import baseline_snapshot_bytes, baseline_snapshot_create
 from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import benchmark_pack_upload, pack_manifest_bytes
 from evals.services.features import harness_flags

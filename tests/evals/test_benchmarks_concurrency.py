@@ -14,11 +14,8 @@ from django.db import connection
 
 from core.errors import Conflict
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
-from evals.services.benchmark_records import (
-    baseline_snapshot_store,
-    benchmark_run_record,
-    shadow_records_ingest,
-)
+from evals.services.baselines import baseline_snapshot_store
+from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
 from evals.services.benchmarks import benchmark_pack_create
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

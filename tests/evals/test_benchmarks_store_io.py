@@ -20,11 +20,8 @@ from evals.models import (
     Run,
     ShadowRecord,
 )
-from evals.services.benchmark_records import (
-    baseline_snapshot_create,
-    benchmark_run_record,
-    shadow_records_ingest,
-)
+from evals.services.baselines import baseline_snapshot_create
+from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
 from evals.services.benchmarks import benchmark_pack_create
 
 pytestmark = pytest.mark.django_db

@@ -13,10 +13,8 @@ from django.test import Client
 from evals.core.baselines import validate_baseline_snapshot
 from evals.core.store import store_json_bytes
 from evals.models import BaselineSnapshot, Benchmark, InvalidUpload
-from evals.services.benchmark_records import (
-    baseline_snapshot_create,
-    benchmark_run_record,
-)
+from evals.services.baselines import baseline_snapshot_create
+from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
 from evals.views.benchmarks import report_html
 

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.errors import CoreError, SchemaInvalid
 from evals.core.gate import format_number
 from evals.management.commands.benchmark_validate import write_problems
-from evals.services.benchmark_records import baseline_snapshot_create
+from evals.services.baselines import baseline_snapshot_create
 
 
 class Command(BaseCommand):

@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evals.services.store_io import eval_store_export
+from evals.services.store_export import eval_store_export
 
 
 class Command(BaseCommand):

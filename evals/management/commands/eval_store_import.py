@@ -22,7 +22,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.errors import CoreError
 from evals.core.archive import UnsafeArchive
 from evals.core.store import StoreUnreadable
-from evals.services.store_io import StoreConflict, eval_store_import
+from evals.services.store_import import StoreConflict, eval_store_import
 
 
 class Command(BaseCommand):
