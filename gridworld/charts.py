@@ -197,15 +197,22 @@ def grid_figure(receipt: dict[str, Any]) -> dict[str, Any]:
         ],
         "frames": frames,
         "layout": {
-            "xaxis": {"dtick": 1, "constrain": "domain", "showgrid": False},
+            "xaxis": {
+                "dtick": 1,
+                "range": [-0.5, len(rows[0]) - 0.5],
+                "constrain": "domain",
+                "showgrid": False,
+                "zeroline": False,
+            },
             "yaxis": {
                 "dtick": 1,
-                "autorange": "reversed",
+                "range": [len(rows) - 0.5, -0.5],
                 "scaleanchor": "x",
                 "showgrid": False,
+                "zeroline": False,
             },
-            "legend": {"orientation": "h"},
-            "margin": {"t": 20, "r": 10, "b": 90, "l": 40},
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+            "margin": {"t": 40, "r": 10, "b": 40, "l": 40},
             "height": 520,
             "sliders": [
                 {
