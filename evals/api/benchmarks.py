@@ -1,10 +1,10 @@
 """REST API of seed 002: benchmark packs, run summaries, shadow recall records,
-baseline snapshots and the stored-baseline gate, for agents and CI.
+for agents and CI (baseline snapshots and the gate: ``evals.api.baselines``).
 
 Thin: the core validates every document inside the services
-(``evals.services.benchmarks``, ``benchmark_records``, ``baselines``, ``store_import``); a
-refused document is a 400 whose ``error.fields`` maps every JSON path to its
-problems, and nothing is written. Session or agent-key authentication (the
+(``evals.services.benchmarks``, ``benchmark_records``); a refused document
+is a 400 whose ``error.fields`` maps every JSON path to its problems, and
+nothing is written. Session or agent-key authentication (the
 project defaults). Created documents answer 201; a document equal to the
 stored one answers 200 (idempotent re-post); a different document under an
 existing id answers 409; a feature that is off answers 409
@@ -26,59 +26,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
-from evals.core.gate import verdict_to_json, verdict_to_markdown
-from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
-from evals.selectors.baselines import shadow_record_list, snapshot_get, snapshot_list
+from evals.api.paging import (
+    PAGING,
+    TRUE_VALUES,
+    DocumentSerializer,
+    ListSerializer,
+    absolute_url,
+    page_of,
+    query_choice,
+)
+from evals.models import Benchmark, Run, ShadowRecord
+from evals.selectors.baselines import shadow_record_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
-from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store
 from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
-from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import benchmark_pack_create, benchmark_pack_upload
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
-
-MAX_LIMIT = 200
-DEFAULT_LIMIT = 50
-TRUE_VALUES = ("1", "true", "on", "yes")
-
-ListSerializer = inline_serializer(
-    "BenchmarkPage",
-    {"count": serializers.IntegerField(), "results": serializers.ListField()},
-)
-DocumentSerializer = inline_serializer(
-    "SeedDocument", {"schemaVersion": serializers.IntegerField()}
-)
-PAGING = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
-
-
-def _page(request: Request, queryset: Any) -> tuple[int, list[Any]]:
-    values: dict[str, int] = {}
-    for name, default, low, high in (
-        ("limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
-        ("offset", 0, 0, 10**9),
-    ):
-        raw = request.query_params.get(name) or ""
-        try:
-            value = int(raw) if raw else default
-        except ValueError:
-            raise ValidationError({name: [f"{name} must be an integer."]}) from None
-        if not low <= value <= high:
-            raise ValidationError({name: [f"{name} must be between {low} and {high}."]})
-        values[name] = value
-    start = values["offset"]
-    return queryset.count(), list(queryset[start : start + values["limit"]])
-
-
-def _choice(request: Request, name: str, choices: list[str]) -> str | None:
-    value = request.query_params.get(name) or None
-    if value is not None and value not in choices:
-        raise ValidationError({name: [f"{name} must be one of {'|'.join(choices)}."]})
-    return value
-
-
-def _absolute(request: Request, url: str) -> str:
-    return request.build_absolute_uri(url)
-
 
 # --- packs --------------------------------------------------------------------
 
@@ -99,7 +62,7 @@ def pack_to_wire(
         "manifestDigest": benchmark.manifest_digest or None,
         "createdAt": benchmark.created_at.isoformat(),
         "updatedAt": benchmark.updated_at.isoformat(),
-        "url": _absolute(request, benchmark.get_absolute_url()),
+        "url": absolute_url(request, benchmark.get_absolute_url()),
     }
     if hasattr(benchmark, "run_count"):
         out["runCount"] = benchmark.run_count
@@ -125,13 +88,13 @@ class BenchmarkPackListCreateView(APIView):
     def get(self, request: Request) -> Response:
         """Every benchmark (packs, suites, gridworld configurations), by id."""
         benchmarks = benchmark_list(
-            kind=_choice(request, "kind", list(Benchmark.Kind.values)),
-            benchmark_type=_choice(
+            kind=query_choice(request, "kind", list(Benchmark.Kind.values)),
+            benchmark_type=query_choice(
                 request, "type", list(Benchmark.BenchmarkType.values)
             ),
             tag=request.query_params.get("tag") or None,
         )
-        count, page = _page(request, benchmarks)
+        count, page = page_of(request, benchmarks)
         return Response(
             {
                 "count": count,
@@ -228,7 +191,7 @@ def run_to_wire(run: Run, *, request: Request, detail: bool = False) -> dict[str
         "passRate": run.pass_rate,
         "metrics": run.metrics,
         "gitRef": run.git_ref or None,
-        "url": _absolute(request, run.get_absolute_url()),
+        "url": absolute_url(request, run.get_absolute_url()),
     }
     if detail:
         out["summary"] = run.summary or None
@@ -254,10 +217,10 @@ class BenchmarkRunListCreateView(APIView):
         """Runs of every benchmark, newest first."""
         runs = run_list(
             benchmark_id=request.query_params.get("benchmark") or None,
-            status=_choice(request, "status", list(Run.Status.values)),
-            source=_choice(request, "source", list(Run.Source.values)),
+            status=query_choice(request, "status", list(Run.Status.values)),
+            source=query_choice(request, "source", list(Run.Source.values)),
         )
-        count, page = _page(request, runs)
+        count, page = page_of(request, runs)
         return Response(
             {"count": count, "results": [run_to_wire(r, request=request) for r in page]}
         )
@@ -311,7 +274,7 @@ class ShadowRecordListCreateView(APIView):
         records = shadow_record_list(
             day=day, session_key=request.query_params.get("sessionKey") or None
         )
-        count, page = _page(request, records)
+        count, page = page_of(request, records)
         return Response({"count": count, "results": [r.document for r in page]})
 
     @extend_schema(
@@ -377,124 +340,3 @@ class ShadowRecordDetailView(APIView):
                 f"no shadow record {trace_id!r}", details={"traceId": trace_id}
             )
         return Response(record.document)
-
-
-# --- baselines -----------------------------------------------------------------
-
-
-def snapshot_to_wire(
-    row: BaselineSnapshot, *, request: Request, detail: bool = False
-) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "snapshotId": row.snapshot_id,
-        "createdAt": row.document.get("createdAt"),
-        "benchmarkCount": row.document.get("benchmarkCount"),
-        "sourceRootDir": row.source_root_dir,
-        "notes": row.notes or None,
-        "url": _absolute(request, row.get_absolute_url()),
-    }
-    if detail:
-        out["document"] = row.document
-    return out
-
-
-class BaselineCreateInputSerializer(serializers.Serializer):
-    snapshotId = serializers.CharField(max_length=200)  # noqa: N815 (wire name)
-    notes = serializers.CharField(required=False, allow_blank=True, max_length=5000)
-
-
-class BaselineSnapshotListCreateView(APIView):
-    @extend_schema(
-        operation_id="benchmarks_baselines_list",
-        parameters=PAGING,
-        responses=ListSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        """Baseline snapshots, newest first."""
-        count, page = _page(request, snapshot_list())
-        return Response(
-            {
-                "count": count,
-                "results": [snapshot_to_wire(r, request=request) for r in page],
-            }
-        )
-
-    @extend_schema(
-        operation_id="benchmarks_baselines_create",
-        request=DocumentSerializer,
-        responses={201: DocumentSerializer, 200: DocumentSerializer},
-    )
-    def post(self, request: Request) -> Response:
-        """Store a snapshot document, or ``{"snapshotId", "notes"?}`` to
-        snapshot the latest completed run of every benchmark now (replacing
-        a snapshot of that id). Needs the baseline-snapshots flag."""
-        data = request.data
-        if isinstance(data, dict) and set(data) <= {"snapshotId", "notes"}:
-            serializer = BaselineCreateInputSerializer(data=data)
-            serializer.is_valid(raise_exception=True)
-            result = baseline_snapshot_create(
-                snapshot_id=serializer.validated_data["snapshotId"],
-                notes=serializer.validated_data.get("notes") or None,
-                user=request.user,
-            )
-        else:
-            result = baseline_snapshot_store(document=data, user=request.user)
-        body = snapshot_to_wire(result.snapshot, request=request, detail=True)
-        body["outcome"] = result.outcome
-        code = (
-            status.HTTP_201_CREATED
-            if result.outcome == "created"
-            else status.HTTP_200_OK
-        )
-        return Response(body, code)
-
-
-class BaselineSnapshotDetailView(APIView):
-    @extend_schema(
-        operation_id="benchmarks_baselines_retrieve", responses=DocumentSerializer
-    )
-    def get(self, request: Request, snapshot_id: str) -> Response:
-        """One snapshot with its document."""
-        row = snapshot_get(snapshot_id=snapshot_id)
-        return Response(snapshot_to_wire(row, request=request, detail=True))
-
-
-# --- the gate -------------------------------------------------------------------
-
-
-class BenchmarkGateView(APIView):
-    @extend_schema(
-        operation_id="benchmarks_gate_retrieve",
-        parameters=[
-            OpenApiParameter("snapshot", str, required=True),
-            OpenApiParameter("minCases", int),
-        ],
-        responses=inline_serializer(
-            "GateVerdict",
-            {
-                "passed": serializers.BooleanField(),
-                "regressions": serializers.ListField(),
-                "markdown": serializers.CharField(),
-            },
-        ),
-    )
-    def get(self, request: Request) -> Response:
-        """The stored baseline ``snapshot`` against the latest completed run
-        of every benchmark: the gate's JSON verdict plus its markdown report.
-        Needs the delta-reporter flag."""
-        snapshot_id = request.query_params.get("snapshot") or ""
-        if not snapshot_id:
-            raise ValidationError({"snapshot": ["snapshot is required."]})
-        raw = request.query_params.get("minCases") or ""
-        min_cases = None
-        if raw:
-            try:
-                min_cases = int(raw)
-            except ValueError:
-                min_cases = 0
-            if min_cases < 1:
-                raise ValidationError({"minCases": ["minCases must be at least 1."]})
-        verdict = baseline_delta_report(snapshot_id=snapshot_id, min_cases=min_cases)
-        body = verdict_to_json(verdict)
-        body["markdown"] = verdict_to_markdown(verdict)
-        return Response(body)

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evals.api.paging import limit_offset
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
 from evals.selectors.runs import harness_run_list, run_get
@@ -30,9 +31,6 @@ from evals.services.harness.create import (
     eval_run_create,
 )
 from evals.services.harness.suites import SuiteFile, suite_files, suite_resolve
-
-MAX_LIMIT = 200
-DEFAULT_LIMIT = 50
 
 
 class EvalRunCreateInputSerializer(serializers.Serializer):
@@ -98,29 +96,6 @@ def suite_file_to_wire(
     }
 
 
-def _limit_offset(request: Request) -> tuple[int, int]:
-    values = {}
-    for name, default, maximum in (
-        ("limit", DEFAULT_LIMIT, MAX_LIMIT),
-        ("offset", 0, 10**9),
-    ):
-        raw = request.query_params.get(name) or ""
-        if raw == "":
-            values[name] = default
-            continue
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ValidationError({name: [f"{name} must be an integer."]}) from None
-        low = 1 if name == "limit" else 0
-        if not low <= value <= maximum:
-            raise ValidationError(
-                {name: [f"{name} must be between {low} and {maximum}."]}
-            )
-        values[name] = value
-    return values["limit"], values["offset"]
-
-
 RUN_FILTERS = [
     OpenApiParameter("suite", str, description="suite id (file stem)"),
     OpenApiParameter("status", str, enum=list(Run.Status.values)),
@@ -147,7 +122,7 @@ class EvalRunListCreateView(APIView):
         verdict = request.query_params.get("verdict") or None
         if verdict not in (None, "pass", "fail"):
             raise ValidationError({"verdict": ["verdict must be pass or fail."]})
-        limit, offset = _limit_offset(request)
+        limit, offset = limit_offset(request)
         runs = harness_run_list(
             suite=request.query_params.get("suite") or None,
             status=status_filter,

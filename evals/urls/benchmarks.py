@@ -3,6 +3,7 @@ the gate, and their pages."""
 
 from django.urls import path
 
+from evals.api import baselines as baselines_api
 from evals.api import benchmarks as api
 from evals.views import benchmarks as views
 
@@ -63,17 +64,17 @@ urlpatterns = [
     ),
     path(
         "api/benchmarks/baselines",
-        api.BaselineSnapshotListCreateView.as_view(),
+        baselines_api.BaselineSnapshotListCreateView.as_view(),
         name="api-benchmark-baselines",
     ),
     path(
         "api/benchmarks/baselines/<str:snapshot_id>",
-        api.BaselineSnapshotDetailView.as_view(),
+        baselines_api.BaselineSnapshotDetailView.as_view(),
         name="api-benchmark-baseline-detail",
     ),
     path(
         "api/benchmarks/gate",
-        api.BenchmarkGateView.as_view(),
+        baselines_api.BenchmarkGateView.as_view(),
         name="api-benchmark-gate",
     ),
 ]

@@ -1,11 +1,11 @@
 """HTML pages of benchmarks (packs and suites alike), baseline snapshots with
 their delta reports, and the pack upload page.
 
-Thin: reads and writes go through ``evals.services.benchmarks``,
-``benchmark_records``, ``baselines``, ``store_export`` and ``store_import``. Every page needs a login. The delta
-report is rendered from the gate's markdown by ``report_html``: every line
-is escaped first, then headings and bullets become tags, so nothing in a
-benchmark id or a message can inject markup.
+Thin: reads and writes go through ``evals.selectors`` and the services
+(``benchmarks``, ``benchmark_records``, ``baselines``). Every page needs a
+login. The delta report is rendered from the gate's markdown by
+``report_html``: every line is escaped first, then headings and bullets
+become tags, so nothing in a benchmark id or a message can inject markup.
 """
 
 from __future__ import annotations

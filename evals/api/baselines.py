@@ -1,0 +1,143 @@
+"""REST API of baseline snapshots and the stored-baseline gate (seed 002).
+
+Thin, like ``evals.api.benchmarks``: the services validate and decide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from evals.api.paging import (
+    PAGING,
+    DocumentSerializer,
+    ListSerializer,
+    absolute_url,
+    page_of,
+)
+from evals.core.gate import verdict_to_json, verdict_to_markdown
+from evals.models import BaselineSnapshot
+from evals.selectors.baselines import snapshot_get, snapshot_list
+from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store
+from evals.services.benchmark_reports import baseline_delta_report
+
+
+def snapshot_to_wire(
+    row: BaselineSnapshot, *, request: Request, detail: bool = False
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "snapshotId": row.snapshot_id,
+        "createdAt": row.document.get("createdAt"),
+        "benchmarkCount": row.document.get("benchmarkCount"),
+        "sourceRootDir": row.source_root_dir,
+        "notes": row.notes or None,
+        "url": absolute_url(request, row.get_absolute_url()),
+    }
+    if detail:
+        out["document"] = row.document
+    return out
+
+
+class BaselineCreateInputSerializer(serializers.Serializer):
+    snapshotId = serializers.CharField(max_length=200)  # noqa: N815 (wire name)
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+
+
+class BaselineSnapshotListCreateView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_baselines_list",
+        parameters=PAGING,
+        responses=ListSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        """Baseline snapshots, newest first."""
+        count, page = page_of(request, snapshot_list())
+        return Response(
+            {
+                "count": count,
+                "results": [snapshot_to_wire(r, request=request) for r in page],
+            }
+        )
+
+    @extend_schema(
+        operation_id="benchmarks_baselines_create",
+        request=DocumentSerializer,
+        responses={201: DocumentSerializer, 200: DocumentSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Store a snapshot document, or ``{"snapshotId", "notes"?}`` to
+        snapshot the latest completed run of every benchmark now (replacing
+        a snapshot of that id). Needs the baseline-snapshots flag."""
+        data = request.data
+        if isinstance(data, dict) and set(data) <= {"snapshotId", "notes"}:
+            serializer = BaselineCreateInputSerializer(data=data)
+            serializer.is_valid(raise_exception=True)
+            result = baseline_snapshot_create(
+                snapshot_id=serializer.validated_data["snapshotId"],
+                notes=serializer.validated_data.get("notes") or None,
+                user=request.user,
+            )
+        else:
+            result = baseline_snapshot_store(document=data, user=request.user)
+        body = snapshot_to_wire(result.snapshot, request=request, detail=True)
+        body["outcome"] = result.outcome
+        code = (
+            status.HTTP_201_CREATED
+            if result.outcome == "created"
+            else status.HTTP_200_OK
+        )
+        return Response(body, code)
+
+
+class BaselineSnapshotDetailView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_baselines_retrieve", responses=DocumentSerializer
+    )
+    def get(self, request: Request, snapshot_id: str) -> Response:
+        """One snapshot with its document."""
+        row = snapshot_get(snapshot_id=snapshot_id)
+        return Response(snapshot_to_wire(row, request=request, detail=True))
+
+
+class BenchmarkGateView(APIView):
+    @extend_schema(
+        operation_id="benchmarks_gate_retrieve",
+        parameters=[
+            OpenApiParameter("snapshot", str, required=True),
+            OpenApiParameter("minCases", int),
+        ],
+        responses=inline_serializer(
+            "GateVerdict",
+            {
+                "passed": serializers.BooleanField(),
+                "regressions": serializers.ListField(),
+                "markdown": serializers.CharField(),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        """The stored baseline ``snapshot`` against the latest completed run
+        of every benchmark: the gate's JSON verdict plus its markdown report.
+        Needs the delta-reporter flag."""
+        snapshot_id = request.query_params.get("snapshot") or ""
+        if not snapshot_id:
+            raise ValidationError({"snapshot": ["snapshot is required."]})
+        raw = request.query_params.get("minCases") or ""
+        min_cases = None
+        if raw:
+            try:
+                min_cases = int(raw)
+            except ValueError:
+                min_cases = 0
+            if min_cases < 1:
+                raise ValidationError({"minCases": ["minCases must be at least 1."]})
+        verdict = baseline_delta_report(snapshot_id=snapshot_id, min_cases=min_cases)
+        body = verdict_to_json(verdict)
+        body["markdown"] = verdict_to_markdown(verdict)
+        return Response(body)
