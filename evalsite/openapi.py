@@ -1,0 +1,76 @@
+"""OpenAPI post-processing: the error answers every operation can give.
+
+Every error answer has one shape (``evalsite.api``); this hook declares it
+as the ``Error`` component and lists, on every operation, the statuses it
+can answer besides its success: 400 (invalid input), 401/403 (no or wrong
+credentials), 404 (unknown id, or a stored baseline that does not exist),
+409 (a conflict or a feature turned off), 429 (throttled) and, for
+operations with a body, 413 (over ``API_MAX_BODY_BYTES``) and 415.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "fields"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "fields": {
+                    "type": "object",
+                    "description": "JSON path or field name -> reasons",
+                    "additionalProperties": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                    },
+                },
+            },
+            "additionalProperties": True,
+        }
+    },
+}
+
+ERRORS = {
+    "400": "Invalid input: error.fields names every field with its reasons.",
+    "401": "No or unknown credentials.",
+    "403": "The caller may not do this.",
+    "404": "No such object.",
+    "409": "Conflicts with what is stored, or the feature is turned off.",
+    "429": "Too many requests; retry after the Retry-After seconds.",
+}
+BODY_ERRORS = {
+    "413": "The body is larger than API_MAX_BODY_BYTES.",
+    "415": "The body's content type is not accepted.",
+}
+
+
+def add_error_responses(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook (see the module docstring)."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"] = ERROR_SCHEMA
+    reference = {"$ref": "#/components/schemas/Error"}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            errors = dict(ERRORS)
+            if "requestBody" in operation:
+                errors.update(BODY_ERRORS)
+            responses = operation["responses"]
+            for code, description in errors.items():
+                responses.setdefault(
+                    code,
+                    {
+                        "description": description,
+                        "content": {"application/json": {"schema": reference}},
+                    },
+                )
+    return result
