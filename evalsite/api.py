@@ -156,7 +156,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else exc.messages
         )
-    elif isinstance(exc, Http404):
+    elif isinstance(exc, (Http404, OverflowError)):
+        # OverflowError: an id past 64 bits in the URL (SQLite refuses to
+        # bind it); no object has such an id.
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()

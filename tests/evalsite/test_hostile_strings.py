@@ -259,3 +259,16 @@ def test_nul_in_page_path_or_query_is_400_page(owner_client: Any, url: str) -> N
     assert response.status_code == 400
     assert b"Bad request" in response.content
     assert b"contains a NUL character" in response.content
+
+
+def test_an_id_past_64_bits_is_404_in_the_api(agent_client: APIClient) -> None:
+    response = agent_client.get("/api/tasks/99999999999999999999999")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_an_id_past_64_bits_is_404_on_a_page(owner_client: Any) -> None:
+    response = owner_client.get("/gridworld/batches/99999999999999999999999/")
+
+    assert response.status_code == 404
