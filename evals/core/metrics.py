@@ -3,22 +3,28 @@
 Decides the numbers that answer "does the agent act too much, too little,
 or make things up?", and whether a run PASSes.
 
-Definitions (issue 6), all over *successful* scenarios (``error is None``)
-in the order given (suite order):
-- action: a goal was emitted AND passed extraction; grounding does not
-  matter for counting actions.
+Definitions, as the reference harness computes them, all over *successful*
+scenarios (``error is None``) in the order given (suite order):
+- action: a convert-eligible goal: a goal was extracted AND its grounding
+  passed (``ScenarioOutcome.is_action``).
 - ``action_rate`` = actions / successful (0.0 when nothing succeeded).
 - ``grounding_pass_rate`` = actions whose grounding passed / actions (1.0
-  when there was no action: nothing ungrounded was claimed).
+  when there was no action); every action passed grounding, so this is 1.0
+  by construction, as in the reference. ``goal_grounding_pass_rate`` is
+  the informative one: extracted goals whose grounding passed / extracted
+  goals (1.0 when none).
 - ``repetition_rate`` = share of outputs whose lowercased,
-  whitespace-collapsed text equals one of the previous 5 outputs (the 5
-  preceding successful outputs, repeats included).
+  whitespace-collapsed text is in the set of the last 5 *distinct* outputs
+  seen before it (first in, first out; a repeat does not refresh its place).
 - ``compulsion_count`` = actions in ``discouraged`` scenarios;
   ``compulsion_proxy`` = that count / successful discouraged scenarios.
 - ``inertia_count`` = ``expected`` scenarios without an action (reported,
   never failing).
-- ``hallucination_count`` = scenarios with a hallucination category, also
-  split per category.
+- ``hallucination_count`` = scenarios whose goal referred to something the
+  frame does not hold (fabricated entity, item or location), also split per
+  category; a contradiction is counted apart (``contradiction_count``).
+- ``anchoring_ratio_mean`` = mean of referenced facts / available facts over
+  scenarios with available facts (0.0 when none).
 - latency p50/p95 by nearest rank: the value at index ceil(p*n)-1 of the
   sorted latencies (0.0 when none).
 
@@ -30,6 +36,7 @@ correct pipeline always satisfies. Pure and deterministic.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from evals.core.suite_types import (
@@ -41,6 +48,7 @@ from evals.core.suite_types import (
     ScenarioVerdict,
     VerdictProperty,
 )
+from stream.core.types import SituationFacts
 
 REPETITION_WINDOW = 5
 METRIC_DECIMALS = 4
@@ -52,6 +60,13 @@ def compute_metrics(outcomes: Sequence[ScenarioOutcome]) -> EvalMetrics:
     successful = [o for o in outcomes if o.error is None]
     actions = [o for o in successful if o.is_action]
     grounded = [o for o in actions if o.grounding_passed is True]
+    extracted = [o for o in successful if o.goal_extracted]
+    grounded_goals = [o for o in extracted if o.grounding_passed is True]
+    anchoring = [
+        o.referenced_facts / o.available_facts
+        for o in successful
+        if o.available_facts > 0
+    ]
     discouraged = [
         o for o in successful if o.affordance == ActionAffordance.DISCOURAGED
     ]
@@ -78,7 +93,9 @@ def compute_metrics(outcomes: Sequence[ScenarioOutcome]) -> EvalMetrics:
         hallucination_missing_location=by_category[
             HallucinationCategory.MISSING_LOCATION
         ],
-        hallucination_contradiction=by_category[HallucinationCategory.CONTRADICTION],
+        contradiction_count=sum(1 for o in successful if o.contradiction),
+        anchoring_ratio_mean=sum(anchoring) / len(anchoring) if anchoring else 0.0,
+        goal_grounding_pass_rate=_ratio(len(grounded_goals), len(extracted), empty=1.0),
         latency_p50_ms=nearest_rank(latencies, 0.50),
         latency_p95_ms=nearest_rank(latencies, 0.95),
         scenarios_total=len(outcomes),
@@ -86,12 +103,21 @@ def compute_metrics(outcomes: Sequence[ScenarioOutcome]) -> EvalMetrics:
         scenarios_errored=len(outcomes) - len(successful),
         action_count=len(actions),
         goals_emitted=sum(1 for o in successful if o.goal_emitted),
+        goals_extracted=len(extracted),
         grounded_count=len(grounded),
         repetition_count=repetitions,
         discouraged_count=len(discouraged),
         expected_count=len(expected),
         tasks_created=sum(task_counts) if task_counts else None,
     )
+
+
+def available_fact_count(facts: SituationFacts) -> int:
+    """Facts a frame holds, as the reference counts them for anchoring:
+    health, hunger, position, time, each inventory item, the threat level
+    when given (``none`` included), the biome, each nearby entity."""
+    threat = 1 if facts.bot.threat_level else 0
+    return 5 + len(facts.bot.inventory) + threat + len(facts.world.nearby_entities)
 
 
 def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
@@ -106,10 +132,15 @@ def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
     return float(sorted_values[index])
 
 
+# JavaScript's whitespace class (\s), as the reference harness collapses it.
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
+
+
 def normalize_output(text: str) -> str:
     """The form compared by ``repetition_rate``: lowercased, whitespace runs
     collapsed to one space, ends trimmed."""
-    return " ".join(text.lower().split())
+    return _SPACE_RUN.sub(" ", text.lower()).strip(" ")
 
 
 def evaluate_scenario(outcome: ScenarioOutcome) -> ScenarioVerdict:
@@ -186,7 +217,9 @@ def metrics_to_wire(metrics: EvalMetrics) -> dict[str, float | int]:
         "hallucination_missing_entity": metrics.hallucination_missing_entity,
         "hallucination_missing_item": metrics.hallucination_missing_item,
         "hallucination_missing_location": metrics.hallucination_missing_location,
-        "hallucination_contradiction": metrics.hallucination_contradiction,
+        "contradiction_count": metrics.contradiction_count,
+        "anchoring_ratio_mean": metrics.anchoring_ratio_mean,
+        "goal_grounding_pass_rate": metrics.goal_grounding_pass_rate,
         "latency_p50_ms": metrics.latency_p50_ms,
         "latency_p95_ms": metrics.latency_p95_ms,
         "scenarios_total": metrics.scenarios_total,
@@ -194,6 +227,7 @@ def metrics_to_wire(metrics: EvalMetrics) -> dict[str, float | int]:
         "scenarios_errored": metrics.scenarios_errored,
         "action_count": metrics.action_count,
         "goals_emitted": metrics.goals_emitted,
+        "goals_extracted": metrics.goals_extracted,
         "grounded_count": metrics.grounded_count,
         "repetition_count": metrics.repetition_count,
         "discouraged_count": metrics.discouraged_count,
@@ -222,9 +256,15 @@ def _ratio(numerator: int, denominator: int, *, empty: float) -> float:
 
 
 def _repetition_count(texts: Sequence[str]) -> int:
-    normalized = [normalize_output(t) for t in texts]
-    return sum(
-        1
-        for i, text in enumerate(normalized)
-        if text in normalized[max(0, i - REPETITION_WINDOW) : i]
-    )
+    """Outputs found in the set of the last ``REPETITION_WINDOW`` distinct
+    outputs before them; the set drops its oldest entry when it overflows."""
+    recent: dict[str, None] = {}  # insertion-ordered set
+    count = 0
+    for text in map(normalize_output, texts):
+        if text in recent:
+            count += 1
+        else:
+            recent[text] = None
+            if len(recent) > REPETITION_WINDOW:
+                del recent[next(iter(recent))]
+    return count

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.core.bundles import ModelConfig, scenario_artifact
-from evals.core.metrics import evaluate_scenario
+from evals.core.metrics import available_fact_count, evaluate_scenario
 from evals.core.suite_types import (
     ActionAffordance,
     LoadedSuite,
@@ -27,6 +27,7 @@ from evals.core.suite_types import (
 from stream.core.adapters import ModelAdapter
 from stream.core.types import (
     GoalFailReason,
+    GroundingCategory,
     PipelineResult,
     PromptProfile,
     RenderedFrame,
@@ -76,9 +77,14 @@ def scenario_document(
     tasks_created = len(planning["taskIds"]) if planning is not None else None
     category = (
         grounding.category.value
-        if grounding is not None and goal is not None and grounding.category
+        if grounding is not None
+        and goal is not None
+        and not grounding.passed
+        and grounding.category
         else None
     )
+    referenced = grounding.referenced if grounding is not None and goal else ()
+    available = available_fact_count(ran.facts) if ran.facts and result else 0
     outcome = ScenarioOutcome(
         scenario_id=scenario.scenario_id,
         affordance=scenario.stimulus.action_affordance,
@@ -94,10 +100,13 @@ def scenario_document(
         ),
         goal_extracted=goal is not None,
         grounding_passed=grounding.passed if grounding and goal else None,
-        hallucination_category=category if grounding and not grounding.passed else None,
+        hallucination_category=_hallucination(category),
         convert_eligible=bool(result and result.eligibility.convert_eligible),
         latency_ms=(result.generation.latency_ms or 0.0) if result else 0.0,
         tasks_created=tasks_created,
+        contradiction=category == CONTRADICTION,
+        referenced_facts=len(referenced),
+        available_facts=available,
     )
     verdict = evaluate_scenario(outcome)
     document = scenario_artifact(
@@ -125,7 +134,7 @@ def scenario_document(
         ),
         grounding_passed=outcome.grounding_passed,
         grounding_reason=grounding.reason if grounding else None,
-        hallucination_category=outcome.hallucination_category,
+        hallucination_category=category,
         convert_eligible=outcome.convert_eligible,
         convert_eligible_reason=(result.eligibility.reason if result else "error"),
         started_at=ran.started.isoformat(),
@@ -138,6 +147,9 @@ def scenario_document(
     )
     # Beyond EV-C4's list: where the scenario sits in the suite (metrics are
     # order-sensitive), what routing and planning did.
+    document["grounding"]["referencedFacts"] = list(referenced)
+    document["availableFacts"] = available
+    document["hallucination"] = outcome.hallucination_category
     document["suiteLine"] = scenario.line
     document["tags"] = list(scenario.tags)
     document["routable"] = bool(result and result.routable)
@@ -163,6 +175,7 @@ def outcome_of(
 ) -> ScenarioOutcome:
     """The outcome a stored scenario case stands for (its artifact's fields)."""
     grounding = details.get("grounding") or {}
+    category = grounding.get("category") if grounding.get("pass") is False else None
     return ScenarioOutcome(
         scenario_id=case_id,
         affordance=ActionAffordance(affordance),
@@ -175,10 +188,19 @@ def outcome_of(
         ),
         goal_extracted=details.get("extractedGoal") is not None,
         grounding_passed=grounding.get("pass"),
-        hallucination_category=grounding.get("category")
-        if grounding.get("pass") is False
-        else None,
+        hallucination_category=_hallucination(category),
         convert_eligible=bool(details.get("convertEligible")),
         latency_ms=float(details.get("latencyMs") or 0.0),
         tasks_created=details.get("tasksCreated"),
+        contradiction=category == CONTRADICTION,
+        referenced_facts=len(grounding.get("referencedFacts") or ()),
+        available_facts=int(details.get("availableFacts") or 0),
     )
+
+
+CONTRADICTION = GroundingCategory.CONTRADICTION.value
+
+
+def _hallucination(category: str | None) -> str | None:
+    """A grounding category that fabricated something (not a contradiction)."""
+    return None if category in (None, CONTRADICTION) else category

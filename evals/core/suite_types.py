@@ -44,12 +44,15 @@ class ActionAffordance(StrEnum):
 
 
 class HallucinationCategory(StrEnum):
-    """Grounding-failure categories counted by ``hallucination_count`` (PA-D1)."""
+    """Fabricated references counted by ``hallucination_count`` (PA-D1).
+
+    A contradiction (acting while dead, crafting with nothing held) fails
+    grounding but fabricates nothing, so it is no hallucination.
+    """
 
     MISSING_ENTITY = "missing_entity"
     MISSING_ITEM = "missing_item"
     MISSING_LOCATION = "missing_location"
-    CONTRADICTION = "contradiction"
 
 
 class VerdictProperty(StrEnum):
@@ -195,7 +198,10 @@ class ScenarioOutcome:
     ``goal_emitted``: the output contained a goal tag; ``goal_extracted``: the
     tag parsed into a goal. ``grounding_passed`` is None when no goal was
     grounded. ``hallucination_category`` is one of ``HallucinationCategory``
-    or None. ``tasks_created`` is None outside end-to-end mode.
+    or None; ``contradiction`` says grounding failed on a contradiction.
+    ``referenced_facts`` counts the frame facts the goal referred to and
+    ``available_facts`` the facts the frame held (for anchoring).
+    ``tasks_created`` is None outside end-to-end mode.
     """
 
     scenario_id: str
@@ -211,6 +217,9 @@ class ScenarioOutcome:
     convert_eligible: bool
     latency_ms: float
     tasks_created: int | None = None
+    contradiction: bool = False
+    referenced_facts: int = 0
+    available_facts: int = 0
 
     def __post_init__(self) -> None:
         if self.hallucination_category is not None:
@@ -221,8 +230,9 @@ class ScenarioOutcome:
 
     @property
     def is_action(self) -> bool:
-        """An action in EV-C5's sense: a goal was emitted AND extracted."""
-        return self.goal_emitted and self.goal_extracted
+        """An action: a convert-eligible goal, i.e. a goal was extracted AND
+        its grounding passed (the reference harness's ``action_taken``)."""
+        return self.goal_extracted and self.grounding_passed is True
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +249,9 @@ class EvalMetrics:
     hallucination_missing_entity: int
     hallucination_missing_item: int
     hallucination_missing_location: int
-    hallucination_contradiction: int
+    contradiction_count: int
+    anchoring_ratio_mean: float
+    goal_grounding_pass_rate: float
     latency_p50_ms: float
     latency_p95_ms: float
     scenarios_total: int
@@ -247,6 +259,7 @@ class EvalMetrics:
     scenarios_errored: int
     action_count: int
     goals_emitted: int
+    goals_extracted: int
     grounded_count: int
     repetition_count: int
     discouraged_count: int

@@ -1,28 +1,31 @@
 """Grounding: does a goal refer only to what the situation frame holds? (PA-D1)
 
-Decides, for an extracted goal and the facts it was produced from, whether
-every target term is backed by the frame, and if not, which hallucination
-category applies. Invariants:
+Decides, for an extracted goal and the facts it was produced from, which
+frame facts the goal's target refers to and which of its words name
+something the frame does not hold. It follows the reference grounder of the
+project the stream contract comes from (falsification style: look for
+violations, pass when there is none). Invariants:
 
-- A term is grounded when it names something present: a held inventory item,
-  a nearby entity kind or the current biome/dimension (whole names or their
-  ``_``-separated parts, singular or plural); class words ("hostiles",
-  "animals") are present when an entity of that class is nearby.
-- A term that is not present fails only when it is a *known* word: a known
-  entity -> ``missing_entity``, a known item -> ``missing_item`` (the item
-  must be held; for ``craft``/``build``/``smelt`` the target is the product,
-  so items there are not required to be held), a known place ->
-  ``missing_location``. Unknown generic words ("nearby", "village", "away")
-  pass: the vocabulary lists names, not every word.
-- Contradictions: any goal while health <= 0; ``craft``/``smelt`` with an
-  empty inventory.
-- The first failing term decides the category; ``missing`` lists every
-  failing term in target order. Deterministic; the vocabulary is data here,
-  not configuration read at run time.
+- The target is split into words at whitespace and ``_``; each word
+  (lowercased, ``_`` removed) is checked in this order, and the first match
+  decides: a held item whose name contains it or is contained in it
+  (``stone`` with ``cobblestone`` held) -> ``inventory:<word>``; a nearby
+  entity kind the same way -> ``entity:<word>``; the current biome the same
+  way -> ``biome:<biome>``; a known entity that is not nearby ->
+  ``missing_entity``; a known biome that is not the current one ->
+  ``missing_location``; a word that looks like an item (it contains, or is
+  contained in, an item word such as ``log``, ``ore``, ``pickaxe``) and is not
+  held -> ``missing_item``; any other word is unknown and passes.
+- Contradictions, after the words: any goal while health <= 0; ``craft`` or
+  ``smelt`` with an empty inventory.
+- ``category`` is the first violation's; ``missing`` lists every violating
+  word (or contradicted fact) in order; ``referenced`` every fact a word
+  referred to, in target order. Deterministic; the vocabularies are data.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from stream.core.types import (
@@ -32,120 +35,68 @@ from stream.core.types import (
     SituationFacts,
 )
 
+# Entity kinds and biomes the grounder recognises as names even when the
+# frame does not hold them (a name it does not know is never a violation).
 KNOWN_ENTITIES: Final[frozenset[str]] = frozenset(
     {
+        "pig", "cow", "sheep", "chicken", "horse", "donkey", "mule", "rabbit",
+        "wolf", "cat", "ocelot", "parrot", "fox", "bee", "squid", "glow_squid",
+        "dolphin", "turtle", "panda", "polar_bear", "llama", "trader_llama",
+        "wandering_trader", "villager", "iron_golem", "snow_golem", "bat",
         "zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman",
-        "witch", "slime", "phantom", "drowned", "husk", "stray", "pillager",
-        "vindicator", "evoker", "ravager", "blaze", "ghast", "piglin",
-        "hoglin", "zoglin", "wither_skeleton", "magma_cube", "silverfish",
-        "endermite", "guardian", "elder_guardian", "shulker", "warden",
-        "zombie_villager", "zombified_piglin", "cow", "pig", "sheep",
-        "chicken", "horse", "donkey", "mule", "llama", "rabbit", "wolf",
-        "cat", "ocelot", "fox", "bee", "goat", "turtle", "parrot", "panda",
-        "polar_bear", "villager", "wandering_trader", "iron_golem",
-        "snow_golem", "squid", "glow_squid", "dolphin", "axolotl", "frog",
-        "bat", "mooshroom", "strider", "camel", "sniffer", "armadillo",
-        "player",
+        "slime", "magma_cube", "witch", "pillager", "vindicator", "evoker",
+        "vex", "ravager", "phantom", "drowned", "husk", "stray", "blaze",
+        "ghast", "wither_skeleton", "piglin", "piglin_brute", "hoglin",
+        "zoglin", "zombified_piglin", "endermite", "silverfish", "shulker",
+        "guardian", "elder_guardian", "warden", "wither", "ender_dragon",
     }
 )  # fmt: skip
 
-# Class words: present when any entity of the class is nearby.
-HOSTILE_CLASS: Final[frozenset[str]] = frozenset(
-    {"hostile", "hostiles", "monster", "monsters", "mob", "mobs", "enemy", "enemies"}
-)
-PASSIVE_CLASS: Final[frozenset[str]] = frozenset(
-    {"animal", "animals", "creature", "creatures", "passive", "passives"}
-)
-
-KNOWN_ITEMS: Final[frozenset[str]] = frozenset(
+KNOWN_BIOMES: Final[frozenset[str]] = frozenset(
     {
-        "oak_log", "birch_log", "spruce_log", "jungle_log", "acacia_log",
-        "dark_oak_log", "mangrove_log", "cherry_log", "log", "wood",
-        "oak_planks", "birch_planks", "spruce_planks", "planks", "stick",
-        "sticks", "crafting_table", "furnace", "chest", "torch", "bed",
-        "cobblestone", "stone", "dirt", "sand", "gravel", "clay", "glass",
-        "coal", "charcoal", "coal_ore", "iron_ore", "raw_iron",
-        "iron_ingot", "gold_ore", "raw_gold", "gold_ingot", "copper_ore",
-        "raw_copper", "copper_ingot", "diamond", "diamond_ore", "emerald",
-        "redstone", "lapis_lazuli", "obsidian", "flint", "string",
-        "feather", "leather", "wool", "bone", "arrow", "bow",
-        "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe",
-        "diamond_pickaxe", "wooden_axe", "stone_axe", "iron_axe",
-        "wooden_sword", "stone_sword", "iron_sword", "diamond_sword",
-        "wooden_shovel", "stone_shovel", "iron_shovel", "shield",
-        "bucket", "water_bucket", "iron_helmet", "iron_chestplate",
-        "iron_leggings", "iron_boots", "pickaxe", "axe", "sword", "shovel",
-        "hoe", "apple", "bread", "wheat", "wheat_seeds", "carrot",
-        "potato", "baked_potato", "beef", "cooked_beef", "porkchop",
-        "cooked_porkchop", "mutton", "cooked_mutton", "cooked_chicken",
-        "raw_chicken", "cod", "salmon", "cooked_cod", "cooked_salmon",
-        "rotten_flesh", "sugar_cane", "paper", "book", "ore", "ingot",
-        "ingots",
-    }
-)  # fmt: skip
-
-KNOWN_LOCATIONS: Final[frozenset[str]] = frozenset(
-    {
-        "plains", "sunflower_plains", "snowy_plains", "forest",
-        "birch_forest", "dark_forest", "flower_forest", "taiga",
-        "snowy_taiga", "old_growth_taiga", "jungle", "bamboo_jungle",
-        "swamp", "mangrove_swamp", "savanna", "desert", "badlands",
-        "mountains", "meadow", "grove", "snowy_slopes", "jagged_peaks",
-        "stony_peaks", "windswept_hills", "beach", "stony_shore", "river",
-        "frozen_river", "ocean", "deep_ocean", "warm_ocean", "cold_ocean",
+        "plains", "forest", "birch_forest", "dark_forest", "flower_forest",
+        "taiga", "snowy_taiga", "old_growth_pine_taiga",
+        "old_growth_spruce_taiga", "jungle", "sparse_jungle", "bamboo_jungle",
+        "swamp", "mangrove_swamp", "desert", "badlands", "eroded_badlands",
+        "wooded_badlands", "savanna", "windswept_savanna", "meadow", "grove",
+        "snowy_slopes", "frozen_peaks", "jagged_peaks", "stony_peaks", "river",
+        "frozen_river", "beach", "snowy_beach", "stony_shore", "ocean",
+        "deep_ocean", "warm_ocean", "lukewarm_ocean", "cold_ocean",
         "frozen_ocean", "mushroom_fields", "dripstone_caves", "lush_caves",
-        "deep_dark", "cherry_grove", "overworld", "nether", "the_nether",
-        "end", "the_end", "nether_wastes", "soul_sand_valley",
-        "crimson_forest", "warped_forest", "basalt_deltas",
+        "deep_dark", "nether_wastes", "soul_sand_valley", "crimson_forest",
+        "warped_forest", "basalt_deltas", "the_end", "end_highlands",
+        "end_midlands",
     }
 )  # fmt: skip
 
-# The target names a product to be made, not something already held.
-PRODUCT_ACTIONS: Final[frozenset[str]] = frozenset({"craft", "build", "smelt"})
+# A word is item-like when it contains one of these or is contained in one.
+ITEM_WORDS: Final[tuple[str, ...]] = (
+    "log", "wood", "planks", "stick", "ore", "ingot", "block", "slab",
+    "stairs", "fence", "door", "trapdoor", "button", "pressure_plate", "sign",
+    "torch", "pickaxe", "axe", "shovel", "hoe", "sword", "helmet",
+    "chestplate", "leggings", "boots", "bow", "arrow", "shield", "trident",
+    "crossbow", "fishing_rod", "bucket", "shears", "flint_and_steel",
+    "compass", "clock", "map", "book", "coal", "iron", "gold", "diamond",
+    "emerald", "lapis", "redstone", "quartz", "netherite", "copper", "stone",
+    "cobblestone", "dirt", "sand", "gravel",
+)  # fmt: skip
+
 # Making something needs materials; with nothing held it cannot happen.
 NEEDS_MATERIALS: Final[frozenset[str]] = frozenset({"craft", "smelt"})
 
-_ENTITY_WORDS: Final = KNOWN_ENTITIES | HOSTILE_CLASS | PASSIVE_CLASS
-_KNOWN: Final = _ENTITY_WORDS | KNOWN_ITEMS | KNOWN_LOCATIONS
-_GROUNDED: Final = GroundingResult(True, "grounded", None, ())
+# Words of a target: split at whitespace (JavaScript's \s set) and "_".
+_WORD_BREAK = re.compile(
+    "[_\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
+)
 _NO_GOAL: Final = GroundingResult(False, "no_goal", None, ())
 
 
-def _name(value: str) -> str:
-    name = value.lower().strip()
-    if ":" in name:  # namespaced ids such as minecraft:oak_log
-        name = name.rsplit(":", 1)[1]
-    return "_".join(name.split())
+def _overlaps(word: str, names: frozenset[str] | set[str]) -> bool:
+    return any(name in word or word in name for name in names)
 
 
-def _variants(term: str) -> tuple[str, ...]:
-    """The term and its singular forms (logs -> log, torches -> torch)."""
-    forms = [term]
-    if term.endswith("ies") and len(term) > 4:
-        forms.append(term[:-3] + "y")
-    if term.endswith("es") and len(term) > 3:
-        forms.append(term[:-2])
-    if term.endswith("s") and len(term) > 2:
-        forms.append(term[:-1])
-    return tuple(forms)
-
-
-def _names_with_parts(names: list[str]) -> frozenset[str]:
-    out: set[str] = set()
-    for name in names:
-        out.add(name)
-        out.update(part for part in name.split("_") if part)
-    return frozenset(out)
-
-
-def _terms(target: str, known: frozenset[str]) -> list[str]:
-    """The whole target as one name when it is one, else its words."""
-    words = target.split()
-    if len(words) > 1:
-        joined = "_".join(words)
-        if any(v in known for v in _variants(joined)):
-            return [joined]
-    return words
+def _is_item_like(word: str) -> bool:
+    return any(item in word or word in item for item in ITEM_WORDS)
 
 
 def ground(goal: Goal | None, *, facts: SituationFacts) -> GroundingResult:
@@ -156,49 +107,38 @@ def ground(goal: Goal | None, *, facts: SituationFacts) -> GroundingResult:
     """
     if goal is None:
         return _NO_GOAL
+    held = {item.item.lower().replace("_", "") for item in facts.bot.inventory}
+    kinds = {entity.kind.lower() for entity in facts.world.nearby_entities}
+    biome = facts.world.biome.lower()
+    referenced: list[str] = []
+    violations: list[tuple[GroundingCategory, str]] = []
+    for term in _WORD_BREAK.split(goal.target.lower()):
+        word = term.replace("_", "")
+        if not word:
+            continue
+        if word in held or _overlaps(word, held):
+            referenced.append(f"inventory:{word}")
+        elif word in kinds or _overlaps(word, kinds):
+            referenced.append(f"entity:{word}")
+        elif word in biome or biome in word:
+            referenced.append(f"biome:{biome}")
+        elif word in KNOWN_ENTITIES:
+            violations.append((GroundingCategory.MISSING_ENTITY, term))
+        elif word in KNOWN_BIOMES:
+            violations.append((GroundingCategory.MISSING_LOCATION, term))
+        elif _is_item_like(word):
+            violations.append((GroundingCategory.MISSING_ITEM, term))
     if facts.bot.health <= 0:
-        return GroundingResult(
-            False, GroundingCategory.CONTRADICTION.value,
-            GroundingCategory.CONTRADICTION, ("health",),
-        )  # fmt: skip
-    if goal.action in NEEDS_MATERIALS and not facts.bot.inventory:
-        return GroundingResult(
-            False, GroundingCategory.CONTRADICTION.value,
-            GroundingCategory.CONTRADICTION, ("inventory",),
-        )  # fmt: skip
-    if not goal.target:
-        return _GROUNDED
-    held = _names_with_parts([_name(i.item) for i in facts.bot.inventory])
-    nearby = facts.world.nearby_entities
-    entities = _names_with_parts([_name(e.kind) for e in nearby])
-    if any(e.hostile for e in nearby):
-        entities |= HOSTILE_CLASS
-    if any(not e.hostile for e in nearby):
-        entities |= PASSIVE_CLASS
-    places = [_name(facts.world.biome)]
-    if facts.world.dimension is not None:
-        places.append(_name(facts.world.dimension))
-    here = _names_with_parts(places)
-    present = held | entities | here
-    products = goal.action in PRODUCT_ACTIONS
-    category: GroundingCategory | None = None
-    missing: list[str] = []
-    for term in _terms(goal.target, _KNOWN):
-        variants = _variants(term)
-        if any(v in present for v in variants):
-            continue
-        if any(v in _ENTITY_WORDS for v in variants):
-            failed = GroundingCategory.MISSING_ENTITY
-        elif any(v in KNOWN_ITEMS for v in variants):
-            if products:
-                continue
-            failed = GroundingCategory.MISSING_ITEM
-        elif any(v in KNOWN_LOCATIONS for v in variants):
-            failed = GroundingCategory.MISSING_LOCATION
-        else:
-            continue
-        category = category or failed
-        missing.append(term)
-    if category is None:
-        return _GROUNDED
-    return GroundingResult(False, category.value, category, tuple(missing))
+        violations.append((GroundingCategory.CONTRADICTION, "health"))
+    elif goal.action in NEEDS_MATERIALS and not facts.bot.inventory:
+        violations.append((GroundingCategory.CONTRADICTION, "inventory"))
+    if not violations:
+        return GroundingResult(True, "grounded", None, (), tuple(referenced))
+    category = violations[0][0]
+    return GroundingResult(
+        False,
+        category.value,
+        category,
+        tuple(term for _, term in violations),
+        tuple(referenced),
+    )

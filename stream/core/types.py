@@ -220,13 +220,16 @@ class GroundingResult:
 
     ``reason`` is ``grounded`` on a pass, ``no_goal`` when there was nothing to
     ground, otherwise the failing ``category`` value; ``missing`` lists the
-    target terms (or the contradicted facts) that failed, in target order.
+    target terms (or the contradicted facts) that failed, in target order;
+    ``referenced`` the frame facts the target referred to (``inventory:stone``,
+    ``entity:zombie``, ``biome:plains``), in target order.
     """
 
     passed: bool
     reason: str
     category: GroundingCategory | None
     missing: tuple[str, ...]
+    referenced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -291,13 +291,17 @@ def test_pa_d1_fabricated_entity_logs_grounding_fail_and_fails_the_run(
     ]
     assert run.metrics["hallucination_count"] == 1
     assert run.metrics["hallucination_missing_entity"] == 1
-    assert run.metrics["grounding_pass_rate"] == pytest.approx(2 / 3)
+    # An ungrounded goal is no action (as in the reference harness), so the
+    # actions' pass rate stays 1 and the goals' rate shows the failure.
+    assert run.metrics["grounding_pass_rate"] == 1.0
+    assert run.metrics["goal_grounding_pass_rate"] == pytest.approx(2 / 3)
     fox = run.case_results.get(case_id="smoke:fox-at-dawn")
     assert fox.passed is False
     assert fox.details["grounding"] == {
         "pass": False,
         "reason": "missing_entity",
         "category": "missing_entity",
+        "referencedFacts": [],
     }
     assert fox.details["convertEligible"] is False
     assert fox.details["convertEligibleReason"] == "grounding_fail:missing_entity"
@@ -363,6 +367,7 @@ def test_ev_c4_scenario_artifact_holds_everything_the_seed_lists() -> None:
         "pass": True,
         "reason": "grounded",
         "category": None,
+        "referencedFacts": ["inventory:raw", "inventory:mutton"],
     }
     assert artifact["convertEligible"] is True
     assert artifact["convertEligibleReason"] == "eligible"

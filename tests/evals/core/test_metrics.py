@@ -76,7 +76,9 @@ def hallucination(scenario_id: str, category: str, **overrides: Any) -> Scenario
 # ---------------------------------------------------------------- EV-C5
 
 
-def test_ev_c5_action_needs_goal_emitted_and_extracted() -> None:
+def test_ev_c5_action_is_a_goal_that_passed_grounding() -> None:
+    # An action is a convert-eligible goal (extracted and grounded), as the
+    # reference harness counts it; an ungrounded goal is not an action.
     metrics = compute_metrics(
         [
             action("a"),
@@ -86,9 +88,9 @@ def test_ev_c5_action_needs_goal_emitted_and_extracted() -> None:
         ]
     )
 
-    assert metrics.action_count == 2
-    assert metrics.action_rate == 0.5
-    assert metrics.goals_emitted == 3
+    assert metrics.action_count == 1
+    assert metrics.action_rate == 0.25
+    assert (metrics.goals_emitted, metrics.goals_extracted) == (3, 2)
 
 
 def test_ev_c5_action_rate_is_over_successful_scenarios_only() -> None:
@@ -115,7 +117,10 @@ def test_ev_c5_grounding_pass_rate_is_among_actions() -> None:
         ]
     )
 
-    assert metrics.grounding_pass_rate == 0.5
+    # Every action passed grounding, so this is 1 (as in the reference);
+    # the share of extracted goals that grounded is reported beside it.
+    assert metrics.grounding_pass_rate == 1.0
+    assert metrics.goal_grounding_pass_rate == 0.5
     assert metrics.grounded_count == 2
 
 
@@ -123,29 +128,36 @@ def test_ev_c5_grounding_pass_rate_is_one_without_goals() -> None:
     assert compute_metrics([outcome("a"), outcome("b")]).grounding_pass_rate == 1.0
 
 
-def test_ev_c5_repetition_compares_normalised_text_with_previous_five() -> None:
+def test_ev_c5_repetition_compares_with_the_last_five_distinct_outputs() -> None:
     texts = [
-        "The  sun is HIGH.",  # 0
+        "The  sun is HIGH.",  # 0: set {sun}
         "b",
-        "the sun is high.",  # 2: repeats 0
+        "the sun is high.",  # 2: in the set: a repeat (not added again)
         "c",
         "d",
-        "e",
-        "f",
-        "the sun is high.",  # 7: previous five are 2..6, includes 2
+        "e",  # set {sun, b, c, d, e}
+        "f",  # set overflows: the oldest, sun, goes
+        "the sun is high.",  # 7: not in {b, c, d, e, f}: no repeat
         "g",
-        "h",
-        "i",
-        "j",
-        "k",
-        "the sun is high.",  # 13: previous five are 8..12, no repeat
+        "c",  # 9: not in {d, e, f, sun, g}: c went when g came
     ]
     metrics = compute_metrics(
         [outcome(f"s{i}", output_text=t) for i, t in enumerate(texts)]
     )
 
-    assert metrics.repetition_count == 2
-    assert metrics.repetition_rate == 2 / 14
+    assert metrics.repetition_count == 1
+    assert metrics.repetition_rate == 1 / 10
+
+
+def test_ev_c5_a_repeat_does_not_refresh_its_place() -> None:
+    texts = ["x", "1", "x", "2", "3", "4", "5", "x"]
+    metrics = compute_metrics(
+        [outcome(f"s{i}", output_text=t) for i, t in enumerate(texts)]
+    )
+
+    # The second "x" is a repeat; "5" pushes the first "x" out, so the
+    # third is new again (the previous five *outputs* would have held it).
+    assert metrics.repetition_count == 1
 
 
 def test_ev_c5_repetition_window_is_exactly_five() -> None:
@@ -220,18 +232,32 @@ def test_pa_d1_hallucinations_are_counted_by_category() -> None:
             hallucination("b", "missing_item"),
             hallucination("c", "missing_item"),
             hallucination("d", "missing_location"),
-            hallucination("e", "contradiction"),
+            action("e", grounding_passed=False, contradiction=True),
             action("f"),
         ]
     )
 
+    # A contradiction fabricates nothing: counted apart, not a hallucination.
     assert (
         metrics.hallucination_count,
         metrics.hallucination_missing_entity,
         metrics.hallucination_missing_item,
         metrics.hallucination_missing_location,
-        metrics.hallucination_contradiction,
-    ) == (5, 1, 2, 1, 1)
+        metrics.contradiction_count,
+    ) == (4, 1, 2, 1, 1)
+
+
+def test_ev_c5_anchoring_ratio_mean() -> None:
+    metrics = compute_metrics(
+        [
+            action("a", referenced_facts=2, available_facts=8),
+            outcome("b", available_facts=10),
+            outcome("c", available_facts=0),
+            outcome("d", error="boom", referenced_facts=5, available_facts=5),
+        ]
+    )
+
+    assert metrics.anchoring_ratio_mean == (2 / 8 + 0) / 2
 
 
 def test_unknown_hallucination_category_is_refused() -> None:
@@ -310,7 +336,9 @@ def test_metrics_of_nothing_are_neutral() -> None:
         hallucination_missing_entity=0,
         hallucination_missing_item=0,
         hallucination_missing_location=0,
-        hallucination_contradiction=0,
+        contradiction_count=0,
+        anchoring_ratio_mean=0.0,
+        goal_grounding_pass_rate=1.0,
         latency_p50_ms=0.0,
         latency_p95_ms=0.0,
         scenarios_total=0,
@@ -318,6 +346,7 @@ def test_metrics_of_nothing_are_neutral() -> None:
         scenarios_errored=0,
         action_count=0,
         goals_emitted=0,
+        goals_extracted=0,
         grounded_count=0,
         repetition_count=0,
         discouraged_count=0,
@@ -364,8 +393,8 @@ def test_metrics_to_wire_is_a_flat_map_of_seed_names() -> None:
     )
 
     assert metrics_to_wire(metrics) == {
-        "action_rate": 0.5,
-        "grounding_pass_rate": 0.5,
+        "action_rate": 0.25,
+        "grounding_pass_rate": 1.0,
         "repetition_rate": 0.0,
         "compulsion_proxy": 0.5,
         "compulsion_count": 1,
@@ -374,14 +403,17 @@ def test_metrics_to_wire_is_a_flat_map_of_seed_names() -> None:
         "hallucination_missing_entity": 0,
         "hallucination_missing_item": 1,
         "hallucination_missing_location": 0,
-        "hallucination_contradiction": 0,
+        "contradiction_count": 0,
+        "anchoring_ratio_mean": 0.0,
+        "goal_grounding_pass_rate": 0.5,
         "latency_p50_ms": 200.0,
         "latency_p95_ms": 400.0,
         "scenarios_total": 5,
         "scenarios_successful": 4,
         "scenarios_errored": 1,
-        "action_count": 2,
+        "action_count": 1,
         "goals_emitted": 2,
+        "goals_extracted": 2,
         "grounded_count": 1,
         "repetition_count": 0,
         "discouraged_count": 2,
@@ -469,15 +501,9 @@ def test_failed_properties_are_sorted() -> None:
         ]
     )
 
-    assert verdict.failed_properties == (
-        "no_compulsion",
-        "no_hallucination",
-        "no_scenario_errors",
-    )
-    assert verdict.per_scenario[0].fail_reasons == (
-        "compulsion",
-        "hallucination:missing_item",
-    )
+    # An ungrounded goal is no action, so no compulsion either.
+    assert verdict.failed_properties == ("no_hallucination", "no_scenario_errors")
+    assert verdict.per_scenario[0].fail_reasons == ("hallucination:missing_item",)
     assert verdict.per_scenario[1].fail_reasons == ("error",)
 
 

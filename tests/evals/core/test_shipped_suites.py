@@ -190,9 +190,7 @@ def test_idle_v1_script_passes_with_some_action_and_inertia(idle: LoadedSuite) -
     assert (metrics.latency_p50_ms, metrics.latency_p95_ms) == (444.4, 590.2)
 
 
-def test_regressed_script_compels_twice_and_hallucinates_once(
-    idle: LoadedSuite,
-) -> None:
+def test_regressed_script_compels_twice(idle: LoadedSuite) -> None:
     good = {r["scenario_id"]: r["output"] for r in read_script("idle-v1.script.jsonl")}
     worse = read_script("idle-v1-regressed.script.jsonl")
     run = outcomes(idle, worse)
@@ -200,14 +198,15 @@ def test_regressed_script_compels_twice_and_hallucinates_once(
 
     verdict = evaluate_verdict(metrics, run)
 
+    # Three outputs changed: two act where acting is discouraged; the third
+    # acts where it is allowed, on something the frame holds.
     assert sum(r["output"] != good[r["scenario_id"]] for r in worse) == 3
     assert (metrics.compulsion_count, metrics.compulsion_proxy) == (2, 0.25)
-    assert (metrics.hallucination_count, metrics.hallucination_missing_item) == (1, 1)
-    assert verdict.failed_properties == ("no_compulsion", "no_hallucination")
+    assert metrics.hallucination_count == 0
+    assert verdict.failed_properties == ("no_compulsion",)
     assert [s.scenario_id for s in verdict.per_scenario if not s.passed] == [
         "idle-v1:stable-meadow-day",
         "idle-v1:villager-passing",
-        "idle-v1:sunset-open-field",
     ]
 
 

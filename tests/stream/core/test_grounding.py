@@ -1,4 +1,8 @@
-"""PA-D1: a goal may only refer to what the frame holds."""
+"""PA-D1: a goal may only refer to what the frame holds (the reference rules).
+
+``full_facts`` holds oak_log, stone, iron_ore and bread; a cow, a zombie and
+two skeletons nearby; biome birch_forest; health 14.
+"""
 
 from __future__ import annotations
 
@@ -20,46 +24,51 @@ def goal(action: str, target: str) -> Goal:
     return Goal(action, target, None, None, f"[GOAL: {action} {target}]")
 
 
-GROUNDED = GroundingResult(True, "grounded", None, ())
+def grounded(*referenced: str) -> GroundingResult:
+    return GroundingResult(True, "grounded", None, (), referenced)
 
 
 @pytest.mark.parametrize(
-    ("action", "target"),
+    ("action", "target", "referenced"),
     [
-        ("collect", "oak_log"),  # held
-        ("collect", "oak log"),  # words joined into a held name
-        ("collect", "logs"),  # plural of a part of a held name
-        ("smelt", "iron_ore"),
-        ("navigate", "away from zombie"),  # nearby entity, generic words
-        ("find", "cows"),
-        ("navigate", "skeletons"),
-        ("check", "hostiles"),  # class word, a hostile is nearby
-        ("find", "animals"),  # class word, a passive animal is nearby
-        ("explore", "birch_forest"),  # current biome
-        ("explore", "forest"),  # part of the current biome
-        ("navigate", "overworld"),
-        ("navigate", "nearby village"),  # unknown generic words
-        ("craft", "crafting_table"),  # a product need not be held
-        ("build", "shelter"),
-        ("collect", "minecraft:bread"),
+        ("collect", "oak_log", ("inventory:oak", "inventory:log")),
+        ("collect", "oak log", ("inventory:oak", "inventory:log")),
+        ("smelt", "iron_ore", ("inventory:iron", "inventory:ore")),
+        ("navigate", "away from zombie", ("entity:zombie",)),
+        ("find", "skeleton", ("entity:skeleton",)),
+        ("explore", "birch_forest", ("biome:birch_forest", "biome:birch_forest")),
+        ("explore", "forest", ("biome:birch_forest",)),
+        ("navigate", "nearby village", ()),  # unknown words pass
+        ("build", "shelter", ()),
     ],
 )
 def test_pa_d1_grounded_targets_pass(
-    full_facts: SituationFacts, action: str, target: str
+    full_facts: SituationFacts,
+    action: str,
+    target: str,
+    referenced: tuple[str, ...],
 ) -> None:
-    assert ground(goal(action, target), facts=full_facts) == GROUNDED
+    assert ground(goal(action, target), facts=full_facts) == grounded(*referenced)
+
+
+def test_pa_d1_a_word_inside_a_held_name_is_grounded(
+    calm_facts: SituationFacts,
+) -> None:
+    # "stone" is part of "cobblestone": the reference grounder accepts it.
+    bot = replace(calm_facts.bot, inventory=(InventoryItem("cobblestone", 32),))
+    facts = replace(calm_facts, bot=bot)
+    assert ground(goal("mine", "stone"), facts=facts) == grounded("inventory:stone")
 
 
 @pytest.mark.parametrize(
     ("action", "target", "category", "missing"),
     [
         ("find", "creeper", GroundingCategory.MISSING_ENTITY, ("creeper",)),
-        ("navigate", "villagers", GroundingCategory.MISSING_ENTITY, ("villagers",)),
         ("collect", "diamond", GroundingCategory.MISSING_ITEM, ("diamond",)),
-        ("mine", "iron ingot", GroundingCategory.MISSING_ITEM, ("iron_ingot",)),
-        ("repair", "iron_pickaxe", GroundingCategory.MISSING_ITEM, ("iron_pickaxe",)),
+        # Item-like but in no held name (a plural is not matched).
+        ("collect", "logs", GroundingCategory.MISSING_ITEM, ("logs",)),
+        ("repair", "golden_pickaxe", GroundingCategory.MISSING_ITEM, ("golden", "pickaxe")),
         ("explore", "desert", GroundingCategory.MISSING_LOCATION, ("desert",)),
-        ("navigate", "the nether", GroundingCategory.MISSING_LOCATION, ("the_nether",)),
         (
             "find",
             "diamond near creeper",
@@ -67,7 +76,7 @@ def test_pa_d1_grounded_targets_pass(
             ("diamond", "creeper"),
         ),
     ],
-)
+)  # fmt: skip
 def test_pa_d1_fabricated_targets_fail_with_category(
     full_facts: SituationFacts,
     action: str,
@@ -75,47 +84,61 @@ def test_pa_d1_fabricated_targets_fail_with_category(
     category: GroundingCategory,
     missing: tuple[str, ...],
 ) -> None:
-    assert ground(goal(action, target), facts=full_facts) == GroundingResult(
-        False, category.value, category, missing
+    result = ground(goal(action, target), facts=full_facts)
+    assert (result.passed, result.reason, result.category, result.missing) == (
+        False,
+        category.value,
+        category,
+        missing,
     )
 
 
-def test_class_words_fail_when_no_such_entity_is_near(
-    calm_facts: SituationFacts,
+def test_referenced_facts_are_kept_when_grounding_fails(
+    full_facts: SituationFacts,
 ) -> None:
-    result = ground(goal("navigate", "away from hostiles"), facts=calm_facts)
-    assert result == GroundingResult(
-        False, "missing_entity", GroundingCategory.MISSING_ENTITY, ("hostiles",)
-    )
+    result = ground(goal("find", "creeper near cow"), facts=full_facts)
+    assert result.referenced == ("entity:cow",)
+    assert result.missing == ("creeper",)
 
 
 @pytest.mark.parametrize("action", ["craft", "smelt"])
 def test_making_with_an_empty_inventory_is_a_contradiction(
     calm_facts: SituationFacts, action: str
 ) -> None:
-    assert ground(goal(action, "torch"), facts=calm_facts) == GroundingResult(
+    assert ground(goal(action, "shelter"), facts=calm_facts) == GroundingResult(
         False, "contradiction", GroundingCategory.CONTRADICTION, ("inventory",)
     )
+
+
+def test_fabricated_words_come_before_a_contradiction(
+    calm_facts: SituationFacts,
+) -> None:
+    result = ground(goal("craft", "torch"), facts=calm_facts)
+    assert result.category == GroundingCategory.MISSING_ITEM
+    assert result.missing == ("torch", "inventory")
 
 
 def test_building_with_an_empty_inventory_is_not_a_contradiction(
     calm_facts: SituationFacts,
 ) -> None:
-    assert ground(goal("build", "shelter"), facts=calm_facts) == GROUNDED
+    assert ground(goal("build", "shelter"), facts=calm_facts) == grounded()
 
 
 def test_any_goal_at_zero_health_is_a_contradiction(
     full_facts: SituationFacts,
 ) -> None:
     dead = replace(full_facts, bot=replace(full_facts.bot, health=0))
-    assert ground(goal("collect", "oak_log"), facts=dead) == GroundingResult(
-        False, "contradiction", GroundingCategory.CONTRADICTION, ("health",)
+    result = ground(goal("collect", "oak_log"), facts=dead)
+    assert (result.passed, result.category, result.missing) == (
+        False,
+        GroundingCategory.CONTRADICTION,
+        ("health",),
     )
 
 
 def test_targetless_goal_is_grounded(calm_facts: SituationFacts) -> None:
     assert ground(Goal("pause", "", None, None, "[GOAL: pause]"), facts=calm_facts) == (
-        GROUNDED
+        grounded()
     )
 
 
@@ -125,9 +148,9 @@ def test_no_goal_is_not_grounded_and_not_a_hallucination(
     assert ground(None, facts=calm_facts) == GroundingResult(False, "no_goal", None, ())
 
 
-def test_item_matching_ignores_case_and_namespace(calm_facts: SituationFacts) -> None:
-    bot = replace(
-        calm_facts.bot, inventory=(InventoryItem("Minecraft:Cobblestone", 3),)
-    )
+def test_item_matching_ignores_case(calm_facts: SituationFacts) -> None:
+    bot = replace(calm_facts.bot, inventory=(InventoryItem("Cobble_Stone", 3),))
     facts = replace(calm_facts, bot=bot)
-    assert ground(goal("collect", "cobblestone"), facts=facts) == GROUNDED
+    assert ground(goal("collect", "cobblestone"), facts=facts) == grounded(
+        "inventory:cobblestone"
+    )
