@@ -18,7 +18,7 @@ from evals.selectors.benchmarks import (
     latest_runs,
 )
 from evals.selectors.runs import runs_in_pks
-from evals.services.compare import baseline_standings
+from evals.services.standings import baseline_standings
 from evalsite.services import health_get
 from stream.selectors import agent_list_visible
 from stream.services.stream_health import stream_health

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from evals.core.metric_registry import MetricDirection
+from evals.core.metric_registry import MetricDirection, direction
 
 PASS_RATE = "passRate"  # noqa: S105 (a metric name, not a secret)
 
@@ -155,6 +155,24 @@ def numeric_metrics(values: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
+def case_change(base: bool | None, candidate: bool | None) -> CaseChange | None:
+    """How a case changed from ``base`` to ``candidate`` (each: passed, or
+    None where the run has no such case); None when neither has it."""
+    if base is None and candidate is None:
+        return None
+    if base is None:
+        return CaseChange.NEW
+    if candidate is None:
+        return CaseChange.MISSING
+    if base and not candidate:
+        return CaseChange.PASS_TO_FAIL
+    if not base and candidate:
+        return CaseChange.FAIL_TO_PASS
+    if candidate:
+        return CaseChange.STILL_PASSING
+    return CaseChange.STILL_FAILING
+
+
 def diff_cases(
     benchmark_id: str,
     *,
@@ -171,20 +189,13 @@ def diff_cases(
     diffs: list[CaseDiff] = []
     for case_id in before.keys() | after.keys():
         old, new = before.get(case_id), after.get(case_id)
-        if old is None:
-            change = CaseChange.NEW
-        elif new is None:
-            change = CaseChange.MISSING
-        elif old.passed and not new.passed:
-            change = CaseChange.PASS_TO_FAIL
-        elif not old.passed and new.passed:
-            change = CaseChange.FAIL_TO_PASS
-        elif new.passed:
-            change = CaseChange.STILL_PASSING
-        else:
-            change = CaseChange.STILL_FAILING
         shown = new or old
         assert shown is not None
+        change = case_change(
+            old.passed if old is not None else None,
+            new.passed if new is not None else None,
+        )
+        assert change is not None
         diffs.append(
             CaseDiff(
                 benchmark_id=benchmark_id,
@@ -266,3 +277,38 @@ def filter_options(cases: Iterable[CaseDiff]) -> FilterOptions:
         tuple(sorted(affordances)),
         tuple(sorted(tags)),
     )
+
+
+def metric_rows(
+    base: Mapping[str, float],
+    candidate: Mapping[str, float],
+    verdict_metrics: Mapping[str, Any],
+) -> list[MetricRow]:
+    """Every metric of either side, by name: as the gate judged it where it
+    did (``verdict_metrics`` by name), else with the side it is on."""
+    rows: list[MetricRow] = []
+    for name in sorted(base.keys() | candidate.keys()):
+        judged = verdict_metrics.get(name)
+        if judged is not None:
+            rows.append(
+                MetricRow(
+                    name,
+                    judged.base,
+                    judged.candidate,
+                    judged.delta,
+                    judged.direction,
+                    judged.outcome.value,
+                )
+            )
+        else:
+            rows.append(
+                MetricRow(
+                    name,
+                    base.get(name),
+                    candidate.get(name),
+                    None,
+                    direction(name),
+                    ONLY_BASE if name in base else ONLY_CANDIDATE,
+                )
+            )
+    return rows

@@ -1,5 +1,6 @@
 """Comparisons for the dashboard: run vs run, a snapshot vs the latest runs,
-per-case drill-down, trends over runs, and the overview's regressions.
+and the per-case drill-down (the overview's standings:
+``evals.services.standings``).
 
 The verdict on every page is the CI gate's own: runs and snapshots are read
 from the database, turned into the core's input types (``RunSummary``,
@@ -17,7 +18,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from core.errors import CoreError, NotFound
 from evals.core.baselines import validate_baseline_snapshot
@@ -29,7 +29,9 @@ from evals.core.compare import (
     CaseDiff,
     CaseRow,
     MetricRow,
+    case_change,
     diff_cases,
+    metric_rows,
     numeric_metrics,
     sorted_cases,
 )
@@ -43,12 +45,10 @@ from evals.core.gate import (
     GateVerdict,
     evaluate_gate,
 )
-from evals.core.metric_registry import MetricDirection, direction
+from evals.core.metric_registry import MetricDirection
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import CaseResult, Run
 from evals.selectors.baselines import (
-    SnapshotEntry,
-    baselines_by_benchmark,
     snapshot_get,
 )
 from evals.selectors.runs import (
@@ -133,7 +133,7 @@ def run_summary_of(run: Run, cases: Sequence[CaseRow] | None) -> RunSummary:
     )
 
 
-def _store(
+def store_of(
     root: str,
     runs: Iterable[RunSummary],
     baselines: Iterable[BaselineSnapshot] = (),
@@ -149,39 +149,6 @@ def _store(
     )
 
 
-def _metric_rows(
-    base: Mapping[str, float],
-    candidate: Mapping[str, float],
-    verdict_metrics: Mapping[str, Any],
-) -> list[MetricRow]:
-    rows: list[MetricRow] = []
-    for name in sorted(base.keys() | candidate.keys()):
-        judged = verdict_metrics.get(name)
-        if judged is not None:
-            rows.append(
-                MetricRow(
-                    name,
-                    judged.base,
-                    judged.candidate,
-                    judged.delta,
-                    judged.direction,
-                    judged.outcome.value,
-                )
-            )
-        else:
-            rows.append(
-                MetricRow(
-                    name,
-                    base.get(name),
-                    candidate.get(name),
-                    None,
-                    direction(name),
-                    ONLY_BASE if name in base else ONLY_CANDIDATE,
-                )
-            )
-    return rows
-
-
 def _section(
     benchmark_id: str,
     verdict: GateVerdict,
@@ -195,7 +162,7 @@ def _section(
     delta = next((d for d in verdict.deltas if d.benchmark_id == benchmark_id), None)
     candidate_metrics = numeric_metrics(candidate_run.metrics) if candidate_run else {}
     judged = {m.name: m for m in delta.metric_deltas} if delta else {}
-    rows = _metric_rows(base_metrics, candidate_metrics, judged)
+    rows = metric_rows(base_metrics, candidate_metrics, judged)
     candidate_rate = candidate_run.pass_rate if candidate_run else None
     if delta is not None:
         rate_row = MetricRow(
@@ -245,8 +212,8 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
         )
     rows = case_rows([base.pk, candidate.pk])
     verdict = evaluate_gate(
-        base=_store(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])]),
-        candidate=_store(
+        base=store_of(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])]),
+        candidate=store_of(
             f"run {candidate.run_id}", [run_summary_of(candidate, rows[candidate.pk])]
         ),
     )
@@ -293,8 +260,8 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
         run_summary_of(run, rows.get(run.pk)) for run in base_runs.values()
     ]
     verdict = evaluate_gate(
-        base=_store("evalsite database", base_summaries, [document]),
-        candidate=_store(
+        base=store_of("evalsite database", base_summaries, [document]),
+        candidate=store_of(
             "evalsite database (latest completed runs)",
             [run_summary_of(run, rows.get(run.pk)) for run in latest.values()],
         ),
@@ -360,9 +327,6 @@ def comparison_for_snapshot(*, snapshot_id: str) -> Comparison:
     return _snapshot_comparison(document, with_cases=True)
 
 
-# --- filtering and downloads --------------------------------------------------
-
-
 # --- drill-down ---------------------------------------------------------------
 
 
@@ -378,19 +342,10 @@ class CasePair:
 
     @property
     def change(self) -> CaseChange | None:
-        if self.base is None and self.candidate is None:
-            return None
-        if self.base is None:
-            return CaseChange.NEW
-        if self.candidate is None:
-            return CaseChange.MISSING
-        if self.base.passed and not self.candidate.passed:
-            return CaseChange.PASS_TO_FAIL
-        if not self.base.passed and self.candidate.passed:
-            return CaseChange.FAIL_TO_PASS
-        if self.candidate.passed:
-            return CaseChange.STILL_PASSING
-        return CaseChange.STILL_FAILING
+        return case_change(
+            self.base.passed if self.base is not None else None,
+            self.candidate.passed if self.candidate is not None else None,
+        )
 
 
 def case_pair_get(*, base_run_id: str, candidate_run_id: str, case_id: str) -> CasePair:
@@ -405,63 +360,3 @@ def case_pair_get(*, base_run_id: str, candidate_run_id: str, case_id: str) -> C
     if base_case is None and candidate_case is None:
         raise NotFound(f"neither run has case {case_id!r}", details={"caseId": case_id})
     return CasePair(case_id, base, candidate, base_case, candidate_case)
-
-
-# --- overview -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class BaselineStanding:
-    """A benchmark against its baseline on the overview."""
-
-    benchmark_id: str
-    snapshot_id: str
-    baseline_run_id: str
-    candidate_run_id: str | None
-    regressions: tuple[str, ...]
-    improvements: tuple[str, ...]
-
-    @property
-    def regressed(self) -> bool:
-        return bool(self.regressions)
-
-
-def baseline_standings(
-    baselines: Mapping[str, SnapshotEntry] | None = None,
-) -> dict[str, BaselineStanding]:
-    """Each benchmark that has a baseline (``baselines_by_benchmark``)
-    judged by the gate: its latest completed run against its entry, with the
-    gate's own regression and improvement lines. Cases are not read; two
-    queries beyond the baselines, whatever the number of benchmarks."""
-    if baselines is None:
-        baselines = baselines_by_benchmark()
-    latest = latest_completed_runs(baselines)
-    out: dict[str, BaselineStanding] = {}
-    for benchmark_id in sorted(baselines):
-        found = baselines[benchmark_id]
-        # The gate over a one-entry snapshot: every line it prints is about
-        # this benchmark, worded as the full gate words it.
-        document = BaselineSnapshot(
-            snapshot_id=found.snapshot_id,
-            created_at=found.created_at,
-            source_root_dir="evalsite database",
-            benchmarks=(found.entry,),
-        )
-        run = latest.get(benchmark_id)
-        verdict = evaluate_gate(
-            base=_store("evalsite database", [], [document]),
-            candidate=_store(
-                "evalsite database (latest completed runs)",
-                [run_summary_of(run, None)] if run is not None else [],
-            ),
-            snapshot_id=found.snapshot_id,
-        )
-        out[benchmark_id] = BaselineStanding(
-            benchmark_id=benchmark_id,
-            snapshot_id=found.snapshot_id,
-            baseline_run_id=found.entry.run_id,
-            candidate_run_id=run.run_id if run is not None else None,
-            regressions=verdict.regressions,
-            improvements=verdict.improvements,
-        )
-    return out

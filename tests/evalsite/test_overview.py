@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from evals.core.baselines import snapshot_from_runs
 from evals.models import BaselineSnapshot, Benchmark, InvalidUpload, Run
-from evals.services.compare import baseline_standings, run_summary_of
+from evals.services.compare import run_summary_of
+from evals.services.standings import baseline_standings
 from stream.models import AgencyCounters, Thought
 from stream.services.agents import agent_create
 from stream.services.stream_health import stream_health
