@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from gridworld.core.types import DELTAS, EMPTY, HAZARD, WALL, Cells, Position
 
@@ -27,8 +27,7 @@ DRIFT_DRAWS = 100
 DRIFT_SEED_STRIDE = 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class GridState:
+class GridState(NamedTuple):
     """Where the agent and the goal are, at step ``t`` of an episode."""
 
     position: Position
@@ -37,8 +36,7 @@ class GridState:
     drift_seed: int
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """What the proposer sees besides the state: a 5x5 patch and the goal beacon."""
 
     patch: tuple[tuple[int, ...], ...]

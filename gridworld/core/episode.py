@@ -249,7 +249,7 @@ class Episode:
             self.violations.append(f"step_{t}:negative_budget")
         gx, gy = next_state.goal
         reached = next_state.position == next_state.goal
-        encoded = [p.encode() for p in proposals]
+        encoded = tuple([p.encode() for p in proposals])
         body: dict[str, Any] = {
             "step": t,
             "position": [x, y],
@@ -283,7 +283,20 @@ class Episode:
             ],
             "prev_receipt_hash": self.prev,
         }
-        self.prev = sha256_text(step_preimage(body))
+        # step_preimage(body), built from the values at hand (same text).
+        preimage = (
+            f"{t}|{x},{y}|{gx},{gy}|{body['gridworld_state_hash']}|"
+            f"{body['kernel_state_hash']}|{body['proposalset_root']}|"
+            f"{decision.chosen}|{body['chosen_proposal_hash']}|{action}|{reward}|"
+            f"{body['task_performance']}|{int(reached)}|{kernel.b}|{kernel.e}|"
+            f"{work}|{writes}|"
+            + ";".join(
+                f"{code.decode('ascii')}:{','.join(reasons)}"
+                for code, reasons in zip(encoded, decision.reasons, strict=True)
+            )
+            + f"|{self.prev}"
+        )
+        self.prev = sha256_text(preimage)
         body["receipt_hash"] = self.prev
         self.steps.append(body)
         self.state, self.kernel = next_state, kernel

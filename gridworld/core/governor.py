@@ -46,7 +46,6 @@ class Decision:
 
 def gate_reasons(
     action: str,
-    *,
     cells: Cells,
     position: Position,
     kernel: KernelState,
@@ -105,12 +104,12 @@ def decide(
     all_reasons = tuple(
         gate_reasons(
             p.action,
-            cells=cells,
-            position=position,
-            kernel=kernel,
-            params=params,
-            risks=risks,
-            work=stay_work if p.action == STAY else move_work,
+            cells,
+            position,
+            kernel,
+            params,
+            risks,
+            stay_work if p.action == STAY else move_work,
         )
         for p in proposals
     )

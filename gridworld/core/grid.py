@@ -49,18 +49,28 @@ class GridMap:
 
     def text(self) -> str:
         """The map in the text format (``.`` ``#`` ``x`` ``S`` ``G``), a row a line."""
-        rows = []
-        for y, row in enumerate(self.cells):
-            chars = [CHAR_OF[cell] for cell in row]
-            if y == self.start[1]:
-                chars[self.start[0]] = "S"
-            if y == self.goal[1]:
-                chars[self.goal[0]] = "G"
-            rows.append("".join(chars))
-        return "\n".join(rows) + "\n"
+        return _map_text(self.cells, self.start, self.goal)
 
     def digest(self) -> str:
-        return hashlib.sha256(self.text().encode("ascii")).hexdigest()
+        return _map_digest(self.cells, self.start, self.goal)
+
+
+@lru_cache(maxsize=256)
+def _map_text(cells: Cells, start: Position, goal: Position) -> str:
+    rows = []
+    for y, row in enumerate(cells):
+        chars = [CHAR_OF[cell] for cell in row]
+        if y == start[1]:
+            chars[start[0]] = "S"
+        if y == goal[1]:
+            chars[goal[0]] = "G"
+        rows.append("".join(chars))
+    return "\n".join(rows) + "\n"
+
+
+@lru_cache(maxsize=256)
+def _map_digest(cells: Cells, start: Position, goal: Position) -> str:
+    return hashlib.sha256(_map_text(cells, start, goal).encode("ascii")).hexdigest()
 
 
 def _build(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from gridworld.core.types import HAZARD, STAY, Cells, Position, Q
 
@@ -54,8 +55,7 @@ class KernelParams:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class KernelState:
+class KernelState(NamedTuple):
     b: int
     e: int
 

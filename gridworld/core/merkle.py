@@ -8,6 +8,7 @@ list hashes to ``sha256(b"")``. Hex digests out; deterministic by construction.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 LEAF_PREFIX = b"\x00"
 NODE_PREFIX = b"\x01"
@@ -24,8 +25,12 @@ def _root(leaves: list[bytes]) -> bytes:
     return hashlib.sha256(NODE_PREFIX + left + right).digest()
 
 
-def merkle_root(items: list[bytes]) -> str:
-    """The Merkle tree hash of ``items`` in the given order, as hex."""
+@lru_cache(maxsize=65536)
+def merkle_root(items: tuple[bytes, ...]) -> str:
+    """The Merkle tree hash of ``items`` in the given order, as hex.
+
+    Cached: proposal sets repeat across the episodes of a batch.
+    """
     if not items:
         return hashlib.sha256(b"").hexdigest()
     return _root([hashlib.sha256(LEAF_PREFIX + item).digest() for item in items]).hex()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from dataclasses import dataclass
+from functools import lru_cache
 from math import isqrt
+from typing import NamedTuple
 
 from gridworld.core.env import PATCH_RADIUS, GridState, Observation
 from gridworld.core.types import ACTIONS, DELTAS, EMPTY, HAZARD, STAY, WALL, Position, Q
@@ -26,8 +27,7 @@ CHAR_MEMORY = {char: cell for cell, char in MEMORY_CHARS.items()}
 PROPOSER_KINDS = ("greedy", "planner")
 
 
-@dataclass(frozen=True, slots=True)
-class Proposal:
+class Proposal(NamedTuple):
     """One scored action. ``target`` is the cell aimed at, ``landing`` where the
     proposer expects to end (its own belief: in place when it knows a wall)."""
 
@@ -51,6 +51,45 @@ class Proposal:
 
 def _patch_cell(obs: Observation, dx: int, dy: int) -> int:
     return obs.patch[PATCH_RADIUS + dy][PATCH_RADIUS + dx]
+
+
+@lru_cache(maxsize=4096)
+def _bfs(
+    width: int, height: int, blocked: tuple[int, ...], goal: Position
+) -> list[list[int]]:
+    """BFS steps to ``goal`` on a ``width`` x ``height`` grid whose ``blocked``
+    cells are flat indices ``(y+1)*(width+2)+x+1`` of a grid framed by blocked
+    cells (so the inner loop needs no bounds checks); -1 where unreachable.
+
+    Cached: the plans of a lane's episodes repeat once its map is learned.
+    Callers must not mutate the result.
+    """
+    stride = width + 2
+    dist = [-2] * (stride * (height + 2))
+    for y in range(height):
+        base = (y + 1) * stride + 1
+        dist[base : base + width] = [UNKNOWN] * width
+    for index in blocked:
+        dist[index] = -2
+    start = (goal[1] + 1) * stride + goal[0] + 1
+    dist[start] = 0
+    queue = deque([start])
+    offsets = (-stride, stride, 1, -1)
+    while queue:
+        index = queue.popleft()
+        here = dist[index] + 1
+        for offset in offsets:
+            near = index + offset
+            if dist[near] == UNKNOWN:
+                dist[near] = here
+                queue.append(near)
+    return [
+        [
+            max(d, UNKNOWN)
+            for d in dist[(y + 1) * stride + 1 : (y + 1) * stride + 1 + width]
+        ]
+        for y in range(height)
+    ]
 
 
 class GreedyProposer:
@@ -121,12 +160,16 @@ class PlannerProposer:
         self._plan: list[list[int]] = []
         self._free_plan: list[list[int]] | None = None
         self._version = 0
+        # Positions whose patch is in memory already: the map never changes,
+        # so observing from there again writes nothing.
+        self._seen_from: set[Position] = set()
 
     def start_episode(self, memory: str) -> None:
         """Start from a remembered map (``memory_text`` of an earlier episode)."""
         if memory:
             rows = memory.split("\n")
             self.known = [[CHAR_MEMORY[c] for c in row] for row in rows]
+            self._seen_from = set()
         self.avoid = set()
         self._version += 1
         self._plan_key = None
@@ -143,6 +186,9 @@ class PlannerProposer:
 
     def observe(self, state: GridState, obs: Observation) -> int:
         """Write newly seen cells into memory; returns how many were written."""
+        if state.position in self._seen_from:
+            return 0
+        self._seen_from.add(state.position)
         x0, y0 = state.position[0] - PATCH_RADIUS, state.position[1] - PATCH_RADIUS
         writes = 0
         blocking = False
@@ -174,41 +220,17 @@ class PlannerProposer:
         return writes
 
     def _distances(self, goal: Position, use_avoid: bool) -> list[list[int]]:
-        """BFS steps to ``goal`` over the known map; -1 where there is no route.
-
-        Works on a flat array framed by blocked cells (index ``(y+1)*(w+2)+x+1``),
-        so no bounds checks run in the inner loop.
-        """
-        width, height = self.width, self.height
-        stride = width + 2
-        dist = [-2] * (stride * (height + 2))
-        for y, row in enumerate(self.known):
-            base = (y + 1) * stride + 1
-            for x, cell in enumerate(row):
-                if cell != WALL and cell != HAZARD:
-                    dist[base + x] = UNKNOWN
-        if use_avoid:
-            for x, y in self.avoid:
-                dist[(y + 1) * stride + x + 1] = -2
-        start = (goal[1] + 1) * stride + goal[0] + 1
-        dist[start] = 0
-        queue = deque([start])
-        offsets = (-stride, stride, 1, -1)
-        while queue:
-            index = queue.popleft()
-            here = dist[index] + 1
-            for offset in offsets:
-                near = index + offset
-                if dist[near] == UNKNOWN:
-                    dist[near] = here
-                    queue.append(near)
-        return [
-            [
-                max(d, UNKNOWN)
-                for d in dist[(y + 1) * stride + 1 : (y + 1) * stride + 1 + width]
-            ]
-            for y in range(height)
-        ]
+        """BFS steps to ``goal`` over the known map; -1 where there is no route."""
+        blocked = tuple(
+            (y + 1) * (self.width + 2) + x + 1
+            for y, row in enumerate(self.known)
+            for x, cell in enumerate(row)
+            if cell in (WALL, HAZARD)
+        )
+        if use_avoid and self.avoid:
+            stride = self.width + 2
+            blocked += tuple(sorted((y + 1) * stride + x + 1 for x, y in self.avoid))
+        return _bfs(self.width, self.height, blocked, goal)
 
     def _plan_for(self, state: GridState) -> list[list[int]]:
         key = (state.goal, self._version)

@@ -70,7 +70,7 @@ def test_proposalset_root_is_the_merkle_root_of_the_proposals_in_action_order() 
         for p in step["decision"]
     ]
     assert [p["action"] for p in step["decision"]] == ["N", "S", "E", "W", "Stay"]
-    assert step["proposalset_root"] == merkle_root(encoded)
+    assert step["proposalset_root"] == merkle_root(tuple(encoded))
     chosen = encoded[step["chosen_proposal_index"]]
     assert step["chosen_proposal_hash"] == hashlib.sha256(chosen).hexdigest()
 
@@ -81,9 +81,9 @@ def test_rfc6962_domain_separation() -> None:
 
     leaves = [h(b"\x00" + item) for item in (b"a", b"b", b"c")]
     left = h(b"\x01" + leaves[0] + leaves[1])
-    assert merkle_root([b"a", b"b", b"c"]) == h(b"\x01" + left + leaves[2]).hex()
-    assert merkle_root([b"a"]) == leaves[0].hex()
-    assert merkle_root([]) == hashlib.sha256(b"").hexdigest()
+    assert merkle_root((b"a", b"b", b"c")) == h(b"\x01" + left + leaves[2]).hex()
+    assert merkle_root((b"a",)) == leaves[0].hex()
+    assert merkle_root(()) == hashlib.sha256(b"").hexdigest()
 
 
 def test_replay_verifies_an_untouched_receipt() -> None:
