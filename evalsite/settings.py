@@ -297,7 +297,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Cognitive stream, eval runs, benchmark packs, baselines and the CI gate. "
         "Agents authenticate with `Authorization: Bearer <api key>` "
-        "(`python manage.py create_agent NAME`)."
+        "(`python manage.py create_agent NAME`). "
+        "Limits: a body is UTF-8 JSON (no byte-order mark) of at most "
+        "API_MAX_BODY_BYTES (10 MiB by default; 413 past it) nesting at most "
+        "API_MAX_JSON_DEPTH levels (32); no string may hold NUL or a lone "
+        "surrogate, no number may be NaN or Infinity, integers fit 64 bits; "
+        "ids are path segments of at most 200 characters without control, "
+        "zero-width or bidi characters. Every error answers "
+        '`{"error": {"code", "message", "fields"}}`.'
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

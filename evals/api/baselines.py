@@ -7,20 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evals.api.paging import (
-    PAGING,
-    DocumentSerializer,
-    ListSerializer,
-    absolute_url,
-    page_of,
+from evals.api.outputs import (
+    BaselineSnapshotOutputSerializer,
+    BaselineSnapshotSavedSerializer,
+    page_schema,
+    seed_document,
 )
+from evals.api.paging import PAGING, absolute_url, page_of
 from evals.core.gate import verdict_to_json, verdict_to_markdown
 from evals.models import BaselineSnapshot
 from evals.selectors.baselines import snapshot_get, snapshot_list
@@ -53,7 +58,7 @@ class BaselineSnapshotListCreateView(APIView):
     @extend_schema(
         operation_id="benchmarks_baselines_list",
         parameters=PAGING,
-        responses=ListSerializer,
+        responses=page_schema("BaselineSnapshotPage", BaselineSnapshotOutputSerializer),
     )
     def get(self, request: Request) -> Response:
         """Baseline snapshots, newest first."""
@@ -67,8 +72,20 @@ class BaselineSnapshotListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_baselines_create",
-        request=DocumentSerializer,
-        responses={201: DocumentSerializer, 200: DocumentSerializer},
+        request=PolymorphicProxySerializer(
+            component_name="BaselineCreate",
+            serializers=[
+                BaselineCreateInputSerializer,
+                seed_document(
+                    "BaselineSnapshotDocument", "baseline snapshot", "snapshotId"
+                ),
+            ],
+            resource_type_field_name=None,
+        ),
+        responses={
+            201: BaselineSnapshotSavedSerializer,
+            200: BaselineSnapshotSavedSerializer,
+        },
     )
     def post(self, request: Request) -> Response:
         """Store a snapshot document, or ``{"snapshotId", "notes"?}`` to
@@ -97,7 +114,8 @@ class BaselineSnapshotListCreateView(APIView):
 
 class BaselineSnapshotDetailView(APIView):
     @extend_schema(
-        operation_id="benchmarks_baselines_retrieve", responses=DocumentSerializer
+        operation_id="benchmarks_baselines_retrieve",
+        responses=BaselineSnapshotOutputSerializer,
     )
     def get(self, request: Request, snapshot_id: str) -> Response:
         """One snapshot with its document."""

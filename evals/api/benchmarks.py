@@ -26,6 +26,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
+from evals.api.outputs import (
+    BenchmarkPackOutputSerializer,
+    BenchmarkPackSavedSerializer,
+    BenchmarkRunOutputSerializer,
+    BenchmarkRunSavedSerializer,
+    page_schema,
+    seed_document,
+)
 from evals.api.paging import (
     PAGING,
     TRUE_VALUES,
@@ -44,6 +52,12 @@ from evals.services.benchmarks import benchmark_pack_create, benchmark_pack_uplo
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
 
 # --- packs --------------------------------------------------------------------
+
+PACK_PAGE = page_schema("BenchmarkPackPage", BenchmarkPackOutputSerializer)
+RUN_PAGE = page_schema("BenchmarkRunPage", BenchmarkRunOutputSerializer)
+MANIFEST_DOCUMENT = seed_document("PackManifest", "benchmark manifest", "benchmarkId")
+RUN_DOCUMENT = seed_document("RunSummary", "run summary", "runId")
+SHADOW_DOCUMENT = seed_document("ShadowRecord", "shadow recall record", "traceId")
 
 
 def pack_to_wire(
@@ -83,7 +97,7 @@ class BenchmarkPackListCreateView(APIView):
             OpenApiParameter("tag", str),
             *PAGING,
         ],
-        responses=ListSerializer,
+        responses=PACK_PAGE,
     )
     def get(self, request: Request) -> Response:
         """Every benchmark (packs, suites, gridworld configurations), by id."""
@@ -106,7 +120,7 @@ class BenchmarkPackListCreateView(APIView):
         operation_id="benchmarks_packs_create",
         parameters=[OpenApiParameter("force", bool)],
         request={
-            "application/json": DocumentSerializer,
+            "application/json": MANIFEST_DOCUMENT,
             "multipart/form-data": inline_serializer(
                 "PackUpload",
                 {
@@ -115,7 +129,10 @@ class BenchmarkPackListCreateView(APIView):
                 },
             ),
         },
-        responses={201: DocumentSerializer, 200: DocumentSerializer},
+        responses={
+            201: BenchmarkPackSavedSerializer,
+            200: BenchmarkPackSavedSerializer,
+        },
     )
     def post(self, request: Request) -> Response:
         """Upload a pack: a JSON manifest body, or a multipart ``file`` (a
@@ -164,7 +181,8 @@ def _form_value(request: Request, name: str) -> str:
 
 class BenchmarkPackDetailView(APIView):
     @extend_schema(
-        operation_id="benchmarks_packs_retrieve", responses=DocumentSerializer
+        operation_id="benchmarks_packs_retrieve",
+        responses=BenchmarkPackOutputSerializer,
     )
     def get(self, request: Request, benchmark_id: str) -> Response:
         """One benchmark with its manifest and the names of its extra files."""
@@ -211,7 +229,7 @@ class BenchmarkRunListCreateView(APIView):
             OpenApiParameter("source", str, enum=list(Run.Source.values)),
             *PAGING,
         ],
-        responses=ListSerializer,
+        responses=RUN_PAGE,
     )
     def get(self, request: Request) -> Response:
         """Runs of every benchmark, newest first."""
@@ -227,8 +245,8 @@ class BenchmarkRunListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_runs_create",
-        request=DocumentSerializer,
-        responses={201: DocumentSerializer, 200: DocumentSerializer},
+        request=RUN_DOCUMENT,
+        responses={201: BenchmarkRunSavedSerializer, 200: BenchmarkRunSavedSerializer},
     )
     def post(self, request: Request) -> Response:
         """Record a run summary (seed 002), optionally with ``caseResults``.
@@ -243,7 +261,8 @@ class BenchmarkRunListCreateView(APIView):
 
 class BenchmarkRunDetailView(APIView):
     @extend_schema(
-        operation_id="benchmarks_runs_retrieve", responses=DocumentSerializer
+        operation_id="benchmarks_runs_retrieve",
+        responses=BenchmarkRunOutputSerializer,
     )
     def get(self, request: Request, run_id: str) -> Response:
         """One run with its summary and case results."""
@@ -279,7 +298,7 @@ class ShadowRecordListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_shadow_create",
-        request=DocumentSerializer,
+        request=SHADOW_DOCUMENT,
         responses={
             201: inline_serializer(
                 "ShadowIngest",

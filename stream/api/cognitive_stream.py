@@ -11,7 +11,12 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.permissions import BasePermission
@@ -227,8 +232,27 @@ class ThoughtPublishView(APIView):
     permission_classes = [IsAgent]
 
     @extend_schema(
-        request=ThoughtInputSerializer,
-        responses={201: ThoughtOutputSerializer},
+        request=PolymorphicProxySerializer(
+            component_name="ThoughtPublish",
+            serializers=[ThoughtInputSerializer, ThoughtBatchInputSerializer],
+            resource_type_field_name=None,
+        ),
+        responses={
+            201: PolymorphicProxySerializer(
+                component_name="ThoughtPublished",
+                serializers=[
+                    ThoughtOutputSerializer,
+                    inline_serializer(
+                        "ThoughtBatchPublished",
+                        {
+                            "count": serializers.IntegerField(),
+                            "thoughts": ThoughtOutputSerializer(many=True),
+                        },
+                    ),
+                ],
+                resource_type_field_name=None,
+            )
+        },
         description=(
             'Publish raw model output (or a batch as {"thoughts": [...]}); the '
             "pipeline decides convertEligible. processed always starts false."

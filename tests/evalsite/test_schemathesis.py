@@ -108,3 +108,123 @@ def test_every_operation_keeps_its_schema(
             failures[operation.label] = str(error)[:1500]
     assert len(operations) >= 30
     assert not failures, "\n\n".join(f"{k}: {v}" for k, v in failures.items())
+
+
+def manifest(benchmark_id: str) -> dict[str, Any]:
+    return {
+        "schemaVersion": 1,
+        "benchmarkId": benchmark_id,
+        "title": "T",
+        "cases": [{"id": "c", "prompt": "p"}],
+    }
+
+
+def run_summary(run_id: str) -> dict[str, Any]:
+    return {
+        "schemaVersion": 1,
+        "runId": run_id,
+        "benchmarkId": "ama",
+        "status": "completed",
+        "startedAt": "2026-03-06T09:00:00Z",
+        "completedAt": "2026-03-06T09:01:00Z",
+        "totalCases": 1,
+        "passedCases": 1,
+        "failedCases": 0,
+        "metrics": {"score": 0.5},
+        "caseResults": [{"caseId": "c", "passed": True}],
+    }
+
+
+SHADOW = {
+    "schemaVersion": 1,
+    "traceId": "t1",
+    "recordedAt": "2026-03-06T09:00:00Z",
+    "sessionKey": "agent:main",
+    "promptHash": "abc",
+    "promptLength": 4,
+    "retrievalQueryHash": "def",
+    "retrievalQueryLength": 4,
+    "recallMode": "graph_mode",
+    "recallResultLimit": 4,
+    "source": "cold_fallback",
+    "recalledMemoryCount": 0,
+    "injected": False,
+    "contextChars": 0,
+    "memoryIds": [],
+    "durationMs": 1.5,
+}
+
+# (method, path, path parameters, body, identity, expected status), in order:
+# each success answer of the documented operations, checked against its schema.
+SUCCESSES: list[tuple[str, str, dict[str, Any], Any, str, int]] = [
+    ("POST", "/api/benchmarks/packs", {}, manifest("ama"), "staff", 201),
+    ("POST", "/api/benchmarks/packs", {}, manifest("ama"), "staff", 200),
+    ("GET", "/api/benchmarks/packs", {}, None, "staff", 200),
+    (
+        "GET",
+        "/api/benchmarks/packs/{benchmark_id}",
+        {"benchmark_id": "ama"},
+        None,
+        "agent",
+        200,
+    ),
+    ("POST", "/api/benchmarks/runs", {}, run_summary("r1"), "staff", 201),
+    ("POST", "/api/benchmarks/runs", {}, run_summary("r1"), "agent", 200),
+    ("GET", "/api/benchmarks/runs", {}, None, "staff", 200),
+    ("GET", "/api/benchmarks/runs/{run_id}", {"run_id": "r1"}, None, "staff", 200),
+    ("POST", "/api/benchmarks/shadow", {}, SHADOW, "staff", 201),
+    (
+        "GET",
+        "/api/benchmarks/shadow/{trace_id}",
+        {"trace_id": "t1"},
+        None,
+        "staff",
+        200,
+    ),
+    ("POST", "/api/benchmarks/baselines", {}, {"snapshotId": "main"}, "staff", 201),
+    ("GET", "/api/benchmarks/baselines", {}, None, "staff", 200),
+    (
+        "GET",
+        "/api/benchmarks/baselines/{snapshot_id}",
+        {"snapshot_id": "main"},
+        None,
+        "staff",
+        200,
+    ),
+    (
+        "POST",
+        "/api/cognitive-stream/thoughts",
+        {},
+        {"content": "I rest."},
+        "agent",
+        201,
+    ),
+    (
+        "POST",
+        "/api/cognitive-stream/thoughts",
+        {},
+        {"thoughts": [{"content": "One."}, {"content": "Two.", "extra": 1}]},
+        "agent",
+        201,
+    ),
+    ("GET", "/api/cognitive-stream/recent", {}, None, "agent", 200),
+    ("POST", "/api/cognitive-stream/counters/reset", {}, None, "agent", 200),
+]
+
+
+def test_success_answers_match_their_schema(
+    in_process_app: Any, identities: dict[str, dict[str, Any]]
+) -> None:
+    loaded = schemathesis.openapi.from_wsgi("/api/schema/?format=json", in_process_app)
+    for method, path, path_parameters, body, who, expected in SUCCESSES:
+        operation = loaded[path][method]
+        kwargs: dict[str, Any] = {"path_parameters": path_parameters}
+        if body is not None:
+            kwargs.update(body=body, media_type="application/json")
+        case = operation.Case(**kwargs)
+        response = case.call_and_validate(
+            headers=identities[who]["headers"],
+            cookies=identities[who]["cookies"],
+            checks=CHECKED,
+        )
+        assert response.status_code == expected, (method, path, response.text[:300])
