@@ -467,6 +467,8 @@ OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2, minimum=0)
 # Eval harness: suites are read from disk on every run; bundles land under
 # <EVALS_ARTIFACTS_DIR>/evals/<suite>/<profile>/<run-id>/; a run fans out in
 # chunks of EVALS_CHUNK_SIZE scenarios.
+# The code version eval runs record; unset: `git rev-parse HEAD` of the checkout.
+EVALSITE_CODE_VERSION = env_str("EVALSITE_CODE_VERSION")
 EVALS_SUITES_DIR = env_path("EVALS_SUITES_DIR", BASE_DIR / "evals" / "suites")
 EVALS_ARTIFACTS_DIR = env_path("EVALS_ARTIFACTS_DIR", BASE_DIR / "artifacts")
 EVALS_CHUNK_SIZE = env_int("EVALS_CHUNK_SIZE", 25, minimum=1)

@@ -77,6 +77,11 @@ REGISTERED: Mapping[str, MetricDirection] = {
     "kernel_violations": _LOWER,
     "negative_budgets": _LOWER,
     "safety_violations": _LOWER,
+    # claim grounding of free text (evals.core.claim_metrics): reported, never
+    # gated, so the gate's verdicts stay those of the upstream metrics.
+    "claims_checked": _NEUTRAL,
+    "claim_hallucination_count": _NEUTRAL,
+    "claim_grounding_rate": _NEUTRAL,
 }
 
 _LOWER_PREFIXES = ("hallucination_", "compulsion_", "repetition_", "latency_")

@@ -46,6 +46,7 @@ from evals.core.gate import (
     evaluate_gate,
 )
 from evals.core.metric_registry import MetricDirection
+from evals.core.provenance import version_notes
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import CaseResult, Run
 from evals.selectors.baselines import (
@@ -223,6 +224,13 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
         for side, run in (("base", base), ("candidate", candidate))
         if run.status != Run.Status.COMPLETED
     ]
+    if base.source == Run.Source.HARNESS and candidate.source == Run.Source.HARNESS:
+        notes.extend(
+            version_notes(
+                (base.config or {}).get("versions"),
+                (candidate.config or {}).get("versions"),
+            )
+        )
     section = _section(
         benchmark_id,
         verdict,

@@ -24,8 +24,10 @@ from django.utils import timezone
 from core.canonical import sha256_hex
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from evals.core.bundles import bundle_paths, new_run_id
+from evals.core.provenance import pipeline_versions
 from evals.core.suite_types import LoadedSuite
 from evals.models import Benchmark, Run, SuiteVersion
+from evals.services.code_version import code_version
 from evals.services.harness.suites import (
     CACHE_SIZE,
     default_script_path,
@@ -159,6 +161,8 @@ def eval_run_create(
         "suiteLineCount": suite.line_count,
         "chunkSize": settings.EVALS_CHUNK_SIZE,
         "startedVia": started_via,
+        # EV-C4: what besides suite and model made these numbers.
+        "versions": pipeline_versions(git_commit=code_version()),
         **(extra_config or {}),
     }
     stream_owner = _owner_of_eval_stream(user) if mode == "end_to_end" else None

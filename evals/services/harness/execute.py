@@ -36,6 +36,7 @@ from evals.services.harness.suites import suite_read
 from evals.services.runs.executors import BaseCaseExecutor, RunBroken, RunVerdict
 from evals.services.runs.recording import CaseRecorder
 from stream.core.adapters import SAMPLERS
+from stream.core.claims import claims_to_wire, ground_claims
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.pipeline import run_pipeline
 from stream.core.types import (
@@ -87,6 +88,7 @@ class SuiteExecutor(BaseCaseExecutor):
             artifact = scenario_document(
                 run.run_id, context, scenario, ran, planning=None
             )
+            _add_claims(run, scenario, ran, artifact)
             write_artifact(run, scenario, artifact)
             recorder.add(case_record(scenario, artifact))
 
@@ -238,8 +240,33 @@ def _record_end_to_end(
         artifact = scenario_document(
             run.run_id, context, scenario, ran, planning=planning
         )
+        _add_claims(run, scenario, ran, artifact)
         write_artifact(run, scenario, artifact)
         return recorder.record_now([case_record(scenario, artifact)])
+
+
+def _add_claims(
+    run: Run, scenario: Scenario, ran: ScenarioRun, artifact: dict[str, Any]
+) -> None:
+    """The artifact's ``claims``: free-text claims checked against the frame,
+    a measurement beside the goal's grounding (None when the model never
+    answered)."""
+    if ran.result is None or ran.facts is None:
+        artifact["claims"] = None
+        return
+    checked = ground_claims(
+        ran.result.sanitized.text,
+        facts=ran.facts,
+        frame_text=ran.frame.text if ran.frame else "",
+    )
+    artifact["claims"] = claims_to_wire(checked)
+    if checked.ungrounded:
+        logger.info(
+            "[Claims] ungrounded scenario=%s names=%s",
+            scenario.scenario_id,
+            ",".join(f"{c.category.value}:{c.name}" for c in checked.ungrounded),
+            extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
+        )
 
 
 def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:

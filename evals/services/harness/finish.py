@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.core.bundles import ModelConfig, summary_artifact, write_json_atomic
+from evals.core.claim_metrics import claim_metrics
 from evals.core.metrics import (
     compute_metrics,
     evaluate_verdict,
@@ -50,8 +51,9 @@ def suite_run_verdict(
     failed_properties = set(verdict.failed_properties)
     if missing or failed:
         failed_properties.add(VerdictProperty.NO_SCENARIO_ERRORS.value)
+    claims = claim_metrics(c.details.get("claims") for c in ordered)
     return RunVerdict(
-        metrics=metrics_to_wire(metrics),
+        metrics={**metrics_to_wire(metrics), **claims},
         passed=not failed_properties,
         failed_properties=tuple(sorted(failed_properties)),
         errored_cases=metrics.scenarios_errored,
@@ -119,6 +121,7 @@ def _write_summary(
         ),
         suite_path=config.get("suitePath"),
     )
+    document["run"]["versions"] = config.get("versions")
     document["totalCases"] = run.total_cases
     document["failedCases"] = run.total_cases - document["passedCases"]
     if run.error:

@@ -1,0 +1,224 @@
+"""Claim grounding: are the things a thought asserts in free text in the frame?
+
+Goal grounding (``stream.core.grounding``) checks only a goal's target. A
+thought can still assert state the frame does not hold ("my diamond sword",
+"the zombie next to me"); PA-D1 calls that fabricated state. This module
+finds such assertions about known names and checks each against the frame.
+It is a measurement of its own: it never changes the goal's grounding, the
+eligibility decision or any verdict.
+
+What counts as a claim (a heuristic over words, stated so its limits are
+plain):
+
+- a known entity or entity class ("zombie", "cows", "hostiles") asserts that
+  it is around; a known place ("river", "desert") that it is where the agent
+  is; a known item ("diamond_sword", "iron ingots") is a claim only in a
+  possessive context (``my``, ``have``, ``holding``, ``carrying``, ``got``
+  in the three words before it);
+- a mention is not a claim when one of the three words before it negates
+  (``no``, ``not``, ``without``, ``any``, ``n't`` ...) or expresses intent or
+  possibility (``want``, ``need``, ``find``, ``might``, ``if`` ..., and every
+  canonical action verb), or one of the two words after it is a modal
+  (``might``, ``could``, ``would`` ...): "no zombies", "I need a pickaxe", "a
+  creeper might come" assert nothing about the frame;
+- multi-word names are matched as written with spaces or underscores
+  ("diamond sword", "oak_log"), a trailing plural ``s``/``es`` is dropped.
+
+A claim is grounded when the frame's facts hold it (a nearby entity kind,
+the class of one, an inventory item or a generic word for one such as
+``pickaxe`` for ``stone_pickaxe``, the biome or dimension or a part of its
+name) or when the rendered frame text names it (a memory, a change).
+Pure and deterministic; ``CLAIM_GROUNDING_VERSION`` changes with the rules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from stream.core.goals import CANONICAL_ACTIONS
+from stream.core.grounding import (
+    HOSTILE_CLASS,
+    KNOWN_ENTITIES,
+    KNOWN_ITEMS,
+    KNOWN_LOCATIONS,
+    PASSIVE_CLASS,
+)
+from stream.core.types import GroundingCategory, SituationFacts
+
+CLAIM_GROUNDING_VERSION: Final = 1
+
+# Too generic in prose to read as a claim about the frame.
+_AMBIGUOUS: Final = frozenset(
+    {"end", "the_end", "wood", "log", "stone", "ore", "ingot", "ingots", "string",
+     "book", "paper", "player", "bed", "glass", "bone", "ocean"}
+)  # fmt: skip
+_NEGATIONS: Final = frozenset(
+    {"no", "not", "without", "never", "none", "nothing", "nor", "any", "zero",
+     "lack", "lacking", "missing", "isn't", "aren't", "don't", "doesn't",
+     "didn't", "haven't", "hasn't", "can't", "cannot", "won't", "no_longer"}
+)  # fmt: skip
+_INTENT: Final = frozenset(
+    {"want", "wants", "need", "needs", "needed", "find", "finding", "look",
+     "looking", "search", "searching", "seek", "hunt", "hunting", "get",
+     "getting", "make", "making", "might", "could", "may", "maybe", "if",
+     "perhaps", "would", "should", "will", "hope", "wish", "worried", "afraid",
+     "fear", "wonder", "until", "before", "unless", "plan", "planning"}
+) | CANONICAL_ACTIONS  # fmt: skip
+_POSSESSIVE: Final = frozenset(
+    {"my", "have", "has", "holding", "hold", "carrying", "carry", "got",
+     "wielding", "i've", "inventory"}
+)  # fmt: skip
+# After a mention: "a creeper might come" asserts no creeper.
+_MODAL_AFTER: Final = frozenset({"might", "could", "may", "would", "will", "should"})
+_WINDOW: Final = 3
+_TOKEN: Final = re.compile(r"[a-z][a-z_']*")
+_SENTENCE: Final = re.compile(r"[.!?;\n]+")
+
+_ENTITY_NAMES: Final = (KNOWN_ENTITIES | HOSTILE_CLASS | PASSIVE_CLASS) - _AMBIGUOUS
+_ITEM_NAMES: Final = KNOWN_ITEMS - _AMBIGUOUS
+_PLACE_NAMES: Final = KNOWN_LOCATIONS - _AMBIGUOUS
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    """One claimed name, its category and whether the frame holds it."""
+
+    name: str
+    category: GroundingCategory
+    grounded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimGrounding:
+    claims: tuple[ClaimCheck, ...]
+
+    @property
+    def ungrounded(self) -> tuple[ClaimCheck, ...]:
+        return tuple(c for c in self.claims if not c.grounded)
+
+    @property
+    def passed(self) -> bool:
+        return not self.ungrounded
+
+
+def _singular(word: str) -> tuple[str, ...]:
+    forms = [word]
+    if word.endswith("es"):
+        forms.append(word[:-2])
+    if word.endswith("s"):
+        forms.append(word[:-1])
+    return tuple(forms)
+
+
+def _lookup(words: list[str]) -> tuple[str, GroundingCategory] | None:
+    joined = "_".join(words)
+    for form in _singular(joined):
+        if form in _ENTITY_NAMES:
+            return form, GroundingCategory.MISSING_ENTITY
+        if form in _ITEM_NAMES:
+            return form, GroundingCategory.MISSING_ITEM
+        if form in _PLACE_NAMES:
+            return form, GroundingCategory.MISSING_LOCATION
+    return None
+
+
+_Mention = tuple[str, GroundingCategory, tuple[str, ...], tuple[str, ...]]
+
+
+def _mentions(text: str) -> list[_Mention]:
+    """(name, category, up to 3 words before it and 2 after it in its
+    sentence), longest name first at each position."""
+    found: list[_Mention] = []
+    for sentence in _SENTENCE.split(text.lower()):
+        tokens = [t.strip("'") for t in _TOKEN.findall(sentence)]
+        index = 0
+        while index < len(tokens):
+            for size in (3, 2, 1):
+                words = tokens[index : index + size]
+                if len(words) < size:
+                    continue
+                hit = _lookup(words)
+                if hit is not None:
+                    before = tuple(tokens[max(0, index - _WINDOW) : index])
+                    after = tuple(tokens[index + size : index + size + 2])
+                    found.append((hit[0], hit[1], before, after))
+                    index += size
+                    break
+            else:
+                index += 1
+    return found
+
+
+def _is_claim(
+    category: GroundingCategory, before: tuple[str, ...], after: tuple[str, ...]
+) -> bool:
+    words = set(before)
+    if words & _NEGATIONS or any(w.endswith("n't") for w in words):
+        return False
+    if words & _INTENT or set(after) & _MODAL_AFTER:
+        return False
+    if category is GroundingCategory.MISSING_ITEM:
+        return bool(words & _POSSESSIVE)
+    return True
+
+
+def _present(
+    facts: SituationFacts, frame_text: str
+) -> dict[GroundingCategory, set[str]]:
+    entities = {e.kind.lower() for e in facts.world.nearby_entities}
+    if any(e.hostile for e in facts.world.nearby_entities):
+        entities |= HOSTILE_CLASS
+    if any(not e.hostile for e in facts.world.nearby_entities):
+        entities |= PASSIVE_CLASS
+    items: set[str] = set()
+    for held in facts.bot.inventory:
+        name = held.item.lower()
+        items.add(name)
+        items.update(part for part in name.split("_") if part)
+    places: set[str] = set()
+    for place in (facts.world.biome, facts.world.dimension or ""):
+        name = place.lower()
+        if name:
+            places.add(name)
+            places.update(part for part in name.split("_") if part)
+    places.update(f"the_{p}" for p in list(places))
+    named = {mention[0] for mention in _mentions(frame_text)}
+    return {
+        GroundingCategory.MISSING_ENTITY: entities | named,
+        GroundingCategory.MISSING_ITEM: items | named,
+        GroundingCategory.MISSING_LOCATION: places | named,
+    }
+
+
+def ground_claims(
+    text: str, *, facts: SituationFacts, frame_text: str = ""
+) -> ClaimGrounding:
+    """Every claim of ``text`` about a known name, checked against the frame.
+
+    ``text`` is the sanitized thought (goal tag and INTENT line removed);
+    ``frame_text`` the rendered frame the model saw, whose names count as
+    present. Each name is reported once, in order of first mention.
+    """
+    present = _present(facts, frame_text)
+    seen: set[str] = set()
+    claims: list[ClaimCheck] = []
+    for name, category, before, after in _mentions(text):
+        if name in seen or not _is_claim(category, before, after):
+            continue
+        seen.add(name)
+        claims.append(ClaimCheck(name, category, name in present[category]))
+    return ClaimGrounding(tuple(claims))
+
+
+def claims_to_wire(result: ClaimGrounding) -> dict[str, Any]:
+    """``{"version", "checked", "pass", "ungrounded": [{"name", "category"}]}``."""
+    return {
+        "version": CLAIM_GROUNDING_VERSION,
+        "checked": len(result.claims),
+        "pass": result.passed,
+        "ungrounded": [
+            {"name": c.name, "category": c.category.value} for c in result.ungrounded
+        ],
+    }

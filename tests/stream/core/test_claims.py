@@ -1,0 +1,93 @@
+"""Claim grounding of free text (PA-D1 beyond the goal target); pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from stream.core.claims import CLAIM_GROUNDING_VERSION, claims_to_wire, ground_claims
+from stream.core.frames import facts_from_wire, render_frame
+from stream.core.types import PromptProfile
+
+FACTS = facts_from_wire(
+    {
+        "facts": {
+            "bot": {
+                "position": {"x": 0, "y": 64, "z": 0},
+                "health": 20,
+                "hunger": 20,
+                "inventorySummary": [
+                    {"item": "stone_pickaxe", "count": 1},
+                    {"item": "oak_log", "count": 4},
+                ],
+                "timeOfDay": "day",
+            },
+            "world": {
+                "biome": "birch_forest",
+                "nearbyEntities": [{"kind": "cow", "count": 2, "distanceMin": 5}],
+            },
+        }
+    }
+)
+
+
+def ungrounded(text: str) -> list[tuple[str, str]]:
+    frame = render_frame(FACTS, profile=PromptProfile.BALANCED)
+    result = ground_claims(text, facts=FACTS, frame_text=frame.text)
+    return [(c.name, c.category.value) for c in result.ungrounded]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I grip my diamond sword tightly.", [("diamond_sword", "missing_item")]),
+        ("The zombie next to me groans.", [("zombie", "missing_entity")]),
+        ("I'm next to a river.", [("river", "missing_location")]),
+        (
+            "Skeletons everywhere, and I'm holding iron ingots.",
+            [("skeleton", "missing_entity"), ("iron_ingot", "missing_item")],
+        ),
+    ],
+)
+def test_pa_d1_fabricated_claims_in_free_text_are_flagged(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert ungrounded(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Two cows graze in the forest.",  # present entity, part of the biome
+        "My pickaxe and my oak logs are ready.",  # generic word, plural
+        "No zombies around, I don't see any creepers.",  # negated
+        "I need a diamond pickaxe and want to find iron ore.",  # intent
+        "A creeper might come at night.",  # possibility
+        "A diamond sword would be nice.",  # no possession claimed
+        "The forest is quiet.",
+    ],
+)
+def test_pa_d1_grounded_negated_or_intended_mentions_are_not_flagged(
+    text: str,
+) -> None:
+    assert ungrounded(text) == []
+
+
+def test_names_in_the_frame_text_count_as_present() -> None:
+    text = "The villager I met is gone."
+    assert ungrounded(text) == [("villager", "missing_entity")]
+    result = ground_claims(
+        text, facts=FACTS, frame_text="[Memory]\n[Recent] A villager waved."
+    )
+    assert result.passed
+
+
+def test_wire_shape_and_each_name_once() -> None:
+    result = ground_claims(
+        "A zombie! The zombie again. My cow.", facts=FACTS, frame_text=""
+    )
+    assert claims_to_wire(result) == {
+        "version": CLAIM_GROUNDING_VERSION,
+        "checked": 2,
+        "pass": False,
+        "ungrounded": [{"name": "zombie", "category": "missing_entity"}],
+    }
