@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from core.canonical import digest, sha256_hex
-from stream.core.claims import CLAIM_GROUNDING_VERSION
+from stream.core.claims import (
+    CLAIM_ENTITIES,
+    CLAIM_GROUNDING_VERSION,
+    CLAIM_ITEMS,
+    CLAIM_PLACES,
+    HOSTILE_CLASS,
+    PASSIVE_CLASS,
+)
 from stream.core.goals import (
     ACTION_NORMALIZE_MAP,
     CANONICAL_ACTIONS,
@@ -23,13 +30,10 @@ from stream.core.goals import (
     ROUTABLE_ACTIONS,
 )
 from stream.core.grounding import (
-    HOSTILE_CLASS,
+    ITEM_WORDS,
+    KNOWN_BIOMES,
     KNOWN_ENTITIES,
-    KNOWN_ITEMS,
-    KNOWN_LOCATIONS,
     NEEDS_MATERIALS,
-    PASSIVE_CLASS,
-    PRODUCT_ACTIONS,
 )
 from stream.core.prompts import DEFAULT_TEMPLATE, TEMPLATES
 
@@ -60,12 +64,16 @@ def pipeline_versions(
     }
     vocabulary = {
         "entities": sorted(KNOWN_ENTITIES),
+        "biomes": sorted(KNOWN_BIOMES),
+        "itemWords": list(ITEM_WORDS),
+        "needsMaterials": sorted(NEEDS_MATERIALS),
+    }
+    claim_vocabulary = {
+        "entities": sorted(CLAIM_ENTITIES),
         "hostileClass": sorted(HOSTILE_CLASS),
         "passiveClass": sorted(PASSIVE_CLASS),
-        "items": sorted(KNOWN_ITEMS),
-        "locations": sorted(KNOWN_LOCATIONS),
-        "productActions": sorted(PRODUCT_ACTIONS),
-        "needsMaterials": sorted(NEEDS_MATERIALS),
+        "items": sorted(CLAIM_ITEMS),
+        "places": sorted(CLAIM_PLACES),
     }
     return {
         "promptTemplate": {"id": template, "sha256": sha256_hex(TEMPLATES[template])},
@@ -74,7 +82,10 @@ def pipeline_versions(
             "digest": digest(sanitizer),
         },
         "grounding": {"digest": digest(vocabulary)},
-        "claimGrounding": {"version": CLAIM_GROUNDING_VERSION},
+        "claimGrounding": {
+            "version": CLAIM_GROUNDING_VERSION,
+            "digest": digest(claim_vocabulary),
+        },
         "code": {"gitCommit": git_commit},
     }
 

@@ -38,16 +38,80 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from stream.core.goals import CANONICAL_ACTIONS
-from stream.core.grounding import (
-    HOSTILE_CLASS,
-    KNOWN_ENTITIES,
-    KNOWN_ITEMS,
-    KNOWN_LOCATIONS,
-    PASSIVE_CLASS,
-)
 from stream.core.types import GroundingCategory, SituationFacts
 
 CLAIM_GROUNDING_VERSION: Final = 1
+
+# The names a claim can be about. Claim grounding keeps its own vocabulary:
+# goal grounding's follows the reference grounder and may change with it.
+CLAIM_ENTITIES: Final[frozenset[str]] = frozenset(
+    {
+        "zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman",
+        "witch", "slime", "phantom", "drowned", "husk", "stray", "pillager",
+        "vindicator", "evoker", "ravager", "blaze", "ghast", "piglin",
+        "hoglin", "zoglin", "wither_skeleton", "magma_cube", "silverfish",
+        "endermite", "guardian", "elder_guardian", "shulker", "warden",
+        "zombie_villager", "zombified_piglin", "cow", "pig", "sheep",
+        "chicken", "horse", "donkey", "mule", "llama", "rabbit", "wolf",
+        "cat", "ocelot", "fox", "bee", "goat", "turtle", "parrot", "panda",
+        "polar_bear", "villager", "wandering_trader", "iron_golem",
+        "snow_golem", "squid", "glow_squid", "dolphin", "axolotl", "frog",
+        "bat", "mooshroom", "strider", "camel", "sniffer", "armadillo",
+        "player",
+    }
+)  # fmt: skip
+
+# Class words: present when any entity of the class is nearby.
+HOSTILE_CLASS: Final[frozenset[str]] = frozenset(
+    {"hostile", "hostiles", "monster", "monsters", "mob", "mobs", "enemy", "enemies"}
+)
+PASSIVE_CLASS: Final[frozenset[str]] = frozenset(
+    {"animal", "animals", "creature", "creatures", "passive", "passives"}
+)
+
+CLAIM_ITEMS: Final[frozenset[str]] = frozenset(
+    {
+        "oak_log", "birch_log", "spruce_log", "jungle_log", "acacia_log",
+        "dark_oak_log", "mangrove_log", "cherry_log", "log", "wood",
+        "oak_planks", "birch_planks", "spruce_planks", "planks", "stick",
+        "sticks", "crafting_table", "furnace", "chest", "torch", "bed",
+        "cobblestone", "stone", "dirt", "sand", "gravel", "clay", "glass",
+        "coal", "charcoal", "coal_ore", "iron_ore", "raw_iron",
+        "iron_ingot", "gold_ore", "raw_gold", "gold_ingot", "copper_ore",
+        "raw_copper", "copper_ingot", "diamond", "diamond_ore", "emerald",
+        "redstone", "lapis_lazuli", "obsidian", "flint", "string",
+        "feather", "leather", "wool", "bone", "arrow", "bow",
+        "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe",
+        "diamond_pickaxe", "wooden_axe", "stone_axe", "iron_axe",
+        "wooden_sword", "stone_sword", "iron_sword", "diamond_sword",
+        "wooden_shovel", "stone_shovel", "iron_shovel", "shield",
+        "bucket", "water_bucket", "iron_helmet", "iron_chestplate",
+        "iron_leggings", "iron_boots", "pickaxe", "axe", "sword", "shovel",
+        "hoe", "apple", "bread", "wheat", "wheat_seeds", "carrot",
+        "potato", "baked_potato", "beef", "cooked_beef", "porkchop",
+        "cooked_porkchop", "mutton", "cooked_mutton", "cooked_chicken",
+        "raw_chicken", "cod", "salmon", "cooked_cod", "cooked_salmon",
+        "rotten_flesh", "sugar_cane", "paper", "book", "ore", "ingot",
+        "ingots",
+    }
+)  # fmt: skip
+
+CLAIM_PLACES: Final[frozenset[str]] = frozenset(
+    {
+        "plains", "sunflower_plains", "snowy_plains", "forest",
+        "birch_forest", "dark_forest", "flower_forest", "taiga",
+        "snowy_taiga", "old_growth_taiga", "jungle", "bamboo_jungle",
+        "swamp", "mangrove_swamp", "savanna", "desert", "badlands",
+        "mountains", "meadow", "grove", "snowy_slopes", "jagged_peaks",
+        "stony_peaks", "windswept_hills", "beach", "stony_shore", "river",
+        "frozen_river", "ocean", "deep_ocean", "warm_ocean", "cold_ocean",
+        "frozen_ocean", "mushroom_fields", "dripstone_caves", "lush_caves",
+        "deep_dark", "cherry_grove", "overworld", "nether", "the_nether",
+        "end", "the_end", "nether_wastes", "soul_sand_valley",
+        "crimson_forest", "warped_forest", "basalt_deltas",
+    }
+)  # fmt: skip
+
 
 # Too generic in prose to read as a claim about the frame.
 _AMBIGUOUS: Final = frozenset(
@@ -76,9 +140,9 @@ _WINDOW: Final = 3
 _TOKEN: Final = re.compile(r"[a-z][a-z_']*")
 _SENTENCE: Final = re.compile(r"[.!?;\n]+")
 
-_ENTITY_NAMES: Final = (KNOWN_ENTITIES | HOSTILE_CLASS | PASSIVE_CLASS) - _AMBIGUOUS
-_ITEM_NAMES: Final = KNOWN_ITEMS - _AMBIGUOUS
-_PLACE_NAMES: Final = KNOWN_LOCATIONS - _AMBIGUOUS
+_ENTITY_NAMES: Final = (CLAIM_ENTITIES | HOSTILE_CLASS | PASSIVE_CLASS) - _AMBIGUOUS
+_ITEM_NAMES: Final = CLAIM_ITEMS - _AMBIGUOUS
+_PLACE_NAMES: Final = CLAIM_PLACES - _AMBIGUOUS
 
 
 @dataclass(frozen=True, slots=True)

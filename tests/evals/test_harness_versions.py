@@ -62,7 +62,8 @@ def test_ev_c4_versions_in_run_config_and_summary() -> None:
     assert versions["sanitizer"]["normalizeMapVersion"] == NORMALIZE_MAP_VERSION
     assert len(versions["sanitizer"]["digest"]) == 64
     assert len(versions["grounding"]["digest"]) == 64
-    assert versions["claimGrounding"] == {"version": 1}
+    assert versions["claimGrounding"]["version"] == 1
+    assert len(versions["claimGrounding"]["digest"]) == 64
     assert versions["code"] == {"gitCommit": "0123456789abcdef0123456789abcdef01234567"}
     summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
     assert summary["run"]["versions"] == versions
