@@ -106,6 +106,10 @@ class Run(models.Model):
     git_ref = models.CharField(max_length=200, blank=True)
     # The run summary as seed 002 writes it (camelCase), kept for export.
     summary = models.JSONField(default=dict, blank=True)
+    # Imported runs: where the summary sat in its eval store, relative to the
+    # store root (runs/2026-03-07/x.json), so an export puts it back there;
+    # empty means runs/<run_id>.json.
+    store_path = models.CharField(max_length=1000, blank=True)
     # Harness runs only: how the run was made, and its verdict.
     config = models.JSONField(default=dict, blank=True)
     suite_sha256 = models.CharField(max_length=64, blank=True)

@@ -308,6 +308,8 @@ class Manifest:
     source_links: tuple[str, ...] | None = None
     attack_class: str | None = None
     target_surface: str | None = None
+    # Top-level properties this version does not know, kept as they came.
+    extra: Mapping[str, Any] | None = None
 
     @property
     def benchmark_type(self) -> BenchmarkType:
@@ -333,6 +335,8 @@ class Manifest:
         put_optional(out, "attackClass", self.attack_class)
         put_optional(out, "targetSurface", self.target_surface)
         out["cases"] = [case.to_wire() for case in self.cases]
+        for key, value in (self.extra or {}).items():
+            out.setdefault(key, value)
         return out
 
 

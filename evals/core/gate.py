@@ -19,10 +19,12 @@ Candidate: the latest completed run per benchmark of the candidate store
 
 Regressions, each failing the gate, in this order:
 
-1. invalid candidate artifacts of any kind
-   (``candidate store has N invalid shadow record(s)``, ...); invalid base
-   artifacts are counted and shown but do not fail a change that did not
-   make them;
+1. invalid artifacts of any kind, base store first, then candidate
+   (``base store has N invalid run summary file(s)``, ``candidate store has
+   N invalid shadow record(s)``, ...), as the reference gate does: a broken
+   record in either store makes the comparison untrustworthy. In snapshot
+   mode only the snapshot is read from the base store, so only the
+   candidate's artifacts count;
 2. a baseline benchmark with no latest completed candidate run
    (``candidate is missing latest completed benchmark run for <id>``, ids
    sorted, also in ``missing_candidate_benchmarks``);
@@ -378,7 +380,10 @@ def evaluate_gate(
             )
         invalid_base = None
 
-    regressions = _invalid_messages("candidate", candidate.invalid_counts)
+    regressions = (
+        _invalid_messages("base", invalid_base) if invalid_base is not None else []
+    )
+    regressions += _invalid_messages("candidate", candidate.invalid_counts)
     improvements: list[str] = []
     latest = latest_completed_runs(candidate.run_list())
     missing = tuple(sorted(b for b in bases if b not in latest))

@@ -93,7 +93,7 @@ def manifest_problems(
     if (
         "$.benchmarkId" not in bad_paths
         and isinstance(benchmark_id, str)
-        and not is_safe_path_segment(benchmark_id)
+        and not is_safe_path_segment(benchmark_id.strip())
     ):
         problems.append(
             SchemaProblem(
@@ -134,7 +134,9 @@ def validate_manifest(
 
     ``memory_red_team_enabled`` is the memoryRedTeamBench feature flag (off by
     default, as in the seed). ``validate_manifest(x).to_wire() == x`` for
-    every valid ``x``.
+    every valid ``x`` whose ``benchmarkId`` has no edge whitespace: the id is
+    trimmed, as the reference store trims it. Unknown top-level properties are
+    kept (``Manifest.extra``) and written back by ``to_wire``.
     """
     raise_if_problems(
         manifest_problems(document, memory_red_team_enabled=memory_red_team_enabled),
@@ -142,7 +144,7 @@ def validate_manifest(
     )
     declared = document.get("benchmarkType")
     return Manifest(
-        benchmark_id=document["benchmarkId"],
+        benchmark_id=document["benchmarkId"].strip(),
         title=document["title"],
         cases=tuple(
             BenchmarkCase(
@@ -159,7 +161,11 @@ def validate_manifest(
         source_links=_strings(document.get("sourceLinks")),
         attack_class=document.get("attackClass"),
         target_surface=document.get("targetSurface"),
+        extra={k: v for k, v in document.items() if k not in KNOWN_FIELDS} or None,
     )
+
+
+KNOWN_FIELDS = frozenset(load_validator("evals.core", SCHEMA_NAME).schema["properties"])
 
 
 def _strings(values: list[str] | None) -> tuple[str, ...] | None:

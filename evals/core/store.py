@@ -499,11 +499,17 @@ class EvalStore:
         name = _segment(snapshot_id, "snapshotId")
         return self.root / StoreKind.BASELINES.value / f"{name}.json"
 
-    def write_run(self, run: RunSummary) -> Path:
-        """Write (or replace) ``runs/<runId>.json``."""
+    def write_run(self, run: RunSummary, *, relative: str | None = None) -> Path:
+        """Write (or replace) ``runs/<runId>.json``, or the run's own path in
+        the store it came from (``relative``, e.g. ``runs/2026-03-07/x.json``:
+        under ``runs/``, safe segments, ending in ``.json``)."""
         document = run.to_wire()
         validate_run_summary(document)
-        target = self.run_path(run.run_id)
+        target = (
+            self.run_path(run.run_id)
+            if not relative
+            else self.root / run_relative_path(relative)
+        )
         _write_atomic(target, store_json_bytes(document))
         return target
 
@@ -582,6 +588,26 @@ class EvalStore:
     def load(self, *, memory_red_team_enabled: bool = True) -> StoreContents:
         """Everything in this store (``load_store`` with the defaults)."""
         return load_store(self.root, memory_red_team_enabled=memory_red_team_enabled)
+
+
+def run_relative_path(relative: str) -> str:
+    """``relative`` checked as a run summary's place in a store: ``runs/``
+    then safe path segments, the last one ending in ``.json``. Raises
+    ``SchemaInvalid`` otherwise."""
+    parts = relative.split("/")
+    if (
+        len(parts) < 2
+        or parts[0] != StoreKind.RUNS.value
+        or not parts[-1].endswith(".json")
+        or not all(is_safe_path_segment(part) for part in parts[1:])
+    ):
+        problem = SchemaProblem(
+            "$.storePath", "unsafe_path", "storePath must be a .json file under runs/"
+        )
+        raise SchemaInvalid(
+            "storePath must be a .json file under runs/", problems=[problem]
+        )
+    return relative
 
 
 def _segment(value: str, field: str) -> str:

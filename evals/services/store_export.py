@@ -123,8 +123,11 @@ def eval_store_export(*, root: Path) -> ExportResult:
             rows.values_list("run_id", "summary").iterator(chunk_size=2000)
         )
         skipped.extend(invalid_runs)
+        places = dict(
+            Run.objects.exclude(store_path="").values_list("run_id", "store_path")
+        )
         for item in valid_runs:
-            store.write_run(item.item)
+            store.write_run(item.item, relative=places.get(item.item.run_id))
         runs = len(valid_runs)
         shadows = 0
         documents = ShadowRecord.objects.order_by("trace_id").values_list(

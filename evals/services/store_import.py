@@ -99,6 +99,8 @@ class _Plan:
     shadows: list[ShadowDocument] = field(default_factory=list)
     baselines: list[SnapshotDocument] = field(default_factory=list)
     replace_runs: set[str] = field(default_factory=set)
+    # Where each run's summary sat in the store (relative to its root).
+    run_paths: dict[str, str] = field(default_factory=dict)
     replace_shadows: set[str] = field(default_factory=set)
     replace_baselines: set[str] = field(default_factory=set)
     conflicts: list[str] = field(default_factory=list)
@@ -181,6 +183,7 @@ def _plan_import(contents: StoreContents, root: Path, force: bool) -> _Plan:
             target.append(item.item)
 
     run_ids = [s.item.run_id for s in contents.runs]
+    plan.run_paths = {s.item.run_id: s.path for s in contents.runs}
     decide(
         "runs",
         contents.runs,
@@ -332,6 +335,13 @@ def _chunks(ids: Sequence[str]) -> list[Sequence[str]]:
     ]
 
 
+def _store_path(run_id: str, path: str | None) -> str:
+    """The run's path in its store when it is not the default one."""
+    if path is None or path == f"runs/{run_id}.json":
+        return ""
+    return path
+
+
 def _write_plan(plan: _Plan) -> tuple[str, ...]:
     placeholders: list[str] = []
     with transaction.atomic():
@@ -359,6 +369,7 @@ def _write_plan(plan: _Plan) -> tuple[str, ...]:
                 run_id=run.run_id,
                 benchmark=benchmarks[run.benchmark_id],
                 source=Run.Source.IMPORT,
+                store_path=_store_path(run.run_id, plan.run_paths.get(run.run_id)),
                 **run_fields(run),
             )
             for run in plan.runs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -406,3 +407,44 @@ def test_export_skips_a_pack_whose_file_name_cannot_be_written(
         "skipped (invalid in the database): benchmarks/ama/manifest.json"
     )
     assert "has a component longer than 255 bytes" in err.getvalue()
+
+
+def test_round_trip_keeps_each_run_files_relative_path(
+    flags_on: Any, tmp_path: Path
+) -> None:
+    source = tmp_path / "source"
+    nested = source / "runs" / "2026-03-07"
+    nested.mkdir(parents=True)
+    (nested / "x.json").write_bytes(store_json_bytes(run_summary("x", "ama", 9)))
+    (source / "runs" / "y.json").write_bytes(
+        store_json_bytes(run_summary("y", "ama", 10))
+    )
+
+    call_command("eval_store_import", str(source), stdout=io.StringIO())
+    call_command("eval_store_export", str(tmp_path / "out"), stdout=io.StringIO())
+
+    exported = tree(tmp_path / "out")
+    assert sorted(p for p in exported if p.startswith("runs/")) == [
+        "runs/2026-03-07/x.json",
+        "runs/y.json",
+    ]
+    assert json.loads(exported["runs/2026-03-07/x.json"]) == json.loads(
+        (nested / "x.json").read_bytes()
+    )
+    assert Run.objects.get(run_id="x").store_path == "runs/2026-03-07/x.json"
+    assert Run.objects.get(run_id="y").store_path == ""
+
+
+def test_a_padded_benchmark_id_is_stored_and_exported_trimmed(
+    flags_on: Any, tmp_path: Path
+) -> None:
+    benchmark_pack_create(document=manifest("  ama-memory  ", owner="evals team"))
+
+    call_command("eval_store_export", str(tmp_path), stdout=io.StringIO())
+
+    pack = Benchmark.objects.get()
+    assert pack.benchmark_id == "ama-memory"
+    written = tree(tmp_path)
+    assert "benchmarks/ama-memory/manifest.json" in written
+    # The unknown top-level field travels with the manifest.
+    assert b'"owner": "evals team"' in written["benchmarks/ama-memory/manifest.json"]

@@ -219,19 +219,30 @@ def test_every_kind_of_invalid_candidate_artifact_fails(
     )
 
 
-def test_invalid_base_artifacts_are_counted_but_do_not_fail(tmp_path: Path) -> None:
+def test_invalid_base_artifacts_fail_the_gate_first(tmp_path: Path) -> None:
+    # As the reference gate: a broken record in the base store is a
+    # regression, listed before the candidate's.
     base = make_store(
         tmp_path / "base",
         [run("b", "ama", 1, 2)],
-        raw={"shadow/2026-03-06/broken.json": "{}"},
+        raw={"shadow/2026-03-06/broken.json": "{}", "runs/bad.json": "[]"},
     )
-    candidate = make_store(tmp_path / "candidate", [run("c", "ama", 1, 2)])
+    candidate = make_store(
+        tmp_path / "candidate",
+        [run("c", "ama", 1, 2)],
+        raw={"shadow/2026-03-07/broken.json": "{}"},
+    )
 
     verdict = evaluate_gate(base=base, candidate=candidate)
 
-    assert verdict.passed
+    assert verdict.passed is False
     assert verdict.invalid_base is not None
     assert verdict.invalid_base.shadows == 1
+    assert verdict.regressions == (
+        "base store has 1 invalid run summary file(s)",
+        "base store has 1 invalid shadow record(s)",
+        "candidate store has 1 invalid shadow record(s)",
+    )
 
 
 def test_unchanged_metrics_and_pass_rate_are_neither(tmp_path: Path) -> None:
