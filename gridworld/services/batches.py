@@ -163,14 +163,15 @@ def batch_create(
             governor=parsed.governor,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
-    logger.info(
-        "[Gridworld] batch_created batch=%s run_id=%s benchmark=%s episodes=%s",
-        batch.pk,
-        run.run_id,
-        benchmark_id,
-        parsed.episodes,
-        extra={"batch": batch.pk, "run_id": run.run_id},
-    )
+        # Inside the transaction: the chord may run (eagerly) at commit.
+        logger.info(
+            "[Gridworld] batch_created batch=%s run_id=%s benchmark=%s episodes=%s",
+            batch.pk,
+            run.run_id,
+            benchmark_id,
+            parsed.episodes,
+            extra={"batch": batch.pk, "run_id": run.run_id},
+        )
     return batch
 
 

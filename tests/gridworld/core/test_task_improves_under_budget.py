@@ -52,7 +52,9 @@ def test_success_rate_is_high_on_every_layout_with_a_drifting_goal() -> None:
 def test_more_budget_gives_more_success() -> None:
     rates = []
     for budget in (10, 60, 1000):
-        batch = BatchConfig(map=standard_layout("hazard"), episodes=30, budget=budget)
+        batch = BatchConfig(
+            map=standard_layout("hazard"), episodes=30, budget=budget, max_steps=60
+        )
         rates.append(batch_metrics(metrics_of(batch))["success_rate"])
     assert rates[0] == 0.0
     assert rates[0] < rates[1] < rates[2] == 1.0
