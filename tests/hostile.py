@@ -110,3 +110,36 @@ def hostile_bodies(template: Any, limit: int) -> list[tuple[str, bytes, str]]:
         ("truncated", text.encode()[:-1], json_type),
         ("form-nul", b"content=%00&executor=%00", "application/x-www-form-urlencoded"),
     ]
+
+
+def hostile_files() -> list[tuple[str, bytes]]:
+    """(label, content) of files no reader may crash on."""
+    manifest = {
+        "schemaVersion": 1,
+        "benchmarkId": "p",
+        "title": "T",
+        "cases": [{"id": "c", "prompt": "p"}],
+    }
+    text = json.dumps(manifest)
+    return [
+        ("not-utf-8", b'{"title": "caf\xe9"}'),
+        ("bom", b"\xef\xbb\xbf" + text.encode()),
+        ("utf-16", text.encode("utf-16")),
+        ("raw-nul", text.encode()[:20] + b"\x00" + text.encode()[20:]),
+        ("nul-escape", text.replace('"T"', '"T\\u0000"').encode()),
+        ("surrogate-escape", text.replace('"T"', '"\\ud800"').encode()),
+        ("bidi-id", text.replace('"p", "title"', '"p\\u202e", "title"').encode()),
+        ("deep", b"[" * 100_000 + b"]" * 100_000),
+        ("nan", text.replace('"schemaVersion": 1', '"schemaVersion": NaN').encode()),
+        ("1MB-string", text.replace('"T"', json.dumps("m" * (1 << 20))).encode()),
+        ("100k-lines", b"{}\n" * 100_000),
+        ("empty", b""),
+        (
+            "huge-int",
+            text.replace('"schemaVersion": 1', '"schemaVersion": 1e400').encode(),
+        ),
+        (
+            "big-int",
+            text.replace('"schemaVersion": 1', '"schemaVersion": ' + "9" * 30).encode(),
+        ),
+    ]

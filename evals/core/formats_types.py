@@ -31,7 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import SchemaInvalid, SchemaProblem
-from core.text import NAME_MAX_BYTES, name_problem
+from core.text import NAME_MAX_BYTES, json_path, name_problem, unstorable_values
 
 SCHEMA_VERSION = 1
 SAFE_SEGMENT_MAX_CHARS = 200
@@ -231,9 +231,26 @@ _JSON_WHITESPACE = " \t\n\r"
 def parse_json_document(data: bytes | str, *, what: str) -> Any:
     """Parse one UTF-8 JSON document.
 
-    Raises ``SchemaInvalid`` with a single ``invalid_json`` problem at ``$``.
-    ``NaN``/``Infinity`` parse; every validator refuses them as numbers.
+    Raises ``SchemaInvalid`` with a single ``invalid_json`` problem at ``$``
+    when it is no JSON (or nests too deep for the parser), and one
+    ``unstorable`` problem per value no database column can store (NUL, lone
+    surrogates, integers past 64 bits) by its path. ``NaN``/``Infinity``
+    parse; every validator refuses them as numbers.
     """
+    value = _parse_json(data, what=what)
+    unstorable = unstorable_values(value)
+    if unstorable:
+        raise SchemaInvalid(
+            f"{what} holds values that cannot be stored",
+            problems=[
+                SchemaProblem(json_path(parts), "unstorable", reason)
+                for parts, reason in unstorable
+            ],
+        )
+    return value
+
+
+def _parse_json(data: bytes | str, *, what: str) -> Any:
     # The store reads hundreds of thousands of small files: scanning the value
     # directly skips json.loads' encoding sniffing. Anything unusual (leading
     # whitespace, a BOM, trailing data, an error) goes through json.loads,
@@ -243,13 +260,14 @@ def parse_json_document(data: bytes | str, *, what: str) -> Any:
         value, end = _SCAN_VALUE(text, 0)
         if not text[end:].strip(_JSON_WHITESPACE):
             return value
-    except (StopIteration, ValueError):
+    except (StopIteration, ValueError, RecursionError):
         pass
     try:
         return json.loads(data)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        reason = "nests too deep" if isinstance(error, RecursionError) else error
         problem = SchemaProblem(
-            "$", "invalid_json", f"{what} is not valid JSON: {error}"
+            "$", "invalid_json", f"{what} is not valid JSON: {reason}"
         )
         raise SchemaInvalid(f"{what} is not valid JSON", problems=[problem]) from None
 

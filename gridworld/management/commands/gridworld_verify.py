@@ -29,7 +29,7 @@ class Command(BaseCommand):
         path: Path = options["receipt"]
         try:
             document = json.loads(path.read_bytes().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise CommandError(
                 f"{path}: unreadable receipt: {exc}", returncode=EXIT_UNREADABLE
             ) from exc

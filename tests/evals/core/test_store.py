@@ -543,3 +543,25 @@ def test_json_documents_that_are_not_one_value_are_refused(data: bytes) -> None:
 
     assert caught.value.problems[0].code == "invalid_json"
     assert caught.value.problems[0].message.startswith("f.json is not valid JSON: ")
+
+
+def test_a_document_nesting_past_the_parser_is_invalid_json() -> None:
+    with pytest.raises(SchemaInvalid) as caught:
+        parse_json_document(b"[" * 100_000 + b"]" * 100_000, what="x.json")
+
+    assert [(p.path, p.code, p.message) for p in caught.value.problems] == [
+        ("$", "invalid_json", "x.json is not valid JSON: nests too deep")
+    ]
+
+
+def test_a_document_with_unstorable_values_names_each_path() -> None:
+    data = b'{"a": "x\\u0000", "b": ["\\ud800"], "c": 99999999999999999999}'
+
+    with pytest.raises(SchemaInvalid) as caught:
+        parse_json_document(data, what="x.json")
+
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        ("$.a", "value contains a NUL character (\\u0000)"),
+        ("$.b[0]", "value contains a lone surrogate (\\ud800)"),
+        ("$.c", "integer is out of range (64-bit signed)"),
+    ]
