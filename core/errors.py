@@ -7,6 +7,7 @@ layer to a non-zero exit. No HTTP status codes live here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,3 +82,56 @@ class Reason:
     ok: bool
     reason: str
     details: dict[str, Any] = field(default_factory=dict)
+
+
+def problem_path(key: str) -> str:
+    """A field key as the error contract writes it: a JSONPath into the
+    request body (``a.b[0]`` -> ``$.a.b[0]``; the whole body is ``$``).
+
+    Keys already rooted (``$...``, a query parameter ``?limit``, a header
+    ``header:X-Name``, the request's URL path ``url:path``) are kept as they
+    are.
+    """
+    if key in ("", "non_field_errors", "__all__"):
+        return "$"
+    if key.startswith(("$", "?", "header:", "url:")):
+        return key
+    if key.startswith("["):
+        return "$" + key
+    return "$." + key
+
+
+def problem_list(
+    problems: Mapping[str, Sequence[str]] | Iterable[SchemaProblem] | None,
+) -> list[dict[str, str]]:
+    """``[{"path", "message"}, ...]``: every problem, paths normalised by
+    ``problem_path``, in the order given (one entry per message)."""
+    if problems is None:
+        return []
+    if isinstance(problems, Mapping):
+        return [
+            {"path": problem_path(str(key)), "message": str(message)}
+            for key, messages in problems.items()
+            for message in messages
+        ]
+    return [{"path": problem_path(p.path), "message": p.message} for p in problems]
+
+
+def error_document(
+    code: str,
+    message: str,
+    problems: Mapping[str, Sequence[str]] | Iterable[SchemaProblem] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The one error contract of every API answer:
+    ``{"error": {"code", "message", "fields": [{"path", "message"}], ...}}``.
+
+    ``extra`` keys (a conflict's current state, a suite's invalid lines) sit
+    beside the three contract keys and never replace them.
+    """
+    body: dict[str, Any] = {k: v for k, v in extra.items() if k not in _CONTRACT}
+    body.update(code=code, message=message, fields=problem_list(problems))
+    return {"error": body}
+
+
+_CONTRACT = frozenset({"code", "message", "fields"})

@@ -1,20 +1,26 @@
 """One place that turns errors into API error bodies.
 
-Every error answer has the shape ``{"error": {"code", "message", "fields"}}``
-where ``fields`` maps a field path to a list of reasons (empty when the error
-is not about a field). Views never catch domain errors themselves.
+Every error answer has the shape
+``{"error": {"code", "message", "fields": [{"path", "message"}]}}``: ``fields``
+lists every problem found at once (empty when the error is not about a
+field), each with a JSONPath into the request body (``$.thoughts[1].type``),
+``?name`` for a query parameter or ``header:Name`` for a header. Views never
+catch domain errors themselves; a serializer's ``validate_<field>`` reports a
+core's ``SchemaInvalid`` through ``core_field`` so it joins the other fields'
+problems instead of ending validation early.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -23,11 +29,15 @@ from core.errors import (
     CoreError,
     NotFound,
     SchemaInvalid,
+    SchemaProblem,
     ServiceUnavailable,
+    error_document,
 )
 from core.text import shorten
+from evalsite.paths import scrubbed
 
 logger = logging.getLogger(__name__)
+
 
 CORE_STATUS = {
     SchemaInvalid: status.HTTP_400_BAD_REQUEST,
@@ -71,11 +81,28 @@ def bounded(value: Any) -> Any:
 
 
 def error_body(
-    code: str, message: str, fields: dict[str, list[str]] | None = None, **extra: Any
+    code: str,
+    message: str,
+    fields: Mapping[str, Sequence[str]] | Iterable[SchemaProblem] | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": code, "message": message, "fields": fields or {}}
-    body.update(extra)
-    return {"error": bounded(body)}
+    """The contract body (``core.errors.error_document``) with server paths
+    shown relative to the configured directories, cut for echo safety: at
+    most ``MAX_ECHO_ITEMS`` field problems (a last entry says how many more
+    there were), every string at most ``MAX_ECHO_CHARS``."""
+    document = scrubbed(error_document(code, message, fields, **extra)["error"])
+    problems = document.pop("fields")
+    shown = [bounded(p) for p in problems[:MAX_ECHO_ITEMS]]
+    if len(problems) > MAX_ECHO_ITEMS:
+        shown.append(
+            {
+                "path": "$",
+                "message": f"{len(problems) - MAX_ECHO_ITEMS} more problems not shown",
+            }
+        )
+    body = bounded(document)
+    body["fields"] = shown
+    return {"error": body}
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -85,22 +112,34 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
         for key, value in detail.items():
             if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
                 path = f"{prefix}[{key}]"
+            elif key in ("non_field_errors", "__all__"):
+                path = prefix
             else:
                 path = f"{prefix}.{key}" if prefix else str(key)
-            if key == "non_field_errors":
-                path = prefix or "non_field_errors"
             for k, v in _flatten(value, path).items():
                 out.setdefault(k, []).extend(v)
     elif isinstance(detail, list):
         if all(not isinstance(item, (dict, list)) for item in detail):
-            out[prefix or "non_field_errors"] = [str(item) for item in detail]
+            out[prefix] = [str(item) for item in detail]
         else:
             for index, item in enumerate(detail):
                 for k, v in _flatten(item, f"{prefix}[{index}]").items():
                     out.setdefault(k, []).extend(v)
     else:
-        out[prefix or "non_field_errors"] = [str(detail)]
+        out[prefix] = [str(detail)]
     return out
+
+
+def _query_keys(problems: dict[str, list[str]]) -> dict[str, list[str]]:
+    # A GET carries no body: what it validates are query parameters.
+    return {f"?{key}" if key else "$": value for key, value in problems.items()}
+
+
+def _validation_message(problems: dict[str, list[str]]) -> str:
+    count = sum(len(v) for v in problems.values())
+    if count == 1:
+        return "Invalid input: 1 problem."
+    return f"Invalid input: {count} problems."
 
 
 def _core_error_response(exc: CoreError) -> Response:
@@ -108,12 +147,11 @@ def _core_error_response(exc: CoreError) -> Response:
         (code for cls, code in CORE_STATUS.items() if isinstance(exc, cls)),
         status.HTTP_400_BAD_REQUEST,
     )
-    fields: dict[str, list[str]] = {}
-    if isinstance(exc, SchemaInvalid):
-        for problem in exc.problems:
-            fields.setdefault(problem.path, []).append(problem.message)
+    problems = exc.problems if isinstance(exc, SchemaInvalid) else ()
     extra = {k: v for k, v in exc.details.items() if k != "problems"}
-    response = Response(error_body(exc.code, exc.message, fields, **extra), http_status)
+    response = Response(
+        error_body(exc.code, exc.message, problems, **extra), http_status
+    )
     if http_status == status.HTTP_503_SERVICE_UNAVAILABLE:
         response["Retry-After"] = str(RETRY_AFTER_S)
     return response
@@ -167,7 +205,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = error_body("invalid", "Invalid input.", _flatten(exc.detail))
+        problems = _flatten(exc.detail)
+        request = context.get("request")
+        if request is not None and request.method in ("GET", "HEAD"):
+            problems = _query_keys(problems)
+        response.data = error_body("invalid", _validation_message(problems), problems)
     elif isinstance(exc, exceptions.APIException):
         detail = exc.detail
         message = (
@@ -189,3 +231,14 @@ def api_server_error(request: Any) -> JsonResponse:
         error_body("server_error", "Internal server error; it has been logged."),
         status=500,
     )
+
+
+def core_field[T](check: Callable[[], T]) -> T:
+    """Run a core or service check inside a serializer's ``validate_<field>``:
+    its ``SchemaInvalid`` becomes that field's errors, so DRF goes on and the
+    answer lists this problem with every other field's."""
+    try:
+        return check()
+    except SchemaInvalid as exc:
+        messages = [p.message for p in exc.problems] or [exc.message]
+        raise serializers.ValidationError(messages) from None

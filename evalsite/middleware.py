@@ -26,16 +26,17 @@ logger = logging.getLogger(__name__)
 
 
 def request_address_problems(request: HttpRequest) -> dict[str, list[str]]:
-    """``{"path" | <query parameter>: [reason]}`` for the request's address."""
+    """``{"url:path" | "?<query parameter>": [reason]}`` for the request's
+    address (the error contract's paths)."""
     found: dict[str, list[str]] = {}
     problem = storable_problem(request.path_info)
     if problem is not None:
-        found["path"] = [f"URL path {problem}"]
+        found["url:path"] = [f"URL path {problem}"]
     for key, values in request.GET.lists():
         for text in (key, *values):
             problem = storable_problem(text)
             if problem is not None:
-                found[shorten(key, 60)] = [f"query parameter {problem}"]
+                found["?" + shorten(key, 60)] = [f"query parameter {problem}"]
                 break
     return found
 

@@ -7,6 +7,7 @@ callers get 401/403 from DRF. Output keys are camelCase like seed 002's.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.urls import reverse
@@ -20,7 +21,7 @@ from rest_framework.views import APIView
 from evals.api.paging import limit_offset
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
-from evals.selectors.runs import harness_run_list, run_get
+from evals.selectors.runs import harness_run_list, run_config_shown, run_get
 from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
@@ -31,6 +32,8 @@ from evals.services.harness.create import (
     eval_run_create,
 )
 from evals.services.harness.suites import SuiteFile, suite_files, suite_resolve
+from evalsite.api import core_field
+from evalsite.paths import scrubbed
 
 
 class EvalRunCreateInputSerializer(serializers.Serializer):
@@ -55,6 +58,14 @@ class EvalRunCreateInputSerializer(serializers.Serializer):
         required=False, default=DEFAULT_SEED, min_value=0, max_value=2**31 - 1
     )
 
+    # Resolved while the other fields validate, so an unknown suite is
+    # reported together with every other problem of the request.
+    def validate_suite(self, value: str) -> Path:
+        return core_field(lambda: suite_resolve(value))
+
+    def validate_script(self, value: str) -> Path:
+        return core_field(lambda: suite_resolve(value, field="script"))
+
 
 def run_to_wire(run: Run, *, request: Request | None = None) -> dict[str, Any]:
     """A run as the API shows it: status, progress, metrics, verdict."""
@@ -65,7 +76,7 @@ def run_to_wire(run: Run, *, request: Request | None = None) -> dict[str, Any]:
         "kind": run.benchmark.kind,
         "status": run.status,
         "progress": {"done": run.progress_done, "total": run.total_cases},
-        "config": run.config,
+        "config": run_config_shown(run.config),
         "suiteSha256": run.suite_sha256 or None,
         "startedAt": run.started_at.isoformat(),
         "completedAt": run.completed_at.isoformat() if run.completed_at else None,
@@ -76,7 +87,7 @@ def run_to_wire(run: Run, *, request: Request | None = None) -> dict[str, Any]:
         "verdict": None
         if run.verdict_passed is None
         else {"pass": run.verdict_passed, "failedProperties": run.failed_properties},
-        "error": run.error or None,
+        "error": scrubbed(run.error) or None,
         "url": request.build_absolute_uri(url) if request is not None else url,
     }
 
@@ -148,14 +159,12 @@ class EvalRunListCreateView(APIView):
         serializer = EvalRunCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        suite_path = suite_resolve(data["suite"])
-        script = data.get("script")
         run = eval_run_create(
-            suite_path=suite_path,
+            suite_path=data["suite"],
             profile=data["profile"],
             mode=data["mode"],
             model=data["model"],
-            script_path=suite_resolve(script, field="script") if script else None,
+            script_path=data.get("script"),
             sampler=data["sampler"],
             seed=data["seed"],
             user=request.user,

@@ -27,6 +27,7 @@ from evals.models import (
     CaseResult,
     Run,
 )
+from evalsite.paths import shown
 
 
 def run_get(*, run_id: str) -> Run:
@@ -203,3 +204,17 @@ def run_artifact_path(run: Run, relative: str) -> Path:
 
 def run_progress(run: Run) -> dict[str, int]:
     return {"done": run.progress_done, "total": run.total_cases}
+
+
+SERVER_PATH_KEYS = ("suitePath", "script")
+
+
+def run_config_shown(config: dict[str, Any]) -> dict[str, Any]:
+    """A run's configuration as users see it: the suite and script files
+    relative to the suites directory, never where the server keeps them."""
+    return {
+        key: shown(value)
+        if key in SERVER_PATH_KEYS and isinstance(value, str)
+        else value
+        for key, value in config.items()
+    }

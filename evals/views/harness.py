@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods
 
-from core.errors import CoreError, NotFound
+from core.errors import CoreError, NotFound, SchemaInvalid
 from evals import charts
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks, suite_get
@@ -38,6 +38,7 @@ from evals.services.harness.suites import (
     suites_dir,
 )
 from evals.services.runs.lifecycle import ACTIVE_STATUSES
+from evalsite.paths import scrubbed
 
 RUNS_PER_PAGE = 25
 RECENT_RUNS = 10
@@ -222,12 +223,25 @@ def run_new(request: HttpRequest) -> HttpResponse:
                 started_via="web",
             )
         except CoreError as exc:
-            # A form shows what went wrong next to it instead of an error page.
-            form.add_error(None, exc.message)
+            # A form shows what went wrong next to the field it is about
+            # instead of an error page, with no server paths in it.
+            _add_core_error(form, exc)
         else:
             return redirect(run.get_absolute_url())
     status = 400 if request.method == "POST" else 200
     return render(request, "evals/run_new.html", {"form": form}, status=status)
+
+
+def _add_core_error(form: forms.Form, exc: CoreError) -> None:
+    problems = exc.problems if isinstance(exc, SchemaInvalid) else ()
+    placed = False
+    for problem in problems:
+        name = problem.path.removeprefix("$.")
+        if name in form.fields:
+            form.add_error(name, scrubbed(problem.message))
+            placed = True
+    if not placed:
+        form.add_error(None, scrubbed(exc.message))
 
 
 def _metric_rows(metrics: dict[str, Any]) -> list[tuple[str, Any]]:

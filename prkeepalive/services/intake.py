@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from core.errors import SchemaInvalid
+from core.errors import SchemaInvalid, SchemaProblem, error_document
 from prkeepalive.core.lanes import unhandled_reason
 from prkeepalive.core.wire import parse_event
 from prkeepalive.models import Delivery, Repository
@@ -70,31 +70,22 @@ def delivery_receive(
         logger.warning("[PRKeepalive] webhook_refused event=%s reason=signature", event)
         return IntakeResult(
             401,
-            {
-                "error": {
-                    "code": "bad_signature",
-                    "message": "Missing or wrong X-Hub-Signature-256.",
-                    "fields": {},
-                }
-            },
+            error_document(
+                "bad_signature",
+                "Missing or wrong X-Hub-Signature-256.",
+                {"header:X-Hub-Signature-256": ["missing or wrong"]},
+            ),
         )
     problems = {}
     if not guid:
-        problems["X-GitHub-Delivery"] = ["is required"]
+        problems["header:X-GitHub-Delivery"] = ["is required"]
     if not event:
-        problems["X-GitHub-Event"] = ["is required"]
+        problems["header:X-GitHub-Event"] = ["is required"]
     if not isinstance(payload, dict):
-        problems["body"] = ["must be a JSON object"]
+        problems["$"] = ["must be a JSON object"]
     if problems:
         return IntakeResult(
-            400,
-            {
-                "error": {
-                    "code": "invalid",
-                    "message": "Invalid delivery.",
-                    "fields": problems,
-                }
-            },
+            400, error_document("invalid", "Invalid delivery.", problems)
         )
     if event == "ping":
         return IntakeResult(200, {"status": "pong"})
@@ -109,15 +100,19 @@ def delivery_receive(
         try:
             parsed = parse_event(event, payload)
         except SchemaInvalid as exc:
+            # The body is the payload: its paths start at "$", not "payload".
             return IntakeResult(
                 400,
-                {
-                    "error": {
-                        "code": "invalid",
-                        "message": "The payload does not have the event's shape.",
-                        "fields": {p.path: [p.message] for p in exc.problems},
-                    }
-                },
+                error_document(
+                    "invalid",
+                    "The payload does not have the event's shape.",
+                    [
+                        SchemaProblem(
+                            "$" + p.path.removeprefix("payload"), p.code, p.message
+                        )
+                        for p in exc.problems
+                    ],
+                ),
             )
         if not event_is_handled(repository, parsed):
             reason = unhandled_reason(parsed, policy_for(repository))

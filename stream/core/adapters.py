@@ -193,6 +193,11 @@ class ScriptedAdapter:
     def model_id(self) -> str:
         return f"scripted:{self.source}"
 
+    def uncovered(self, scenario_ids: Iterable[str]) -> tuple[str, ...]:
+        """The ids of ``scenario_ids`` this script has no output for, in the
+        order given (each once)."""
+        return tuple(dict.fromkeys(s for s in scenario_ids if s not in self.outputs))
+
     def generate(
         self,
         prompt: str,

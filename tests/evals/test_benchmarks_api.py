@@ -21,6 +21,7 @@ from evals.models import (
     Run,
     ShadowRecord,
 )
+from tests.api_errors import error_fields
 from tests.hostile import huge_extension
 
 pytestmark = pytest.mark.django_db
@@ -248,7 +249,7 @@ def test_invalid_manifest_is_400_with_every_path_kept_for_review(
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"
-    assert error["fields"] == {
+    assert error_fields(response) == {
         "$.benchmarkId": ["benchmarkId must be a safe path segment"],
         "$.cases[1].id": ["cases[1].id must be unique"],
         "$.cases[1].prompt": ["cases[1].prompt must be a non-empty string"],
@@ -283,7 +284,7 @@ def test_red_team_pack_needs_its_flag(client: APIClient, settings: Any) -> None:
     accepted = client.post("/api/benchmarks/packs", red, format="json")
 
     assert refused.status_code == 400
-    assert refused.json()["error"]["fields"] == {
+    assert error_fields(refused) == {
         "$.benchmarkType": [
             "memory-red-team benchmark packs require memoryRedTeamBenchEnabled"
         ]
@@ -301,7 +302,7 @@ def test_red_team_pack_without_attack_class_is_400(
     response = client.post("/api/benchmarks/packs", red, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.attackClass": ["attackClass must be a non-empty string"],
         "$.targetSurface": ["targetSurface must be a non-empty string"],
     }
@@ -373,7 +374,7 @@ def test_tar_with_a_huge_pax_header_is_refused_cheaply(client: APIClient) -> Non
         "message": (
             f"bomb.tar.gz: a PAX header of {size} bytes exceeds the 65536-byte limit"
         ),
-        "fields": {},
+        "fields": [],
         "reason": "header_too_large",
         "member": None,
     }
@@ -416,7 +417,7 @@ def test_archive_without_manifest_is_kept_for_review(client: APIClient) -> None:
     response = upload(client, "empty.zip", zip_bytes({"readme.txt": b"hi"}))
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$": ["benchmark pack must contain a root manifest.json"]
     }
     kept = InvalidUpload.objects.get()
@@ -428,7 +429,7 @@ def test_non_json_manifest_file_is_kept_with_its_text(client: APIClient) -> None
     response = upload(client, "manifest.json", b"{not json")
 
     assert response.status_code == 400
-    assert list(response.json()["error"]["fields"]) == ["$"]
+    assert list(error_fields(response)) == ["$"]
     assert InvalidUpload.objects.get().raw == "{not json"
 
 
@@ -436,7 +437,7 @@ def test_upload_without_file_is_400(client: APIClient) -> None:
     response = client.post("/api/benchmarks/packs", {}, format="multipart")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {"file": ["a pack file is required."]}
+    assert error_fields(response) == {"$.file": ["a pack file is required."]}
 
 
 def test_upload_over_the_body_limit_is_413(client: APIClient, settings: Any) -> None:
@@ -547,7 +548,7 @@ def test_invalid_run_is_400_with_every_path_and_nothing_written(
     response = client.post("/api/benchmarks/runs", document, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.metrics.x": ["metrics.x must be a finite number"],
         "$.startedAt": ["startedAt must be a non-empty string"],
         "$.status": ["status must be one of running|completed|failed|partial"],
@@ -563,7 +564,7 @@ def test_run_of_unknown_benchmark_is_400(client: APIClient) -> None:
     )
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.benchmarkId": [
             "benchmarkId must name a known benchmark (upload its pack first): nope"
         ]
@@ -578,7 +579,7 @@ def test_case_results_must_agree_with_counts(
     response = client.post("/api/benchmarks/runs", document, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.caseResults": ["caseResults must agree with passedCases and failedCases"]
     }
     assert CaseResult.objects.count() == 0
@@ -668,7 +669,7 @@ def test_invalid_record_in_a_batch_writes_nothing(
     response = client.post("/api/benchmarks/shadow", batch, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.records[1].durationMs": ["durationMs must be a non-negative number"],
         "$.records[1].recallMode": [
             "recallMode must be one of no_recall|minimal|full|graph_mode"
@@ -699,13 +700,11 @@ def test_shadow_batch_shape_errors(client: APIClient, flags_on: Any) -> None:
         "/api/benchmarks/shadow", {"records": [], "x": 1}, format="json"
     )
 
-    assert not_list.json()["error"]["fields"] == {
+    assert error_fields(not_list) == {
         "$.records": ["records must be a non-empty array"]
     }
-    assert empty.json()["error"]["fields"] == {
-        "$.records": ["records must be a non-empty array"]
-    }
-    assert extra.json()["error"]["fields"] == {"$.x": ["unknown property: x"]}
+    assert error_fields(empty) == {"$.records": ["records must be a non-empty array"]}
+    assert error_fields(extra) == {"$.x": ["unknown property: x"]}
 
 
 def test_shadow_list_and_detail(client: APIClient, flags_on: Any) -> None:
@@ -817,7 +816,7 @@ def test_snapshot_id_must_be_safe(client: APIClient, flags_on: Any) -> None:
     )
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.snapshotId": ["snapshotId must be a safe path segment"]
     }
 
@@ -846,7 +845,7 @@ def test_invalid_snapshot_document_is_400(client: APIClient, flags_on: Any) -> N
     response = client.post("/api/benchmarks/baselines", document, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
+    assert error_fields(response) == {
         "$.benchmarkCount": ["benchmarkCount must match benchmarks.length"],
         "$.benchmarks[0].passRate": [
             "benchmarks[0].passRate must be a number between 0 and 1"
@@ -903,7 +902,7 @@ def test_gate_needs_a_snapshot(client: APIClient, flags_on: Any) -> None:
     bad_min = client.get("/api/benchmarks/gate?snapshot=nope&minCases=0")
 
     assert missing.status_code == 400
-    assert missing.json()["error"]["fields"] == {"snapshot": ["snapshot is required."]}
+    assert error_fields(missing) == {"?snapshot": ["snapshot is required."]}
     assert unknown.status_code == 404
     assert unknown.json()["error"]["message"] == (
         "benchmark baseline snapshot not found: nope"

@@ -11,6 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from evals.models import Benchmark, Run
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -145,7 +146,7 @@ def test_suite_paths_outside_the_suites_directory_are_refused(
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"
-    assert list(error["fields"]) == ["suite"]
+    assert list(error_fields(response)) == ["$.suite"]
     assert Run.objects.count() == 0
 
 
@@ -161,7 +162,7 @@ def test_script_outside_the_suites_directory_is_refused(
     )
 
     assert response.status_code == 400
-    assert list(response.json()["error"]["fields"]) == ["script"]
+    assert list(error_fields(response)) == ["$.script"]
 
 
 def test_unknown_suite_name_is_400(session_client: APIClient) -> None:
@@ -170,9 +171,100 @@ def test_unknown_suite_name_is_400(session_client: APIClient) -> None:
     )
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"]["suite"][0].startswith(
-        "no suite named 'nope' in "
+    assert error_fields(response) == {
+        "$.suite": ["no suite named 'nope' in the suites directory"]
+    }
+
+
+def test_unknown_suite_and_missing_fields_are_reported_at_once(
+    session_client: APIClient,
+) -> None:
+    response = session_client.post(
+        "/api/evals/runs", {"suite": "nope", "script": "gone"}, format="json"
     )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == "Invalid input: 5 problems."
+    assert error_fields(response) == {
+        "$.suite": ["no suite named 'nope' in the suites directory"],
+        "$.profile": ["This field is required."],
+        "$.mode": ["This field is required."],
+        "$.model": ["This field is required."],
+        "$.script": ["no script named 'gone' in the suites directory"],
+    }
+    assert Run.objects.count() == 0
+
+
+def test_answers_show_no_server_paths(
+    session_client: APIClient,
+    isolated: Path,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    run_id = post_run(
+        session_client,
+        {**SMOKE_POST, "script": "smoke.script.jsonl"},
+        django_capture_on_commit_callbacks,
+    ).json()["runId"]
+    (isolated / "broken.jsonl").write_text('{"scenario_id": "a"}\n')
+
+    body = session_client.get(f"/api/evals/runs/{run_id}").json()
+    refused = session_client.post(
+        "/api/evals/runs",
+        {**SMOKE_POST, "suite": "broken", "model": "baseline"},
+        format="json",
+    )
+
+    assert body["config"]["suitePath"] == "smoke.jsonl"
+    assert body["config"]["script"] == "smoke.script.jsonl"
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"].startswith("broken.jsonl: 1 invalid")
+    for text in (str(body), refused.content.decode()):
+        assert str(isolated) not in text
+        assert str(isolated.parent) not in text
+
+
+def test_script_covering_no_scenario_is_refused_with_the_missing_ids(
+    session_client: APIClient,
+) -> None:
+    response = session_client.post(
+        "/api/evals/runs",
+        {**SMOKE_POST, "script": "idle-v1.script.jsonl"},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert error["missingScenarioIds"] == [
+        "smoke:stable-plains",
+        "smoke:sheltered-night",
+        "smoke:hunger-raw-mutton",
+        "smoke:fox-at-dawn",
+        "smoke:zombie-close",
+    ]
+    assert list(error_fields(response)) == ["$.script"]
+    assert error_fields(response)["$.script"][0].startswith(
+        "script idle-v1.script.jsonl has no output for any of the 5 scenarios "
+        "of suite smoke; missing: smoke:stable-plains, "
+    )
+    assert (Run.objects.count(), Benchmark.objects.count()) == (0, 0)
+
+
+def test_script_covering_some_scenarios_still_runs(
+    session_client: APIClient,
+    isolated: Path,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    lines = (isolated / "smoke.script.jsonl").read_text().splitlines()
+    (isolated / "part.script.jsonl").write_text("\n".join(lines[:2]) + "\n")
+
+    response = post_run(
+        session_client,
+        {**SMOKE_POST, "script": "part.script.jsonl"},
+        django_capture_on_commit_callbacks,
+    )
+
+    assert response.status_code == 202
 
 
 def test_bad_choices_are_400_per_field(session_client: APIClient) -> None:
@@ -183,7 +275,7 @@ def test_bad_choices_are_400_per_field(session_client: APIClient) -> None:
     )
 
     assert response.status_code == 400
-    assert sorted(response.json()["error"]["fields"]) == ["mode", "profile"]
+    assert sorted(error_fields(response)) == ["$.mode", "$.profile"]
 
 
 def test_invalid_suite_file_is_400_with_every_invalid_line(
@@ -241,7 +333,7 @@ def test_bad_list_parameters_are_400(
     response = session_client.get(f"/api/evals/runs{query}")
 
     assert response.status_code == 400
-    assert list(response.json()["error"]["fields"]) == [field]
+    assert list(error_fields(response)) == [f"?{field}"]
 
 
 def test_unknown_run_is_404(session_client: APIClient) -> None:

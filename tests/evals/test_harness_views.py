@@ -280,7 +280,36 @@ def test_new_run_form_shows_service_errors_and_stores_nothing(
     )
 
     assert response.status_code == 400
-    assert "cannot read script" in response.content.decode()
+    html = response.content.decode()
+    assert "cannot read script noscript.script.jsonl" in html
+    assert str(isolated) not in html
+    assert Run.objects.count() == 0
+
+
+def test_new_run_form_refuses_a_script_for_another_suite(
+    owner_client: Any,
+) -> None:
+    response = owner_client.post(
+        "/evals/runs/new",
+        {
+            "suite": "smoke.jsonl",
+            "profile": "minimal",
+            "mode": "thought_only",
+            "model": "scripted",
+            "script": "idle-v1.script.jsonl",
+            "sampler": "standard",
+            "seed": "0",
+        },
+    )
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert (
+        '<p class="error">script idle-v1.script.jsonl has no output for any of '
+        "the 5 scenarios of suite smoke; missing: smoke:stable-plains, "
+        "smoke:sheltered-night, smoke:hunger-raw-mutton, smoke:fox-at-dawn, "
+        "smoke:zombie-close</p>"
+    ) in html
     assert Run.objects.count() == 0
 
 

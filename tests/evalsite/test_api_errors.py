@@ -1,4 +1,5 @@
-"""Every API error has the shape {"error": {"code", "message", "fields"}}."""
+"""Every API error has the shape
+{"error": {"code", "message", "fields": [{"path", "message"}]}}."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
+from evalsite.api import core_field, error_body
 
 
 class ItemInputSerializer(serializers.Serializer):
@@ -62,16 +64,16 @@ def test_malformed_json_is_400_with_error_body() -> None:
     body = json.loads(response.content)
     assert body["error"]["code"] == "parse_error"
     assert body["error"]["message"].startswith("Malformed JSON")
-    assert body["error"]["fields"] == {}
+    assert body["error"]["fields"] == []
 
 
 def test_empty_body_reports_missing_fields() -> None:
     response = post(b"")
     assert response.status_code == 400
-    assert json.loads(response.content)["error"]["fields"] == {
-        "name": ["This field is required."],
-        "count": ["This field is required."],
-    }
+    assert json.loads(response.content)["error"]["fields"] == [
+        {"path": "$.name", "message": "This field is required."},
+        {"path": "$.count", "message": "This field is required."},
+    ]
 
 
 def test_too_deep_json_is_400() -> None:
@@ -95,7 +97,7 @@ def test_oversized_body_is_413() -> None:
         "error": {
             "code": "too_large",
             "message": "Request body exceeds the size limit.",
-            "fields": {},
+            "fields": [],
         }
     }
 
@@ -106,11 +108,17 @@ def test_field_errors_name_field_and_reason() -> None:
     assert json.loads(response.content) == {
         "error": {
             "code": "invalid",
-            "message": "Invalid input.",
-            "fields": {
-                "name": ["Ensure this field has no more than 5 characters."],
-                "count": ["Ensure this value is greater than or equal to 0."],
-            },
+            "message": "Invalid input: 2 problems.",
+            "fields": [
+                {
+                    "path": "$.name",
+                    "message": "Ensure this field has no more than 5 characters.",
+                },
+                {
+                    "path": "$.count",
+                    "message": "Ensure this value is greater than or equal to 0.",
+                },
+            ],
         }
     }
 
@@ -121,10 +129,13 @@ def test_schema_invalid_lists_every_problem_by_path() -> None:
     assert json.loads(response.content)["error"] == {
         "code": "invalid",
         "message": "manifest is invalid",
-        "fields": {
-            "$.benchmarkId": ["benchmarkId must be a safe path segment"],
-            "$.cases": ["cases must be an array"],
-        },
+        "fields": [
+            {
+                "path": "$.benchmarkId",
+                "message": "benchmarkId must be a safe path segment",
+            },
+            {"path": "$.cases", "message": "cases must be an array"},
+        ],
     }
 
 
@@ -134,7 +145,7 @@ def test_conflict_is_409_with_details() -> None:
     assert json.loads(response.content)["error"] == {
         "code": "conflict",
         "message": "task is completed",
-        "fields": {},
+        "fields": [],
         "current": "completed",
     }
 
@@ -152,3 +163,79 @@ def test_bad_api_key_is_401(anon_client: Any) -> None:
     response = anon_client.get("/api/whoami")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "authentication_failed"
+
+
+class LineInputSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["a", "b"])
+
+
+class OrderInputSerializer(serializers.Serializer):
+    shop = serializers.CharField()
+    lines = LineInputSerializer(many=True)
+    note = serializers.CharField()
+
+    def validate_shop(self, value: str) -> str:
+        def known() -> str:
+            if value != "main":
+                raise SchemaInvalid(
+                    f"no shop {value!r}",
+                    problems=[SchemaProblem("shop", "not_found", "no such shop")],
+                )
+            return value
+
+        return core_field(known)
+
+
+class OrderView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+
+    def get(self, request: Any) -> Response:
+        query = OrderInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response({})
+
+    def post(self, request: Any) -> Response:
+        serializer = OrderInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response({}, status=201)
+
+
+def test_every_problem_at_once_with_json_paths() -> None:
+    request = APIRequestFactory().post(
+        "/api/orders",
+        json.dumps({"shop": "nope", "lines": [{"kind": "a"}, {"kind": "z"}]}),
+        content_type="application/json",
+    )
+    response = OrderView.as_view()(request)
+    response.render()
+
+    assert response.status_code == 400
+    assert json.loads(response.content)["error"] == {
+        "code": "invalid",
+        "message": "Invalid input: 3 problems.",
+        "fields": [
+            {"path": "$.shop", "message": "no such shop"},
+            {"path": "$.lines[1].kind", "message": '"z" is not a valid choice.'},
+            {"path": "$.note", "message": "This field is required."},
+        ],
+    }
+
+
+def test_query_parameter_problems_are_named_as_parameters() -> None:
+    request = APIRequestFactory().get("/api/orders", {"shop": "main"})
+    response = OrderView.as_view()(request)
+    response.render()
+
+    assert response.status_code == 400
+    paths = [f["path"] for f in json.loads(response.content)["error"]["fields"]]
+    assert paths == ["?lines", "?note"]
+
+
+def test_a_flood_of_problems_is_cut_with_a_count() -> None:
+    body = error_body("invalid", "x", {f"f{i}": ["bad"] for i in range(150)})
+
+    fields = body["error"]["fields"]
+    assert len(fields) == 101
+    assert fields[0] == {"path": "$.f0", "message": "bad"}
+    assert fields[-1] == {"path": "$", "message": "50 more problems not shown"}

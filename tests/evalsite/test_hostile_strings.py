@@ -12,6 +12,7 @@ from core.errors import SchemaProblem
 from evals.models import Benchmark, InvalidUpload, Run
 from evals.services.benchmarks import invalid_upload_keep
 from stream.models import Thought
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -37,22 +38,22 @@ def staff_api(staff: Any, settings: Any) -> APIClient:
     [
         (
             b'{"content": "a\\u0000b"}',
-            "content",
+            "$.content",
             "value contains a NUL character (\\u0000)",
         ),
         (
             b'{"content": "x", "metadata": {"k": ["ok", "\\ud800"]}}',
-            "metadata.k[1]",
+            "$.metadata.k[1]",
             "value contains a lone surrogate (\\ud800)",
         ),
         (
             b'{"content": "x", "metadata": {"a\\u0000": 1}}',
-            "metadata.a\\u0000",
+            "$.metadata.a\\u0000",
             "key contains a NUL character (\\u0000)",
         ),
         (
             b'{"content": "x", "metadata": {"n": 100000000000000000000}}',
-            "metadata.n",
+            "$.metadata.n",
             "integer is out of range (64-bit signed)",
         ),
     ],
@@ -65,8 +66,8 @@ def test_unstorable_value_is_400_naming_the_field(
     assert response.status_code == 400
     assert response.json()["error"] == {
         "code": "invalid",
-        "message": "Invalid input.",
-        "fields": {field: [reason]},
+        "message": "Invalid input: 1 problem.",
+        "fields": [{"path": field, "message": reason}],
     }
     assert Thought.objects.count() == 0
 
@@ -103,7 +104,7 @@ def test_non_json_numbers_and_non_utf8_bodies_are_refused(
     assert response.json()["error"] == {
         "code": "parse_error",
         "message": message,
-        "fields": {},
+        "fields": [],
     }
     assert Thought.objects.count() == 0
 
@@ -168,7 +169,7 @@ def test_manifest_with_nul_strings_is_400_naming_paths_and_kept(
     )
 
     assert response.status_code == 400
-    fields = response.json()["error"]["fields"]
+    fields = error_fields(response)
     assert fields == {
         "$.cases[0].prompt": ["value contains a NUL character (\\u0000)"],
         "$.title": ["value contains a NUL character (\\u0000)"],
@@ -204,7 +205,7 @@ def test_value_longer_than_its_column_is_400_naming_it(
     response = staff_api.post("/api/benchmarks/runs", document, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {f"$.{field}": [reason]}
+    assert error_fields(response) == {f"$.{field}": [reason]}
     assert Run.objects.count() == 0
 
 
@@ -229,7 +230,7 @@ def test_look_alike_identifiers_are_refused(staff_api: APIClient, run_id: str) -
     response = staff_api.post("/api/benchmarks/runs", document, format="json")
 
     assert response.status_code == 400
-    assert list(response.json()["error"]["fields"]) == ["$.runId"]
+    assert list(error_fields(response)) == ["$.runId"]
     assert Run.objects.count() == 0
 
 
@@ -248,7 +249,7 @@ def test_nul_in_api_path_or_query_is_400_json(staff_api: APIClient, url: str) ->
     error = response.json()["error"]
     assert error["code"] == "invalid"
     assert error["message"] == "The request address is invalid."
-    [(field, [reason])] = error["fields"].items()
+    [(field, [reason])] = error_fields(response).items()
     assert reason.endswith("contains a NUL character (\\u0000)")
 
 

@@ -8,6 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from prkeepalive.models import Decision, PullRequest, Repository, Round
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -166,8 +167,12 @@ def test_explain_api_bad_document_is_400_with_fields(owner: Any) -> None:
         format="json",
     )
     assert response.status_code == 400
-    fields = response.json()["error"]["fields"]
-    assert set(fields) == {"payload.comment", "payload.issue.number", "state.gate"}
+    fields = error_fields(response)
+    assert set(fields) == {
+        "$.payload.comment",
+        "$.payload.issue.number",
+        "$.state.gate",
+    }
 
 
 def test_explain_api_needs_a_user() -> None:

@@ -8,6 +8,7 @@ import pytest
 from conftest import ISSUE_BODY, comment_payload, run_payload
 
 from prkeepalive.models import Decision, Delivery, PullRequest, Round
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +70,10 @@ def test_malformed_payload_is_400_with_fields(
         },
     )
     assert response.status_code == 400
-    assert "payload.issue.number" in response.json()["error"]["fields"]
+    assert error_fields(response) == {
+        "$.comment": ["must be an object"],
+        "$.issue.number": ["must be an integer"],
+    }
     assert Delivery.objects.count() == 0
 
 

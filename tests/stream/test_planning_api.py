@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Task
 from stream.services.planning_task_store import task_add
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +113,7 @@ def test_bad_progress_is_400_with_the_field_and_changes_nothing(
     post(agent_client, "/api/tasks/claim", {"taskId": task.pk})
     response = post(agent_client, f"/api/tasks/{task.pk}/progress", body)
     assert response.status_code == 400
-    assert field in response.json()["error"]["fields"]
+    assert f"$.{field}" in error_fields(response)
     assert Task.objects.get(pk=task.pk).progress == 0.0
 
 
@@ -131,7 +132,7 @@ def test_fail_needs_a_reason(agent_client: APIClient, agent: Any) -> None:
     missing = post(agent_client, f"/api/tasks/{task.pk}/fail")
     failed = post(agent_client, f"/api/tasks/{task.pk}/fail", {"reason": "no trees"})
     assert missing.status_code == 400
-    assert "reason" in missing.json()["error"]["fields"]
+    assert "$.reason" in error_fields(missing)
     assert (
         failed.status_code,
         failed.data["status"],
@@ -184,8 +185,8 @@ def test_list_filters_by_status_and_shows_stall_classes(
 def test_list_rejects_an_unknown_status(agent_client: APIClient) -> None:
     response = agent_client.get("/api/tasks?status=done")
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
-        "status": ["status must be one of pending, active, completed, failed."]
+    assert error_fields(response) == {
+        "?status": ["status must be one of pending, active, completed, failed."]
     }
 
 

@@ -12,6 +12,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from stream.models import Thought
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +70,7 @@ def test_sc_b1_limit_is_validated(agent_client: Any) -> None:
     for bad in ("0", "101", "ten"):
         response = agent_client.get(f"{API}actionable?limit={bad}")
         assert response.status_code == 400
-        assert list(response.json()["error"]["fields"]) == ["limit"]
+        assert list(error_fields(response)) == ["?limit"]
 
 
 # --- SC-B2 / MV-E3 -----------------------------------------------------------
@@ -146,8 +147,8 @@ def test_ack_is_idempotent_and_reports_unknown_and_foreign_ids(
 def test_ack_rejects_bad_input(agent_client: Any, body: Any) -> None:
     response = agent_client.post(f"{API}ack", body, format="json")
     assert response.status_code == 400
-    fields = response.json()["error"]["fields"]
-    assert [f for f in fields if f.startswith("thoughtIds")], fields
+    fields = error_fields(response)
+    assert [f for f in fields if f.startswith("$.thoughtIds")], fields
 
 
 # --- SC-B3 / MV-E2 -----------------------------------------------------------
@@ -408,14 +409,14 @@ def test_reserved_thought_types_are_refused(
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"
-    assert list(error["fields"]) == ["type"]
+    assert list(error_fields(response)) == ["$.type"]
     batch = agent_client.post(
         f"{API}thoughts",
         {"thoughts": [{"content": "Fine."}, {"content": GOAL, "type": reserved}]},
         format="json",
     )
     assert batch.status_code == 400
-    assert list(batch.json()["error"]["fields"]) == ["thoughts[1].type"]
+    assert list(error_fields(batch)) == ["$.thoughts[1].type"]
     assert Thought.objects.filter(agent=agent).count() == before
     assert actionable(agent_client).json()["count"] == 0
 
@@ -531,7 +532,7 @@ def test_bad_thought_bodies_are_400_with_field_and_nothing_stored(
 ) -> None:
     response = agent_client.post(f"{API}thoughts", body, format="json")
     assert response.status_code == 400
-    assert field in response.json()["error"]["fields"]
+    assert f"$.{field}" in error_fields(response)
     _nothing_stored(agent)
 
 
@@ -569,7 +570,7 @@ def test_invalid_percept_lists_every_problem_and_stores_nothing(
     calm_facts["world"]["nearbyEntities"][0]["colour"] = "brown"
     response = agent_client.post(f"{API}percepts", {"facts": calm_facts}, format="json")
     assert response.status_code == 400
-    fields = response.json()["error"]["fields"]
+    fields = error_fields(response)
     assert "$.facts.bot.health" in fields
     assert "$.facts.world.nearbyEntities[0].colour" in fields
     assert not agent.snapshots.exists()
@@ -665,7 +666,7 @@ def test_bodyless_operations_refuse_a_body(
     assert response.status_code == status
     assert response.json()["error"]["code"] == code
     if code == "invalid":
-        assert response.json()["error"]["fields"] == {
+        assert error_fields(response) == {
             "$": ["This operation takes no body: send nothing or {}."]
         }
 

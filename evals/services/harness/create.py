@@ -35,7 +35,7 @@ from evals.services.harness.suites import (
 )
 from evals.services.runs.lifecycle import run_create
 from stream.core.adapters import DEFAULT_SAMPLER as DEFAULT_SAMPLER
-from stream.core.adapters import SAMPLERS, ModelAdapter
+from stream.core.adapters import SAMPLERS, ModelAdapter, ScriptedAdapter
 from stream.core.types import PromptProfile
 from stream.core.wire import sampler_to_wire
 from stream.services.adapters import (
@@ -140,8 +140,10 @@ def eval_run_create(
         )
     # Builds the adapter once now so a bad script or endpoint config is a
     # clear error before anything is stored.
-    _, script_sha256 = adapter_for(model, script)
+    adapter, script_sha256 = adapter_for(model, script)
     suite = suite_read_logged(suite_file)
+    if isinstance(adapter, ScriptedAdapter) and script is not None:
+        _script_covers_suite(adapter, suite, script.name)
     now = now or timezone.now()
     run_id = new_run_id(now, random.SystemRandom())
     paths = bundle_paths(
@@ -204,6 +206,36 @@ def eval_run_create(
         extra={"run_id": run_id},
     )
     return run
+
+
+MISSING_IDS_SHOWN = 10
+
+
+def _script_covers_suite(
+    adapter: ScriptedAdapter, suite: LoadedSuite, script_name: str
+) -> None:
+    """Refuse a script that has an output for none of the suite's scenarios:
+    such a run could only end ``partial`` with ``script_missing`` on every
+    scenario. A script covering some of them is a legitimate run (the
+    uncovered scenarios fail with ``script_missing``)."""
+    ids = [s.scenario_id for s in suite.scenarios]
+    missing = adapter.uncovered(ids)
+    if not ids or len(missing) < len(ids):
+        return
+    shown = ", ".join(missing[:MISSING_IDS_SHOWN])
+    if len(missing) > MISSING_IDS_SHOWN:
+        shown += f" and {len(missing) - MISSING_IDS_SHOWN} more"
+    message = (
+        f"script {script_name} has no output for any of the "
+        f"{len(ids)} scenarios of suite {suite.suite_id}; missing: {shown}"
+    )
+    error = SchemaInvalid(
+        message,
+        problems=[SchemaProblem("script", "script_covers_no_scenario", message)],
+    )
+    # The API answer carries every id beside the (shortened) message.
+    error.details["missingScenarioIds"] = list(missing)
+    raise error
 
 
 def _model_id(model: str, script: Path | None) -> str:

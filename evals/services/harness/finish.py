@@ -29,6 +29,7 @@ from evals.models import CaseResult, Run
 from evals.selectors.runs import in_suite_order
 from evals.services.harness.artifacts import case_outcome
 from evals.services.runs.executors import RunVerdict
+from evalsite.paths import shown
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def _write_summary(
             failed_properties=failed,
             per_scenario=verdict.per_scenario,
         ),
-        suite_path=config.get("suitePath"),
+        suite_path=shown(config.get("suitePath")) or None,
     )
     document["run"]["versions"] = config.get("versions")
     document["totalCases"] = run.total_cases

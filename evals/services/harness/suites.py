@@ -75,7 +75,11 @@ def suite_resolve(name: str, *, field: str = "suite") -> Path:
     raise SchemaInvalid(
         f"no such {field}: {name!r}",
         problems=[
-            SchemaProblem(field, "not_found", f"no {field} named {name!r} in {root}")
+            SchemaProblem(
+                field,
+                "not_found",
+                f"no {field} named {name!r} in the suites directory",
+            )
         ],
     )
 
