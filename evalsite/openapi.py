@@ -23,11 +23,18 @@ ERROR_SCHEMA: dict[str, Any] = {
                 "code": {"type": "string"},
                 "message": {"type": "string"},
                 "fields": {
-                    "type": "object",
-                    "description": "JSON path or field name -> reasons",
-                    "additionalProperties": {
-                        "type": "array",
-                        "items": {"type": "string"},
+                    "type": "array",
+                    "description": "every problem of the request at once: a "
+                    "JSONPath into the body ($.a.b[0]), ?name for a query "
+                    "parameter or header:Name for a header, with its reason",
+                    "items": {
+                        "type": "object",
+                        "required": ["path", "message"],
+                        "properties": {
+                            "path": {"type": "string"},
+                            "message": {"type": "string"},
+                        },
+                        "additionalProperties": False,
                     },
                 },
             },
@@ -37,7 +44,7 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 
 ERRORS = {
-    "400": "Invalid input: error.fields names every field with its reasons.",
+    "400": "Invalid input: error.fields lists every problem with its path.",
     "401": "No or unknown credentials.",
     "403": "The caller may not do this.",
     "404": "No such object.",

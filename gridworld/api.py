@@ -216,10 +216,6 @@ class ReceiptVerifyView(APIView):
         """Replay an uploaded run receipt (the JSON body) and report the verdict."""
         if not isinstance(request.data, dict) or "config" not in request.data:
             raise ValidationError(
-                {
-                    "receipt": [
-                        "the body must be a gridworld run receipt (a JSON object)."
-                    ]
-                }
+                {"$": ["the body must be a gridworld run receipt (a JSON object)."]}
             )
         return Response(receipt_verify(dict(request.data)).as_dict())

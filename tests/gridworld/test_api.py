@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from evals.models import Run
 from gridworld.models import EpisodeBatch
+from tests.api_errors import error_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -57,10 +58,10 @@ def test_bad_config_is_400_with_every_field_and_nothing_stored(
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"
-    assert error["fields"] == {
-        "drift_period": ["drift_period must be between 0 and 10000"],
-        "episodes": ["episodes must be an integer"],
-        "proposer": ["proposer must be one of greedy, planner"],
+    assert error_fields(response) == {
+        "$.drift_period": ["drift_period must be between 0 and 10000"],
+        "$.episodes": ["episodes must be an integer"],
+        "$.proposer": ["proposer must be one of greedy, planner"],
     }
     assert not Run.objects.exists()
     assert not EpisodeBatch.objects.exists()
@@ -73,8 +74,9 @@ def test_bad_map_text_names_the_field_and_line(client: APIClient) -> None:
         format="json",
     )
     assert response.status_code == 400
-    fields = response.json()["error"]["fields"]
-    assert fields == {"map_text": ["line 1: unknown cell '?' at column 3"]}
+    assert error_fields(response) == {
+        "$.map_text": ["line 1: unknown cell '?' at column 3"]
+    }
 
 
 def test_episodes_and_receipts_read_back_and_verify(
@@ -111,8 +113,8 @@ def test_episodes_and_receipts_read_back_and_verify(
 def test_verify_refuses_a_body_that_is_not_a_receipt(client: APIClient) -> None:
     response = client.post("/api/gridworld/verify", [1, 2], format="json")
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
-        "receipt": ["the body must be a gridworld run receipt (a JSON object)."]
+    assert error_fields(response) == {
+        "$": ["the body must be a gridworld run receipt (a JSON object)."]
     }
 
 
