@@ -406,6 +406,12 @@ class RunSummary:
         return self.passed_cases / self.total_cases if self.total_cases > 0 else 0.0
 
     @property
+    def not_run_cases(self) -> int:
+        """Cases counted in totalCases that neither passed nor failed: they
+        never ran (a partial or failed run)."""
+        return max(self.total_cases - self.passed_cases - self.failed_cases, 0)
+
+    @property
     def recency(self) -> datetime:
         """completedAt, else startedAt: what "latest" means for runs."""
         return timestamp_key(self.completed_at or self.started_at)

@@ -755,3 +755,35 @@ def test_results_are_committed_in_batches_with_progress(
     )
 
     assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+def test_a_partial_run_summary_is_valid_and_says_how_many_never_ran() -> None:
+    run = eval_run_create(
+        suite_path=SHIPPED / "smoke.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        schedule=False,
+    )
+    run_chunk_execute(run_pk=run.pk, case_ids=SMOKE_IDS[:2])
+
+    run = run_finalize(run_pk=run.pk)
+
+    assert run.status == Run.Status.PARTIAL
+    summary = validate_run_summary(run.summary)
+    assert (summary.total_cases, summary.passed_cases, summary.failed_cases) == (
+        5,
+        2,
+        0,
+    )
+    assert summary.not_run_cases == 3
+    assert summary.notes == "3 of 5 cases never ran"
+    assert len(summary.case_results or ()) == 2
+    assert (run.passed_cases, run.failed_cases, run.total_cases) == (2, 0, 5)
+    bundle = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
+    assert (bundle["totalCases"], bundle["passedCases"], bundle["failedCases"]) == (
+        5,
+        2,
+        0,
+    )
+    assert bundle["notRunCases"] == 3

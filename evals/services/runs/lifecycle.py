@@ -45,8 +45,16 @@ def run_summary(
     metrics: Mapping[str, float | int],
     cases: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """Seed 002's run summary of an executed run (``runs/<run-id>.json``)."""
+    """Seed 002's run summary of an executed run (``runs/<run-id>.json``).
+
+    ``passedCases``/``failedCases`` count the cases that ran, so they agree
+    with ``caseResults``; ``totalCases`` counts every case, so a partial or
+    failed run's never-run cases are ``totalCases - passedCases -
+    failedCases``, and ``notes`` says so in words (``3 of 20 cases never
+    ran``).
+    """
     passed = sum(1 for c in cases if c["passed"])
+    failed = len(cases) - passed
     summary: dict[str, Any] = {
         "schemaVersion": 1,
         "runId": run.run_id,
@@ -55,14 +63,23 @@ def run_summary(
         "startedAt": run.started_at.isoformat(),
         "totalCases": run.total_cases,
         "passedCases": passed,
-        "failedCases": run.total_cases - passed if cases else 0,
+        "failedCases": failed,
         "metrics": dict(metrics),
     }
     if run.completed_at is not None:
         summary["completedAt"] = run.completed_at.isoformat()
+    not_run = run.total_cases - passed - failed
+    if status != Run.Status.RUNNING and not_run > 0:
+        summary["notes"] = not_run_note(not_run, run.total_cases)
     if cases:
         summary["caseResults"] = cases
     return summary
+
+
+def not_run_note(not_run: int, total: int) -> str:
+    """``3 of 20 cases never ran`` (``1 of 20 case never ran``)."""
+    noun = "case" if not_run == 1 else "cases"
+    return f"{not_run} of {total} {noun} never ran"
 
 
 def benchmark_upsert(
@@ -331,7 +348,7 @@ def run_finalize(*, run_pk: int, now: datetime | None = None) -> Run:
         status=status,
         completed_at=now,
         passed_cases=passed_cases,
-        failed_cases=run.total_cases - passed_cases,
+        failed_cases=len(case_rows) - passed_cases,
         metrics=wire_metrics,
         verdict_passed=verdict.passed,
         failed_properties=sorted(verdict.failed_properties),
