@@ -68,6 +68,13 @@ class Conflict(CoreError):
     code = "conflict"
 
 
+class Forbidden(CoreError):
+    """The caller is known but may not do this (a key without the scope, a
+    person who is not staff)."""
+
+    code = "forbidden"
+
+
 class ServiceUnavailable(CoreError):
     """A service the operation needs (database, broker) cannot be reached
     now; nothing was left half-done, and the same request may be retried."""

@@ -44,6 +44,16 @@ class Benchmark(models.Model):
     suite_path = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Who last replaced the pack with a different one (force).
+    replaced_at = models.DateTimeField(null=True, blank=True)
+    replaced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    replaced_by_key = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["benchmark_id"]
@@ -206,6 +216,8 @@ class BaselineSnapshot(models.Model):
         on_delete=models.SET_NULL,
         related_name="baseline_snapshots",
     )
+    # The API key (agent name) that stored it, when one did.
+    created_by_key = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

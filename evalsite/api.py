@@ -27,6 +27,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from core.errors import (
     Conflict,
     CoreError,
+    Forbidden,
     NotFound,
     SchemaInvalid,
     SchemaProblem,
@@ -43,6 +44,7 @@ CORE_STATUS = {
     SchemaInvalid: status.HTTP_400_BAD_REQUEST,
     NotFound: status.HTTP_404_NOT_FOUND,
     Conflict: status.HTTP_409_CONFLICT,
+    Forbidden: status.HTTP_403_FORBIDDEN,
     ServiceUnavailable: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 # Seconds a client should wait before retrying a 503.

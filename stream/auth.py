@@ -3,6 +3,7 @@
 ``Authorization: Bearer es_<prefix>_<secret>`` (or ``X-API-Key``). The prefix
 finds the agent; the sha256 of the whole key is compared in constant time.
 ``request.user`` becomes the agent's owner and ``request.auth`` the agent.
+A key only reaches what its scopes cover (``core.scopes``): 403 otherwise.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from core.scopes import key_may, required_scope
 from stream.services.agents import agent_authenticate
+
+
+def request_key(request: Request) -> Any:
+    """The key (its agent) a request authenticated with; None for a session
+    (session authentication sets no ``auth``)."""
+    return request.auth
 
 
 class AgentKeyAuthentication(authentication.BaseAuthentication):
@@ -36,6 +44,18 @@ class AgentKeyAuthentication(authentication.BaseAuthentication):
         agent = agent_authenticate(key=key)
         if agent is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        # Checked here, for every view whatever its permission classes: a key
+        # only reaches the operations its scopes cover (core.scopes).
+        required = required_scope(request.method or "GET", request.path_info)
+        if not key_may(agent.scopes, required):
+            raise exceptions.PermissionDenied(
+                f"This API key may not {request.method} {request.path_info}: "
+                + (
+                    f"it needs the {required!r} scope."
+                    if required
+                    else "no API key may call it."
+                )
+            )
         return agent.owner, agent
 
     def authenticate_header(self, request: Request) -> str:

@@ -5,6 +5,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from core.scopes import DEFAULT_SCOPES
+
+
+def default_agent_scopes() -> list[str]:
+    return list(DEFAULT_SCOPES)
+
 
 class Agent(models.Model):
     """An agent that streams into evalsite, authenticated by its API key.
@@ -25,6 +31,9 @@ class Agent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_seen_at = models.DateTimeField(null=True, blank=True)
     is_active = models.BooleanField(default=True)
+    # What the key may do (core.scopes); a new key, and every key that
+    # existed before scopes, may do stream work only.
+    scopes = models.JSONField(default=default_agent_scopes)
 
     class Meta:
         ordering = ["name"]

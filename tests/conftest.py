@@ -14,6 +14,8 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
+from core.scopes import SCOPES
+
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") in ("1", "true")
 
 
@@ -66,7 +68,9 @@ def staff(django_user_model: Any) -> Any:
 def created_agent(owner: Any, member: Any) -> Any:
     from stream.services.agents import agent_create
 
-    created = agent_create(name="alpha", owner=owner)
+    # The shared test key may do everything; each scope alone is covered by
+    # tests/evalsite/test_authorization.py.
+    created = agent_create(name="alpha", owner=owner, scopes=SCOPES)
     created.agent.members.add(member)
     return created
 

@@ -31,6 +31,7 @@ from evals.models import BaselineSnapshot
 from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store
 from evals.services.benchmark_reports import baseline_delta_report
+from stream.auth import request_key
 
 
 def snapshot_to_wire(
@@ -99,9 +100,12 @@ class BaselineSnapshotListCreateView(APIView):
                 snapshot_id=serializer.validated_data["snapshotId"],
                 notes=serializer.validated_data.get("notes") or None,
                 user=request.user,
+                key=request_key(request),
             )
         else:
-            result = baseline_snapshot_store(document=data, user=request.user)
+            result = baseline_snapshot_store(
+                document=data, user=request.user, key=request_key(request)
+            )
         body = snapshot_to_wire(result.snapshot, request=request, detail=True)
         body["outcome"] = result.outcome
         code = (

@@ -50,6 +50,7 @@ from evals.selectors.runs import run_list
 from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
 from evals.services.benchmarks import benchmark_pack_create, benchmark_pack_upload
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
+from stream.auth import request_key
 
 # --- packs --------------------------------------------------------------------
 
@@ -158,6 +159,7 @@ class BenchmarkPackListCreateView(APIView):
                 data=upload.read(),
                 filename=upload.name or "",
                 user=request.user,
+                key=request_key(request),
                 force=force,
             )
         else:
@@ -165,6 +167,7 @@ class BenchmarkPackListCreateView(APIView):
                 document=request.data,
                 force=force,
                 user=request.user,
+                key=request_key(request),
                 keep_invalid=True,
             )
         body = pack_to_wire(result.benchmark, request=request, detail=True)

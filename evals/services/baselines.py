@@ -22,11 +22,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import Conflict
+from core.scopes import BASELINES_WRITE
 from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
 from evals.core.formats_types import BaselineSnapshot as SnapshotDocument
 from evals.core.store import store_json_bytes
 from evals.core.wire import instant, wire_timestamp
 from evals.models import BaselineSnapshot
+from evals.services.access import key_name, require_gate_privilege
 from evals.services.benchmark_records import latest_completed_run_items, same_document
 from evals.services.columns import require_storable
 from evals.services.features import require_baseline_snapshots
@@ -53,16 +55,22 @@ def baseline_fields(snapshot: SnapshotDocument) -> dict[str, Any]:
     }
 
 
-def baseline_snapshot_store(*, document: Any, user: Any = None) -> BaselineResult:
+def baseline_snapshot_store(
+    *, document: Any, user: Any = None, key: Any = None
+) -> BaselineResult:
     """Store a posted baseline snapshot document as it is.
 
     Needs the baseline-snapshots flag. The same document again is
     ``unchanged``; a different one under an existing snapshotId is a
     ``Conflict`` (to move a named baseline forward, make it from the latest
     runs). Logs ``[Eval] baseline_snapshot_saved snapshot_id=<id>
-    benchmark_count=<n> outcome=<o>``.
+    benchmark_count=<n> outcome=<o>``. Needs staff or a key with
+    ``baselines:write`` (``Forbidden``); the user and the key are recorded.
     """
     require_baseline_snapshots()
+    require_gate_privilege(
+        user=user, key=key, scope=BASELINES_WRITE, action="storing a baseline"
+    )
     snapshot = validate_baseline_snapshot(document)
     require_storable(
         document,
@@ -80,6 +88,7 @@ def baseline_snapshot_store(*, document: Any, user: Any = None) -> BaselineResul
                     created_by=user
                     if getattr(user, "is_authenticated", False)
                     else None,
+                    created_by_key=key_name(key),
                     **fields,
                 )
             return _baseline_logged(row, snapshot, "created")
@@ -100,6 +109,7 @@ def baseline_snapshot_create(
     snapshot_id: str,
     notes: str | None = None,
     user: Any = None,
+    key: Any = None,
     now: datetime | None = None,
 ) -> BaselineResult:
     """Snapshot the latest completed run of every benchmark in the database
@@ -108,9 +118,14 @@ def baseline_snapshot_create(
 
     Needs the baseline-snapshots flag (``FeatureDisabled``: "benchmark
     baseline snapshots are disabled"). An unsafe id raises ``SchemaInvalid``
-    (``$.snapshotId``). Logs ``[Eval] baseline_snapshot_saved ...``.
+    (``$.snapshotId``). Logs ``[Eval] baseline_snapshot_saved ...``. Needs
+    staff or a key with ``baselines:write`` (``Forbidden``); the user and the
+    key are recorded.
     """
     require_baseline_snapshots()
+    require_gate_privilege(
+        user=user, key=key, scope=BASELINES_WRITE, action="storing a baseline"
+    )
     items, _invalid = latest_completed_run_items()
     snapshot = snapshot_from_runs(
         [item.item for item in items],
@@ -128,6 +143,7 @@ def baseline_snapshot_create(
                 "created_by": user
                 if getattr(user, "is_authenticated", False)
                 else None,
+                "created_by_key": key_name(key),
             },
         )
     return _baseline_logged(row, snapshot, "created" if created else "replaced")

@@ -31,9 +31,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from core.canonical import digest
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
+from core.scopes import BENCHMARKS_REPLACE
 from core.text import storable
 from evals.core.archive import (
     MANIFEST_NAME,
@@ -48,6 +50,7 @@ from evals.core.packs import read_pack_source, validate_manifest
 from evals.core.store import store_json_bytes
 from evals.core.wire import encode_files
 from evals.models import Benchmark, InvalidUpload
+from evals.services.access import actor_label, key_name, require_gate_privilege
 from evals.services.columns import require_storable
 
 logger = logging.getLogger(__name__)
@@ -199,6 +202,7 @@ def benchmark_pack_create(
     extra_files: Mapping[str, bytes] | None = None,
     force: bool = False,
     user: Any = None,
+    key: Any = None,
     filename: str = "",
     raw: str | None = None,
     keep_invalid: bool = False,
@@ -212,6 +216,10 @@ def benchmark_pack_create(
     off or the id belongs to a suite, ``UnsafeArchive`` for an unsafe extra
     file path. An identical pack is ``unchanged``. Logs
     ``[Eval] benchmark_pack_saved benchmark_id=<id> cases=<n> outcome=<o>``.
+    Replacing a different pack (``force``) needs staff or a key with
+    ``benchmarks:replace`` (``Forbidden``, nothing written); who did it is
+    recorded on the benchmark and logged
+    (``[Eval] benchmark_pack_replaced benchmark_id=<id> by=<actor>``).
     """
     try:
         manifest = validate_manifest(
@@ -239,10 +247,14 @@ def benchmark_pack_create(
         raise
     fields = pack_fields(manifest, _checked_files(extra_files or {}))
     try:
-        benchmark, outcome = _pack_save(manifest.benchmark_id, fields, force=force)
+        benchmark, outcome = _pack_save(
+            manifest.benchmark_id, fields, force=force, user=user, key=key
+        )
     except IntegrityError:
         # A concurrent request created it first: decide again against it.
-        benchmark, outcome = _pack_save(manifest.benchmark_id, fields, force=force)
+        benchmark, outcome = _pack_save(
+            manifest.benchmark_id, fields, force=force, user=user, key=key
+        )
     logger.info(
         "[Eval] benchmark_pack_saved benchmark_id=%s cases=%d outcome=%s",
         benchmark.benchmark_id,
@@ -254,7 +266,12 @@ def benchmark_pack_create(
 
 
 def _pack_save(
-    benchmark_id: str, fields: Mapping[str, Any], *, force: bool
+    benchmark_id: str,
+    fields: Mapping[str, Any],
+    *,
+    force: bool,
+    user: Any = None,
+    key: Any = None,
 ) -> tuple[Benchmark, str]:
     with transaction.atomic():
         existing = (
@@ -271,6 +288,24 @@ def _pack_save(
         if existing.manifest and is_same_pack(existing, fields):
             return existing, PackOutcome.UNCHANGED
         outcome = PackOutcome.REPLACED if existing.manifest else PackOutcome.CREATED
+        if reason is not None:
+            require_gate_privilege(
+                user=user,
+                key=key,
+                scope=BENCHMARKS_REPLACE,
+                action=f"replacing pack {benchmark_id}",
+            )
+            existing.replaced_at = timezone.now()
+            existing.replaced_by = (
+                user if getattr(user, "is_authenticated", False) else None
+            )
+            existing.replaced_by_key = key_name(key)
+            logger.warning(
+                "[Eval] benchmark_pack_replaced benchmark_id=%s by=%s",
+                benchmark_id,
+                actor_label(user, key),
+                extra={"benchmark_id": benchmark_id},
+            )
         for name, value in fields.items():
             setattr(existing, name, value)
         existing.save()
@@ -294,7 +329,12 @@ def _archive_manifest_text(files: Mapping[str, bytes]) -> str:
 
 
 def benchmark_pack_upload(
-    *, data: bytes, filename: str, user: Any = None, force: bool = False
+    *,
+    data: bytes,
+    filename: str,
+    user: Any = None,
+    key: Any = None,
+    force: bool = False,
 ) -> PackResult:
     """A pack uploaded as one file: a manifest JSON, or a zip/tar.gz pack.
 
@@ -327,6 +367,7 @@ def benchmark_pack_upload(
         extra_files=extra,
         force=force,
         user=user,
+        key=key,
         filename=filename,
         raw=raw,
         keep_invalid=True,

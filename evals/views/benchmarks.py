@@ -25,7 +25,7 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
-from core.errors import Conflict, CoreError, NotFound, SchemaInvalid
+from core.errors import Conflict, CoreError, Forbidden, NotFound, SchemaInvalid
 from evals.core.exports import Export, verdict_markdown_export
 from evals.core.gate import DEFAULT_SNAPSHOT_ID, verdict_to_markdown
 from evals.models import Benchmark, InvalidUpload, Run
@@ -212,6 +212,9 @@ def baseline_list(request: HttpRequest) -> HttpResponse:
             for problem in error.problems:
                 form.add_error("snapshot_id", problem.message)
             status = 400
+        except Forbidden as error:
+            form.add_error(None, error.message)
+            status = 403
         except CoreError as error:
             form.add_error(None, error.message)
             status = 409
@@ -358,6 +361,8 @@ def upload(request: HttpRequest) -> HttpResponse:
                 context["error"] = error.message
                 if isinstance(error, Conflict):
                     status = 409
+                elif isinstance(error, Forbidden):
+                    status = 403
             else:
                 messages.success(
                     request,

@@ -6,12 +6,14 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from core.scopes import DEFAULT_SCOPES, parse_scopes
 from stream.models import Agent
 
 logger = logging.getLogger(__name__)
@@ -32,13 +34,20 @@ class CreatedAgent:
 
 
 def agent_create(
-    *, name: str, owner: AbstractBaseUser, is_active: bool = True
+    *,
+    name: str,
+    owner: AbstractBaseUser,
+    is_active: bool = True,
+    scopes: Iterable[str] = DEFAULT_SCOPES,
 ) -> CreatedAgent:
     """Create an agent and its API key; the key is returned once, never stored.
 
     An inactive agent (an eval run's isolated stream) gets no keep-alive ticks
-    and its key authenticates nothing.
+    and its key authenticates nothing. ``scopes`` (``core.scopes``; default
+    ``stream`` only) bound what the key may do; ``UnknownScope`` for a name
+    that is not a scope, before anything is stored.
     """
+    granted = list(parse_scopes(scopes))
     prefix = secrets.token_hex(KEY_PREFIX_BYTES)
     api_key = f"es_{prefix}_{secrets.token_urlsafe(32)}"
     with transaction.atomic():
@@ -48,8 +57,14 @@ def agent_create(
             key_prefix=prefix,
             key_hash=_hash_key(api_key),
             is_active=is_active,
+            scopes=granted,
         )
-    logger.info("[Agents] agent_created name=%s prefix=%s", name, prefix)
+    logger.info(
+        "[Agents] agent_created name=%s prefix=%s scopes=%s",
+        name,
+        prefix,
+        ",".join(granted),
+    )
     return CreatedAgent(agent=agent, api_key=api_key)
 
 

@@ -121,6 +121,15 @@ def client(owner: Any) -> APIClient:
 
 
 @pytest.fixture
+def staff_api(staff: Any) -> APIClient:
+    """Storing baselines and replacing packs need staff (or a key's scope;
+    tests/evalsite/test_authorization.py covers who may do what)."""
+    api = APIClient()
+    api.force_authenticate(staff)
+    return api
+
+
+@pytest.fixture
 def flags_on(settings: Any) -> Any:
     settings.EVAL_HARNESS_ENABLED = True
     settings.EVAL_SHADOW_MODE_ENABLED = True
@@ -205,12 +214,15 @@ def test_same_pack_again_is_a_no_op_200(client: APIClient, pack: Benchmark) -> N
 
 
 def test_different_pack_same_id_is_409_unless_forced(
-    client: APIClient, pack: Benchmark
+    client: APIClient, staff_api: APIClient, pack: Benchmark
 ) -> None:
     changed = manifest(cases=3)
 
     refused = client.post("/api/benchmarks/packs", changed, format="json")
-    forced = client.post("/api/benchmarks/packs?force=true", changed, format="json")
+    not_staff = client.post("/api/benchmarks/packs?force=true", changed, format="json")
+    assert not_staff.status_code == 403
+    assert Benchmark.objects.get().case_count == 2
+    forced = staff_api.post("/api/benchmarks/packs?force=true", changed, format="json")
 
     assert refused.status_code == 409
     assert refused.json()["error"]["message"] == (
@@ -752,21 +764,21 @@ def test_snapshots_off_is_409(client: APIClient) -> None:
 
 
 def test_snapshot_from_latest_runs(
-    client: APIClient, flags_on: Any, pack: Benchmark, log_lines: Any
+    staff_api: APIClient, flags_on: Any, pack: Benchmark, log_lines: Any
 ) -> None:
-    client.post(
+    staff_api.post(
         "/api/benchmarks/runs",
         run_summary("run-1", hour=9, metrics={"actionOutcomeScore": 0.5}),
         format="json",
     )
-    client.post("/api/benchmarks/runs", run_summary("run-2", hour=11), format="json")
-    client.post(
+    staff_api.post("/api/benchmarks/runs", run_summary("run-2", hour=11), format="json")
+    staff_api.post(
         "/api/benchmarks/runs",
         run_summary("run-3", hour=12, status="failed"),
         format="json",
     )
 
-    response = client.post(
+    response = staff_api.post(
         "/api/benchmarks/baselines",
         {"snapshotId": "required-main", "notes": "main"},
         format="json",
@@ -792,15 +804,15 @@ def test_snapshot_from_latest_runs(
 
 
 def test_snapshot_from_latest_replaces_the_named_one(
-    client: APIClient, flags_on: Any, pack: Benchmark
+    staff_api: APIClient, flags_on: Any, pack: Benchmark
 ) -> None:
-    client.post("/api/benchmarks/runs", run_summary("run-1", hour=9), format="json")
-    client.post(
+    staff_api.post("/api/benchmarks/runs", run_summary("run-1", hour=9), format="json")
+    staff_api.post(
         "/api/benchmarks/baselines", {"snapshotId": "required-main"}, format="json"
     )
-    client.post("/api/benchmarks/runs", run_summary("run-2", hour=11), format="json")
+    staff_api.post("/api/benchmarks/runs", run_summary("run-2", hour=11), format="json")
 
-    response = client.post(
+    response = staff_api.post(
         "/api/benchmarks/baselines", {"snapshotId": "required-main"}, format="json"
     )
 
@@ -810,8 +822,8 @@ def test_snapshot_from_latest_replaces_the_named_one(
     assert row.document["benchmarks"][0]["runId"] == "run-2"
 
 
-def test_snapshot_id_must_be_safe(client: APIClient, flags_on: Any) -> None:
-    response = client.post(
+def test_snapshot_id_must_be_safe(staff_api: APIClient, flags_on: Any) -> None:
+    response = staff_api.post(
         "/api/benchmarks/baselines", {"snapshotId": "a/b"}, format="json"
     )
 
@@ -822,11 +834,15 @@ def test_snapshot_id_must_be_safe(client: APIClient, flags_on: Any) -> None:
 
 
 def test_snapshot_document_is_stored_idempotently(
-    client: APIClient, flags_on: Any
+    staff_api: APIClient, flags_on: Any
 ) -> None:
-    first = client.post("/api/benchmarks/baselines", snapshot_document(), format="json")
-    again = client.post("/api/benchmarks/baselines", snapshot_document(), format="json")
-    other = client.post(
+    first = staff_api.post(
+        "/api/benchmarks/baselines", snapshot_document(), format="json"
+    )
+    again = staff_api.post(
+        "/api/benchmarks/baselines", snapshot_document(), format="json"
+    )
+    other = staff_api.post(
         "/api/benchmarks/baselines", snapshot_document(notes="x"), format="json"
     )
 
@@ -838,11 +854,11 @@ def test_snapshot_document_is_stored_idempotently(
     assert BaselineSnapshot.objects.get().notes == ""
 
 
-def test_invalid_snapshot_document_is_400(client: APIClient, flags_on: Any) -> None:
+def test_invalid_snapshot_document_is_400(staff_api: APIClient, flags_on: Any) -> None:
     document = snapshot_document(benchmarkCount=2)
     document["benchmarks"][0]["passRate"] = 1.5
 
-    response = client.post("/api/benchmarks/baselines", document, format="json")
+    response = staff_api.post("/api/benchmarks/baselines", document, format="json")
 
     assert response.status_code == 400
     assert error_fields(response) == {
@@ -854,12 +870,12 @@ def test_invalid_snapshot_document_is_400(client: APIClient, flags_on: Any) -> N
     assert BaselineSnapshot.objects.count() == 0
 
 
-def test_baseline_list_and_detail(client: APIClient, flags_on: Any) -> None:
-    client.post("/api/benchmarks/baselines", snapshot_document(), format="json")
+def test_baseline_list_and_detail(staff_api: APIClient, flags_on: Any) -> None:
+    staff_api.post("/api/benchmarks/baselines", snapshot_document(), format="json")
 
-    listed = client.get("/api/benchmarks/baselines").json()
-    detail = client.get("/api/benchmarks/baselines/required-main").json()
-    missing = client.get("/api/benchmarks/baselines/nope")
+    listed = staff_api.get("/api/benchmarks/baselines").json()
+    detail = staff_api.get("/api/benchmarks/baselines/required-main").json()
+    missing = staff_api.get("/api/benchmarks/baselines/nope")
 
     assert listed["count"] == 1
     assert listed["results"][0]["snapshotId"] == "required-main"
@@ -875,15 +891,17 @@ def test_baseline_list_and_detail(client: APIClient, flags_on: Any) -> None:
 
 
 @pytest.fixture
-def baseline(client: APIClient, flags_on: Any, pack: Benchmark) -> None:
-    client.post("/api/benchmarks/packs", manifest("other-pack", cases=1), format="json")
+def baseline(staff_api: APIClient, flags_on: Any, pack: Benchmark) -> None:
+    staff_api.post(
+        "/api/benchmarks/packs", manifest("other-pack", cases=1), format="json"
+    )
     for document in (
         run_summary("base-1", passed=1, metrics={"actionOutcomeScore": 0.5}, hour=9),
         run_summary("base-2", benchmark_id="other-pack", passed=1, total=1, hour=9),
     ):
-        response = client.post("/api/benchmarks/runs", document, format="json")
+        response = staff_api.post("/api/benchmarks/runs", document, format="json")
         assert response.status_code == 201
-    response = client.post(
+    response = staff_api.post(
         "/api/benchmarks/baselines", {"snapshotId": "required-main"}, format="json"
     )
     assert response.status_code == 201
@@ -1008,12 +1026,12 @@ def test_gate_counts_an_invalid_latest_summary_as_invalid_candidate(
 
 
 def test_multipart_force_field_replaces_a_pack(
-    client: APIClient, pack: Benchmark
+    staff_api: APIClient, pack: Benchmark
 ) -> None:
     changed = json.dumps(manifest(cases=3)).encode()
 
-    refused = upload(client, "manifest.json", changed)
-    forced = upload(client, "manifest.json", changed, force="true")
+    refused = upload(staff_api, "manifest.json", changed)
+    forced = upload(staff_api, "manifest.json", changed, force="true")
 
     assert refused.status_code == 409
     assert forced.status_code == 200

@@ -61,10 +61,12 @@ def test_loader_is_registered(settings: Any) -> None:
 
 @pytest.mark.django_db
 def test_demo_loads_packs_runs_a_regression_shadows_and_an_upload(
-    owner: Any, settings: Any
+    staff: Any, settings: Any
 ) -> None:
     for flag in FLAGS:
         setattr(settings, flag, True)
+    # The demo's user is staff (make demo's superuser): it stores a baseline.
+    owner = staff
 
     summary = load_demo(owner=owner)
     again = load_demo(owner=owner)

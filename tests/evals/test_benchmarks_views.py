@@ -194,22 +194,30 @@ def test_baseline_list_form_is_off_without_the_flag(
     assert BaselineSnapshot.objects.count() == 0
 
 
+def test_baseline_form_needs_staff(owner_client: Client, flags_on: Any) -> None:
+    response = owner_client.post("/baselines/", {"snapshot_id": "main"})
+
+    assert response.status_code == 403
+    assert b"storing a baseline needs a staff login" in response.content
+    assert not BaselineSnapshot.objects.exists()
+
+
 def test_baseline_form_creates_a_snapshot(
-    owner_client: Client, owner: Any, flags_on: Any
+    staff_client: Client, staff: Any, flags_on: Any
 ) -> None:
     benchmark_pack_create(document=manifest())
     benchmark_run_record(document=run_summary("run-1", passed=1, hour=9))
 
-    response = owner_client.post("/baselines/", {"snapshot_id": "main", "notes": "n"})
+    response = staff_client.post("/baselines/", {"snapshot_id": "main", "notes": "n"})
 
     assert response.status_code == 302
     assert response["Location"] == "/baselines/main/"
     row = BaselineSnapshot.objects.get()
-    assert (row.snapshot_id, row.notes, row.created_by) == ("main", "n", owner)
+    assert (row.snapshot_id, row.notes, row.created_by) == ("main", "n", staff)
 
 
-def test_baseline_form_shows_an_unsafe_id(owner_client: Client, flags_on: Any) -> None:
-    response = owner_client.post("/baselines/", {"snapshot_id": ".."})
+def test_baseline_form_shows_an_unsafe_id(staff_client: Client, flags_on: Any) -> None:
+    response = staff_client.post("/baselines/", {"snapshot_id": ".."})
 
     assert response.status_code == 400
     assert b"snapshotId must be a safe path segment" in response.content

@@ -73,3 +73,32 @@ def test_owner_and_member_see_the_agent_stranger_does_not(
     assert b">alpha</a></td>" in client.get("/stream/").content
     client.force_login(stranger)
     assert b">alpha</a></td>" not in client.get("/stream/").content
+
+
+def test_create_agent_grants_the_scopes_asked_for(owner: Any) -> None:
+    out = StringIO()
+    call_command(
+        "create_agent",
+        "ci",
+        "--owner",
+        owner.username,
+        "--scope",
+        "benchmarks:write",
+        "--scope",
+        "baselines:write,benchmarks:write",
+        stdout=out,
+    )
+
+    assert Agent.objects.get(name="ci").scopes == [
+        "baselines:write",
+        "benchmarks:write",
+    ]
+    assert "scopes: baselines:write benchmarks:write" in out.getvalue()
+
+
+def test_create_agent_refuses_an_unknown_scope(owner: Any) -> None:
+    with pytest.raises(CommandError, match="unknown scope 'admin'"):
+        call_command(
+            "create_agent", "ci", "--owner", owner.username, "--scope", "admin"
+        )
+    assert not Agent.objects.filter(name="ci").exists()

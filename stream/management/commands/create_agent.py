@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
+from core.scopes import DEFAULT_SCOPES, SCOPES, UnknownScope, parse_scopes
 from stream.models import Agent
 from stream.services.agents import agent_create
 
@@ -18,6 +19,15 @@ class Command(BaseCommand):
         parser.add_argument(
             "--owner",
             help="username of the owner (default: the first superuser)",
+        )
+        parser.add_argument(
+            "--scope",
+            action="append",
+            default=[],
+            help=(
+                "what the key may do (repeat or comma-separate): "
+                f"{', '.join(SCOPES)}; default: stream"
+            ),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -37,6 +47,11 @@ class Command(BaseCommand):
                 raise CommandError(
                     "no owner: pass --owner USERNAME or create a superuser first"
                 )
-        created = agent_create(name=name, owner=owner)
+        try:
+            scopes = parse_scopes(options["scope"] or DEFAULT_SCOPES)
+        except UnknownScope as exc:
+            raise CommandError(str(exc)) from None
+        created = agent_create(name=name, owner=owner, scopes=scopes)
         self.stdout.write(f"agent: {created.agent.name} (owner {owner.get_username()})")
+        self.stdout.write(f"scopes: {' '.join(scopes)}")
         self.stdout.write(f"api key (shown once, store it now): {created.api_key}")

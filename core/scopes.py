@@ -1,0 +1,117 @@
+"""What an API key may do: its scopes, and the scope each operation needs.
+
+A key (an agent's) carries a set of scopes; people logged in with a session
+are not scoped (staff-only actions are checked on the user). The rule is a
+pure function of the HTTP method and the path, so a new endpoint under a
+known area is covered the day it is added, and an endpoint under an unknown
+``/api/`` area refuses every key until it is given a scope here (fail closed).
+
+Scopes:
+
+- ``stream``: the cognitive stream and the planning task API;
+- ``benchmarks:read``: every read of benchmarks, runs, shadows, baselines,
+  the gate, eval runs, gridworld batches and PR keepalive records;
+- ``benchmarks:write``: recording runs, shadows, new packs, eval runs and
+  gridworld batches (implies read);
+- ``benchmarks:replace``: replacing a different pack under an existing id
+  (``force``; implies write);
+- ``baselines:write``: storing baseline snapshots, which the CI gate compares
+  against (implies read).
+
+New keys get ``stream`` only; a stream key can do nothing else.
+Deterministic, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+STREAM: Final = "stream"
+BENCHMARKS_READ: Final = "benchmarks:read"
+BENCHMARKS_WRITE: Final = "benchmarks:write"
+BENCHMARKS_REPLACE: Final = "benchmarks:replace"
+BASELINES_WRITE: Final = "baselines:write"
+# Any valid key: who am I, the API schema.
+ANY_KEY: Final = ""
+
+SCOPES: Final = (
+    STREAM,
+    BENCHMARKS_READ,
+    BENCHMARKS_WRITE,
+    BENCHMARKS_REPLACE,
+    BASELINES_WRITE,
+)
+DEFAULT_SCOPES: Final = (STREAM,)
+IMPLIED: Final = {
+    BENCHMARKS_WRITE: (BENCHMARKS_READ,),
+    BENCHMARKS_REPLACE: (BENCHMARKS_WRITE, BENCHMARKS_READ),
+    BASELINES_WRITE: (BENCHMARKS_READ,),
+}
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+
+_ANY_KEY_PATHS: Final = ("/api/whoami", "/api/schema/")
+_STREAM_PREFIXES: Final = ("/api/cognitive-stream/", "/api/tasks")
+_BENCHMARK_PREFIXES: Final = (
+    "/api/benchmarks/",
+    "/api/evals/",
+    "/api/gridworld/",
+    "/api/prkeepalive/",
+)
+# Writes that compute and store nothing count as reads.
+_READ_ONLY_POSTS: Final = ("/api/gridworld/verify", "/api/prkeepalive/explain")
+_BASELINE_PATHS: Final = ("/api/benchmarks/baselines",)
+
+
+class UnknownScope(ValueError):
+    """A scope name that is not one of ``SCOPES``."""
+
+
+def parse_scopes(names: Iterable[str]) -> tuple[str, ...]:
+    """``names`` (comma-separated items allowed) as a sorted, de-duplicated
+    tuple of known scopes; ``UnknownScope`` naming the first unknown one."""
+    found: set[str] = set()
+    for item in names:
+        for name in item.split(","):
+            name = name.strip()
+            if not name:
+                continue
+            if name not in SCOPES:
+                raise UnknownScope(
+                    f"unknown scope {name!r}; one of {', '.join(SCOPES)}"
+                )
+            found.add(name)
+    return tuple(sorted(found))
+
+
+def effective_scopes(scopes: Iterable[str]) -> frozenset[str]:
+    """``scopes`` with what they imply."""
+    out: set[str] = set()
+    for scope in scopes:
+        out.add(scope)
+        out.update(IMPLIED.get(scope, ()))
+    return frozenset(out)
+
+
+def required_scope(method: str, path: str) -> str | None:
+    """The scope a key needs for ``method path``: ``ANY_KEY`` (``""``) when any
+    valid key will do, None when no key may call it."""
+    method = method.upper()
+    if path.startswith(_ANY_KEY_PATHS):
+        return ANY_KEY
+    if path.startswith(_STREAM_PREFIXES):
+        return STREAM
+    if not path.startswith(_BENCHMARK_PREFIXES):
+        return None
+    if method in SAFE_METHODS or path.rstrip("/") in _READ_ONLY_POSTS:
+        return BENCHMARKS_READ
+    if path.rstrip("/") in _BASELINE_PATHS:
+        return BASELINES_WRITE
+    return BENCHMARKS_WRITE
+
+
+def key_may(scopes: Iterable[str], required: str | None) -> bool:
+    """Whether a key with ``scopes`` may do what needs ``required``."""
+    if required is None:
+        return False
+    return required == ANY_KEY or required in effective_scopes(scopes)

@@ -1,0 +1,293 @@
+"""Who may call what: every REST operation and every page, for every actor.
+
+The operations come from the OpenAPI schema and the pages from the URL
+resolver, so an endpoint added tomorrow is in the matrix the day it lands.
+Actors: anonymous, a session for the owner, a member, a stranger and staff;
+a key of each scope alone; the default (stream-only) key of another owner.
+The scope a key needs is ``core.scopes.required_scope``; what a key may not
+do answers 403, what nobody anonymous may do 401/403, and no actor ever gets
+a 500.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+
+from core.scopes import (
+    BASELINES_WRITE,
+    BENCHMARKS_READ,
+    BENCHMARKS_REPLACE,
+    BENCHMARKS_WRITE,
+    SCOPES,
+    STREAM,
+    key_may,
+    required_scope,
+)
+from evals.models import BaselineSnapshot, Benchmark
+from stream.models import Agent, Task
+from stream.services.agents import agent_create
+
+pytestmark = pytest.mark.django_db
+
+# Operations that authenticate by a signature instead of a login or a key.
+SIGNED = {("POST", "/api/prkeepalive/github/webhook")}
+# Pages anyone may open.
+PUBLIC_PAGES = {"/accounts/login/", "/healthz"}
+PAGE_SKIP_PREFIXES = ("/admin/", "/static/", "/accounts/logout/")
+
+
+def operations() -> list[tuple[str, str]]:
+    """(METHOD, path template) of every operation in the OpenAPI schema."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    found = [
+        (method.upper(), path)
+        for path, item in schema["paths"].items()
+        for method in item
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+    assert len(found) > 30, found
+    return sorted(found)
+
+
+def page_patterns() -> list[str]:
+    """Route templates of every HTML page (everything not under /api/)."""
+
+    def walk(patterns: list[Any], prefix: str) -> Iterator[str]:
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                yield from walk(entry.url_patterns, prefix + str(entry.pattern))
+            elif isinstance(entry, URLPattern):
+                yield prefix + str(entry.pattern)
+
+    routes = {"/" + r for r in walk(get_resolver().url_patterns, "")}
+    return sorted(
+        r
+        for r in routes
+        if not r.startswith("/api/")
+        and not r.startswith(PAGE_SKIP_PREFIXES)
+        and "(?P" not in r
+        and "^" not in r
+    )
+
+
+OPERATIONS = operations()
+
+
+@pytest.fixture
+def world(owner: Any, member: Any, stranger: Any, staff: Any) -> dict[str, Any]:
+    """An agent of the owner (the member belongs to it), one of a stranger,
+    a task of the owner's agent, a pack and a baseline."""
+    mine = agent_create(name="mine", owner=owner, scopes=SCOPES).agent
+    mine.members.add(member)
+    theirs = agent_create(name="theirs", owner=stranger)
+    now = timezone.now()
+    task = Task.objects.create(
+        agent=mine, title="t", action="collect", created_at=now, updated_at=now
+    )
+    Benchmark.objects.create(benchmark_id="pack-1", kind="pack", title="p")
+    BaselineSnapshot.objects.create(
+        snapshot_id="main", created_at=timezone.now(), document={}
+    )
+    keys = {
+        scope: agent_create(
+            name=f"key-{scope.replace(':', '-')}", owner=owner, scopes=[scope]
+        ).api_key
+        for scope in SCOPES
+    }
+    return {
+        "agent": mine,
+        "task": task,
+        "other_key": theirs.api_key,
+        "keys": keys,
+        "values": {
+            "name": "mine",
+            "pk": task.pk,
+            "run_id": "run-none",
+            "case_id": "case-none",
+            "suite_id": "smoke",
+            "benchmark_id": "pack-1",
+            "snapshot_id": "main",
+            "trace_id": "trace-none",
+            "owner": "octo",
+            "index": "0",
+            "number": "1",
+            "path": "summary.json",
+        },
+    }
+
+
+def fill(template: str, values: dict[str, Any]) -> str:
+    """A concrete path for an OpenAPI ``{x}`` or Django ``<conv:x>`` route."""
+
+    def value(name: str) -> str:
+        return str(
+            values.get(name, "1" if name.endswith(("pk", "id", "number")) else "x")
+        )
+
+    path = re.sub(r"\{(\w+)\}", lambda m: value(m.group(1)), template)
+    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: value(m.group(1)), path)
+
+
+def call(client: Any, method: str, path: str) -> Any:
+    return (
+        getattr(client, method.lower())(path, {}, format="json")
+        if isinstance(client, APIClient)
+        else getattr(client, method.lower())(path)
+    )
+
+
+def key_client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    return client
+
+
+def session(user: Any) -> APIClient:
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+# --- REST operations -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "template"), OPERATIONS)
+def test_anonymous_callers_are_refused(
+    world: dict[str, Any], method: str, template: str
+) -> None:
+    response = call(APIClient(), method, fill(template, world["values"]))
+
+    if (method, template) in SIGNED:
+        assert 400 <= response.status_code < 500
+        return
+    assert response.status_code in (401, 403), (method, template, response.content)
+
+
+@pytest.mark.parametrize(("method", "template"), OPERATIONS)
+def test_each_key_scope_reaches_exactly_its_operations(
+    world: dict[str, Any], method: str, template: str
+) -> None:
+    if (method, template) in SIGNED:
+        pytest.skip("authenticated by its signature, not by a key")
+    path = fill(template, world["values"])
+    needed = required_scope(method, path)
+    for scope, key in world["keys"].items():
+        response = call(key_client(key), method, path)
+        assert response.status_code < 500, (scope, method, path, response.content)
+        if key_may([scope], needed):
+            assert response.status_code not in (401, 403), (
+                scope,
+                method,
+                path,
+                response.content,
+            )
+        else:
+            assert response.status_code == 403, (scope, method, path)
+            assert response.json()["error"]["code"] == "permission_denied"
+
+
+@pytest.mark.parametrize(("method", "template"), OPERATIONS)
+def test_sessions_never_get_a_server_error(
+    world: dict[str, Any],
+    owner: Any,
+    member: Any,
+    stranger: Any,
+    staff: Any,
+    method: str,
+    template: str,
+) -> None:
+    path = fill(template, world["values"])
+    for user in (owner, member, stranger, staff):
+        response = call(session(user), method, path)
+        assert response.status_code < 500, (user, method, path, response.content)
+
+
+def test_a_new_key_does_stream_work_only(world: dict[str, Any]) -> None:
+    client = key_client(world["other_key"])
+
+    assert client.get("/api/cognitive-stream/recent").status_code == 200
+    assert client.get("/api/benchmarks/packs").status_code == 403
+    assert client.post("/api/benchmarks/runs", {}, format="json").status_code == 403
+    refused = client.post(
+        "/api/benchmarks/baselines", {"snapshotId": "main"}, format="json"
+    )
+    assert refused.status_code == 403
+    assert refused.json()["error"]["message"] == (
+        "This API key may not POST /api/benchmarks/baselines: it needs the "
+        "'baselines:write' scope."
+    )
+    assert Agent.objects.get(name="theirs").scopes == [STREAM]
+
+
+def test_another_owners_key_cannot_reach_this_agents_task(
+    world: dict[str, Any],
+) -> None:
+    response = key_client(world["other_key"]).get(f"/api/tasks/{world['task'].pk}")
+
+    assert response.status_code == 404
+
+
+def test_scopes_imply_what_they_need() -> None:
+    assert key_may([BENCHMARKS_WRITE], BENCHMARKS_READ)
+    assert key_may([BENCHMARKS_REPLACE], BENCHMARKS_WRITE)
+    assert key_may([BASELINES_WRITE], BENCHMARKS_READ)
+    assert not key_may([BASELINES_WRITE], BENCHMARKS_WRITE)
+    assert not key_may([STREAM], BENCHMARKS_READ)
+    assert not key_may(SCOPES, None)
+    assert required_scope("POST", "/api/benchmarks/baselines") == BASELINES_WRITE
+    assert required_scope("GET", "/api/somewhere-new/") is None
+
+
+# --- pages -----------------------------------------------------------------
+
+
+PAGES = page_patterns()
+
+
+@pytest.mark.parametrize("template", PAGES)
+def test_pages_need_a_login_and_never_fail(
+    world: dict[str, Any],
+    owner: Any,
+    member: Any,
+    stranger: Any,
+    staff: Any,
+    template: str,
+) -> None:
+    path = fill(template, world["values"])
+    anonymous = Client().get(path)
+    if path in PUBLIC_PAGES:
+        assert anonymous.status_code in (200, 503)
+    else:
+        assert anonymous.status_code == 302, (path, anonymous.status_code)
+        assert anonymous["Location"].startswith("/accounts/login/")
+    for user in (owner, member, stranger, staff):
+        client = Client()
+        client.force_login(user)
+        response = client.get(path)
+        assert response.status_code < 500, (user, path)
+
+
+def test_a_stranger_does_not_see_an_agents_stream(
+    world: dict[str, Any], owner: Any, member: Any, stranger: Any, staff: Any
+) -> None:
+    seen = {}
+    for user in (owner, member, stranger, staff):
+        client = Client()
+        client.force_login(user)
+        seen[user.username] = client.get("/stream/mine/").status_code
+
+    assert seen == {
+        owner.username: 200,
+        member.username: 200,
+        stranger.username: 404,
+        staff.username: 200,
+    }
