@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('evals', '0001_initial'),
+        ('evals', '0002_run_store_path'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
