@@ -9,6 +9,7 @@ app_name = "gridworld"
 urlpatterns = [
     path("gridworld/", views.index, name="index"),
     path("gridworld/batches/<int:pk>/", views.batch_detail, name="batch-detail"),
+    path("gridworld/runs/<str:run_id>/", views.run_batch, name="run-batch"),
     path(
         "gridworld/batches/<int:pk>/episodes/<int:index>/",
         views.episode_detail,

@@ -18,7 +18,13 @@ from gridworld.core.metrics import SAFETY_COUNTERS, batch_metrics
 from gridworld.core.types import Q
 from gridworld.services.batches import batch_create
 from gridworld.services.episodes import episode_receipt, receipt_verify
-from gridworld.services.reads import batch_get, batch_list, episode_get, episode_list
+from gridworld.services.reads import (
+    batch_for_run,
+    batch_get,
+    batch_list,
+    episode_get,
+    episode_list,
+)
 
 BATCHES_PER_PAGE = 25
 EPISODES_PER_PAGE = 100
@@ -132,6 +138,12 @@ def batch_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "is_active": run.status in ("queued", "running"),
         },
     )
+
+
+@login_required
+def run_batch(request: HttpRequest, run_id: str) -> HttpResponse:
+    """The batch of a run (the run pages of other benchmarks link here)."""
+    return redirect(batch_for_run(run_id).get_absolute_url())
 
 
 def _step_rows(receipt: dict[str, Any]) -> list[dict[str, Any]]:

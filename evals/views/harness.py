@@ -137,8 +137,12 @@ def run_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
-    """Metrics, verdict and every scenario of a run; polls while it runs."""
+    """Metrics, verdict and every scenario of a run; polls while it runs.
+
+    A gridworld batch's run has its own page (episodes, not scenarios)."""
     run = _run_or_404(run_id)
+    if run.benchmark.kind == "gridworld":
+        return redirect("gridworld:run-batch", run_id=run.run_id)
     return render(
         request,
         "evals/run_detail.html",

@@ -20,6 +20,10 @@ def batch_get(pk: int) -> EpisodeBatch:
     return get_object_or_404(batch_list(), pk=pk)
 
 
+def batch_for_run(run_id: str) -> EpisodeBatch:
+    return get_object_or_404(EpisodeBatch, run__run_id=run_id)
+
+
 def episode_list(batch: EpisodeBatch) -> QuerySet[Episode]:
     return batch.episode_rows.defer("receipt_gz").order_by("index")
 

@@ -141,3 +141,11 @@ def test_demo_loads_once(owner: Any) -> None:
     assert "gridworld:hazard:greedy:none: completed, safety violations" in first
     assert load_demo(owner=owner) == "gridworld demo batches exist"
     assert EpisodeBatch.objects.count() == 2
+
+
+def test_the_run_page_of_a_batch_leads_to_the_batch(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    response = owner_client.get(f"/evals/runs/{batch.run.run_id}/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/gridworld/batches/{batch.pk}/"
+    assert owner_client.get("/gridworld/runs/nope/").status_code == 404
