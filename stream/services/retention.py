@@ -7,6 +7,7 @@ the whole policy (age limits, then the hard cap) and logs the contract's
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import datetime
 
@@ -32,8 +33,14 @@ def retention_policy() -> RetentionPolicy:
     )
 
 
-def stream_prune(*, agent: Agent, now: datetime | None = None) -> int:
-    """Apply the retention policy to one agent's queue (SC-B4); returns dropped."""
+def stream_prune(
+    *, agent: Agent, now: datetime | None = None, keep: int | None = None
+) -> int:
+    """Apply the retention policy to one agent's queue (SC-B4); returns dropped.
+
+    ``keep`` (at most the hard cap) prunes the over-cap part down to that
+    many instead of to the cap itself.
+    """
     now = now or timezone.now()
     rows = Thought.objects.filter(agent=agent).values_list(
         "pk", "created_at", "processed", "convert_eligible"
@@ -44,7 +51,10 @@ def stream_prune(*, agent: Agent, now: datetime | None = None) -> int:
         )
         for pk, created, processed, ce in rows
     ]
-    drop = plan_prune(items, now_ms=_ms(now), policy=retention_policy())
+    policy = retention_policy()
+    if keep is not None:
+        policy = dataclasses.replace(policy, hard_cap=min(keep, policy.hard_cap))
+    drop = plan_prune(items, now_ms=_ms(now), policy=policy)
     dropped = 0
     for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
         dropped += Thought.objects.filter(pk__in=drop[start : start + 900]).delete()[0]
@@ -71,9 +81,11 @@ def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
     """Prune the agent's queue when it holds more than the hard cap (SC-B4).
 
     Called after every publish (percepts, thoughts single and batched,
-    keep-alive, drive ticks), so no path can grow the queue past the cap
-    between the periodic prunes. The check reads at most cap + 1 index
-    entries, whatever the queue's size. Returns the number dropped.
+    keep-alive, drive ticks), so no path can leave the queue past the cap.
+    The check reads at most cap + 1 index entries, whatever the queue's
+    size. Over the cap it prunes down to 95% of it, so a queue held at the
+    cap by a flood is pruned once per 5% of inserts, not on every one.
+    Returns the number dropped.
     """
     cap = settings.STREAM_QUEUE_HARD_CAP
     over = (
@@ -83,7 +95,7 @@ def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
     )
     if not list(over):
         return 0
-    return stream_prune(agent=agent, now=now)
+    return stream_prune(agent=agent, now=now, keep=cap - max(cap // 20, 1))
 
 
 def stream_prune_all(*, now: datetime | None = None) -> int:
