@@ -54,6 +54,7 @@ from evals.core.store import (  # noqa: E402
     snapshot_from_latest,
     store_json_bytes,
 )
+from evals.examples import example_shadow_record  # noqa: E402
 
 TARGET_S = 5.0
 
@@ -180,24 +181,12 @@ def time_gate(
 
 def shadow_document(prefix: str, n: int) -> dict[str, object]:
     day = f"2026-03-{1 + n % 28:02d}"
-    return {
-        "schemaVersion": 1,
-        "traceId": f"{prefix}{n:012x}",
-        "recordedAt": f"{day}T10:{n % 60:02d}:00.000Z",
-        "sessionKey": "agent:main",
-        "promptHash": f"{n:016x}",
-        "promptLength": 42,
-        "retrievalQueryHash": f"{n:016x}",
-        "retrievalQueryLength": 42,
-        "recallMode": "full",
-        "recallResultLimit": 4,
-        "source": "hot_qmd",
-        "recalledMemoryCount": 2,
-        "injected": True,
-        "contextChars": 240,
-        "memoryIds": ["mem-1", "mem-2"],
-        "durationMs": 22,
-    }
+    return example_shadow_record(
+        f"{prefix}{n:012x}",
+        recordedAt=f"{day}T10:{n % 60:02d}:00.000Z",
+        promptHash=f"{n:016x}",
+        retrievalQueryHash=f"{n:016x}",
+    )
 
 
 def _setup_django(var_dir: Path) -> None:

@@ -26,6 +26,7 @@ from django.conf import settings
 from core.errors import SchemaInvalid
 from evals.core.baselines import snapshot_from_runs
 from evals.core.runs import validate_run_summary
+from evals.examples import example_run_summary, example_shadow_record
 from evals.models import InvalidUpload
 from evals.services.baselines import baseline_snapshot_store
 from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
@@ -92,24 +93,14 @@ def _run(
     metrics: dict[str, float],
     git_ref: str,
 ) -> dict[str, Any]:
-    passed = sum(results.values())
-    return {
-        "schemaVersion": 1,
-        "runId": run_id,
-        "benchmarkId": benchmark_id,
-        "status": "completed",
-        "startedAt": f"2026-03-06T{hour:02d}:00:00.000Z",
-        "completedAt": f"2026-03-06T{hour:02d}:02:00.000Z",
-        "totalCases": len(results),
-        "passedCases": passed,
-        "failedCases": len(results) - passed,
-        "metrics": metrics,
-        "gitRef": git_ref,
-        "caseResults": [
-            {"caseId": case_id, "passed": ok, "durationMs": 900 + 10 * index}
-            for index, (case_id, ok) in enumerate(results.items())
-        ],
-    }
+    return example_run_summary(
+        run_id,
+        benchmark_id=benchmark_id,
+        hour=hour,
+        results=results,
+        metrics=metrics,
+        gitRef=git_ref,
+    )
 
 
 AMA_IDS = [case_id for case_id, _ in AMA_CASES]
@@ -156,24 +147,21 @@ CANDIDATE_RUNS = (
 
 
 def _shadow(index: int, mode: str, source: str, count: int) -> dict[str, Any]:
-    return {
-        "schemaVersion": 1,
-        "traceId": f"demo{index:012x}",
-        "recordedAt": f"2026-03-06T10:0{index}:00.000Z",
-        "sessionKey": "agent:main",
-        "promptHash": f"p{index:015x}",
-        "promptLength": 40 + index,
-        "retrievalQueryHash": f"q{index:015x}",
-        "retrievalQueryLength": 30 + index,
-        "recallMode": mode,
-        "recallResultLimit": 4,
-        "source": source,
-        "recalledMemoryCount": count,
-        "injected": count > 0,
-        "contextChars": 120 * count,
-        "memoryIds": [f"mem-{index}-{n}" for n in range(count)],
-        "durationMs": 12 + 3 * index,
-    }
+    return example_shadow_record(
+        f"demo{index:012x}",
+        recordedAt=f"2026-03-06T10:0{index}:00.000Z",
+        promptHash=f"p{index:015x}",
+        promptLength=40 + index,
+        retrievalQueryHash=f"q{index:015x}",
+        retrievalQueryLength=30 + index,
+        recallMode=mode,
+        source=source,
+        recalledMemoryCount=count,
+        injected=count > 0,
+        contextChars=120 * count,
+        memoryIds=[f"mem-{index}-{n}" for n in range(count)],
+        durationMs=12 + 3 * index,
+    )
 
 
 SHADOWS = (

@@ -14,6 +14,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from evals.core.store import store_json_bytes
+from evals.examples import example_manifest
+from evals.examples import example_run_summary as run_summary
+from evals.examples import example_shadow_record as shadow
 from evals.models import BaselineSnapshot, Benchmark, Run
 from evals.services.benchmark_records import (
     benchmark_run_record,
@@ -25,57 +28,7 @@ pytestmark = pytest.mark.django_db
 
 
 def manifest(benchmark_id: str = "ama-memory", cases: int = 2, **extra: Any) -> dict:
-    return {
-        "schemaVersion": 1,
-        "benchmarkId": benchmark_id,
-        "title": f"{benchmark_id} title",
-        "cases": [{"id": f"case-{n}", "prompt": f"prompt {n}"} for n in range(cases)],
-        **extra,
-    }
-
-
-def run_summary(
-    run_id: str,
-    *,
-    benchmark_id: str = "ama-memory",
-    passed: int = 1,
-    total: int = 2,
-    hour: int = 10,
-    **extra: Any,
-) -> dict:
-    return {
-        "schemaVersion": 1,
-        "runId": run_id,
-        "benchmarkId": benchmark_id,
-        "status": "completed",
-        "startedAt": f"2026-03-06T{hour:02d}:00:00.000Z",
-        "completedAt": f"2026-03-06T{hour:02d}:02:00.000Z",
-        "totalCases": total,
-        "passedCases": passed,
-        "failedCases": total - passed,
-        **extra,
-    }
-
-
-def shadow(trace_id: str) -> dict:
-    return {
-        "schemaVersion": 1,
-        "traceId": trace_id,
-        "recordedAt": "2026-03-06T10:03:00.000Z",
-        "sessionKey": "agent:main",
-        "promptHash": "abc123",
-        "promptLength": 42,
-        "retrievalQueryHash": "def456",
-        "retrievalQueryLength": 42,
-        "recallMode": "full",
-        "recallResultLimit": 4,
-        "source": "hot_qmd",
-        "recalledMemoryCount": 2,
-        "injected": True,
-        "contextChars": 240,
-        "memoryIds": ["mem-1", "mem-2"],
-        "durationMs": 22,
-    }
+    return example_manifest(benchmark_id, cases=cases, tags=None, **extra)
 
 
 def run_command(*args: Any) -> tuple[str, str]:
@@ -95,16 +48,6 @@ def write(path: Path, document: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(store_json_bytes(document))
     return path
-
-
-@pytest.fixture
-def flags_on(settings: Any) -> Any:
-    settings.EVAL_HARNESS_ENABLED = True
-    settings.EVAL_SHADOW_MODE_ENABLED = True
-    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
-    settings.BENCHMARK_DELTA_REPORTER_ENABLED = True
-    settings.MEMORY_RED_TEAM_BENCH_ENABLED = True
-    return settings
 
 
 # --- benchmark_validate ---------------------------------------------------------

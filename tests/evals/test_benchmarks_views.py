@@ -12,6 +12,7 @@ from django.test import Client
 
 from evals.core.baselines import validate_baseline_snapshot
 from evals.core.store import store_json_bytes
+from evals.examples import example_manifest, example_run_summary
 from evals.models import BaselineSnapshot, Benchmark, InvalidUpload
 from evals.services.baselines import baseline_snapshot_create
 from evals.services.benchmark_records import benchmark_run_record
@@ -22,31 +23,15 @@ pytestmark = pytest.mark.django_db
 
 
 def manifest(benchmark_id: str = "ama-memory", **extra: Any) -> dict:
-    return {
-        "schemaVersion": 1,
-        "benchmarkId": benchmark_id,
-        "title": f"{benchmark_id} title",
-        "tags": ["trajectory"],
-        "cases": [
-            {"id": "case-0", "prompt": "Resume <b>the</b> deployment"},
-            {"id": "case-1", "prompt": "p1"},
-        ],
-        **extra,
-    }
+    cases = [
+        {"id": "case-0", "prompt": "Resume <b>the</b> deployment"},
+        {"id": "case-1", "prompt": "p1"},
+    ]
+    return example_manifest(benchmark_id, cases=cases, **extra)
 
 
 def run_summary(run_id: str, *, passed: int, hour: int) -> dict:
-    return {
-        "schemaVersion": 1,
-        "runId": run_id,
-        "benchmarkId": "ama-memory",
-        "status": "completed",
-        "startedAt": f"2026-03-06T{hour:02d}:00:00.000Z",
-        "completedAt": f"2026-03-06T{hour:02d}:02:00.000Z",
-        "totalCases": 2,
-        "passedCases": passed,
-        "failedCases": 2 - passed,
-    }
+    return example_run_summary(run_id, passed=passed, hour=hour)
 
 
 @pytest.fixture

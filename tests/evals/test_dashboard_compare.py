@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from evals.services.compare import (
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("suites")]
 
 SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -41,14 +40,6 @@ REGRESSION_LINES = [
     "idle-v1 compulsion_count 0 -> 2",
     "idle-v1 compulsion_proxy 0 -> 0.25",
 ]
-
-
-@pytest.fixture(autouse=True)
-def isolated(settings: Any, tmp_path: Path) -> None:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
-    suites = tmp_path / "suites"
-    shutil.copytree(SHIPPED, suites)
-    settings.EVALS_SUITES_DIR = suites
 
 
 def harness_run(script: str | None = None) -> Run:

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from evals.models import Benchmark, Run
 from tests.api_errors import error_fields
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("suites")]
 
 SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
 RUN_KEYS = {
@@ -40,15 +40,6 @@ SMOKE_POST = {
     "mode": "thought_only",
     "model": "scripted",
 }
-
-
-@pytest.fixture(autouse=True)
-def isolated(settings: Any, tmp_path: Path) -> Path:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
-    suites = tmp_path / "suites"
-    shutil.copytree(SHIPPED, suites)
-    settings.EVALS_SUITES_DIR = suites
-    return suites
 
 
 @pytest.fixture
@@ -279,9 +270,9 @@ def test_bad_choices_are_400_per_field(session_client: APIClient) -> None:
 
 
 def test_invalid_suite_file_is_400_with_every_invalid_line(
-    session_client: APIClient, isolated: Path
+    session_client: APIClient, suites: Path
 ) -> None:
-    (isolated / "broken.jsonl").write_text('{"scenario_id": "a"}\n\n[]\n')
+    (suites / "broken.jsonl").write_text('{"scenario_id": "a"}\n\n[]\n')
 
     response = session_client.post(
         "/api/evals/runs",
@@ -345,17 +336,17 @@ def test_unknown_run_is_404(session_client: APIClient) -> None:
 
 def test_suites_lists_files_on_disk_with_versions_seen(
     session_client: APIClient,
-    isolated: Path,
+    suites: Path,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     post_run(session_client, SMOKE_POST, django_capture_on_commit_callbacks)
-    (isolated / "broken.jsonl").write_text("{}\n")
+    (suites / "broken.jsonl").write_text("{}\n")
 
     body = session_client.get("/api/evals/suites").json()
 
     by_id = {s["suiteId"]: s for s in body["results"]}
     assert sorted(by_id) == ["broken", "idle-v1", "smoke"]
-    smoke_sha = hashlib.sha256((isolated / "smoke.jsonl").read_bytes()).hexdigest()
+    smoke_sha = hashlib.sha256((suites / "smoke.jsonl").read_bytes()).hexdigest()
     smoke = by_id["smoke"]
     assert {
         k: smoke[k] for k in ("lineCount", "suiteSha256", "valid", "hasScript")

@@ -23,12 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "evals" / "suites"
 
 
-@pytest.fixture(autouse=True)
-def artifacts(settings: Any, tmp_path: Path) -> Path:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
-    return Path(settings.EVALS_ARTIFACTS_DIR)
-
-
 def eval_run(*args: str) -> tuple[str, str]:
     out, err = StringIO(), StringIO()
     call_command("eval_run", *args, stdout=out, stderr=err)

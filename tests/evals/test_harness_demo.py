@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,11 +11,6 @@ from evals.demo import DEMO_RUNS, load_demo
 from evals.models import Run
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def artifacts(settings: Any, tmp_path: Path) -> None:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
 
 
 def test_demo_loader_is_registered() -> None:

@@ -32,12 +32,6 @@ GOAL_IDS = {"smoke:hunger-raw-mutton", "smoke:zombie-close"}
 NO_GOAL_IDS = {"smoke:stable-plains", "smoke:sheltered-night", "smoke:fox-at-dawn"}
 
 
-@pytest.fixture(autouse=True)
-def artifacts(settings: Any, tmp_path: Path) -> Path:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
-    return Path(settings.EVALS_ARTIFACTS_DIR)
-
-
 def run_end_to_end(user: Any, suite: str = "smoke.jsonl", **options: Any) -> Run:
     run = eval_run_create(
         suite_path=SHIPPED / suite,

@@ -39,21 +39,6 @@ SMOKE_IDS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def artifacts(settings: Any, tmp_path: Path) -> Path:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
-    return Path(settings.EVALS_ARTIFACTS_DIR)
-
-
-@pytest.fixture
-def suites(settings: Any, tmp_path: Path) -> Path:
-    """A private copy of the shipped suites, free to edit."""
-    target = tmp_path / "suites"
-    shutil.copytree(SHIPPED, target)
-    settings.EVALS_SUITES_DIR = target
-    return target
-
-
 def run_suite(suite: Path, **options: Any) -> Run:
     options.setdefault("profile", "balanced")
     options.setdefault("mode", "thought_only")

@@ -23,11 +23,6 @@ SMOKE_IDS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def artifacts(settings: Any, tmp_path: Path) -> None:
-    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
-
-
 @pytest.fixture
 def queued() -> Run:
     return eval_run_create(
