@@ -188,7 +188,7 @@ def test_unknown_suite_and_missing_fields_are_reported_at_once(
 
 def test_answers_show_no_server_paths(
     session_client: APIClient,
-    isolated: Path,
+    suites: Path,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     run_id = post_run(
@@ -196,7 +196,7 @@ def test_answers_show_no_server_paths(
         {**SMOKE_POST, "script": "smoke.script.jsonl"},
         django_capture_on_commit_callbacks,
     ).json()["runId"]
-    (isolated / "broken.jsonl").write_text('{"scenario_id": "a"}\n')
+    (suites / "broken.jsonl").write_text('{"scenario_id": "a"}\n')
 
     body = session_client.get(f"/api/evals/runs/{run_id}").json()
     refused = session_client.post(
@@ -210,8 +210,8 @@ def test_answers_show_no_server_paths(
     assert refused.status_code == 400
     assert refused.json()["error"]["message"].startswith("broken.jsonl: 1 invalid")
     for text in (str(body), refused.content.decode()):
-        assert str(isolated) not in text
-        assert str(isolated.parent) not in text
+        assert str(suites) not in text
+        assert str(suites.parent) not in text
 
 
 def test_script_covering_no_scenario_is_refused_with_the_missing_ids(
@@ -243,11 +243,11 @@ def test_script_covering_no_scenario_is_refused_with_the_missing_ids(
 
 def test_script_covering_some_scenarios_still_runs(
     session_client: APIClient,
-    isolated: Path,
+    suites: Path,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    lines = (isolated / "smoke.script.jsonl").read_text().splitlines()
-    (isolated / "part.script.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    lines = (suites / "smoke.script.jsonl").read_text().splitlines()
+    (suites / "part.script.jsonl").write_text("\n".join(lines[:2]) + "\n")
 
     response = post_run(
         session_client,
