@@ -167,7 +167,8 @@ TEMPLATES = [
 # Database: SQLite under var/ unless DATABASE_URL is set
 # ---------------------------------------------------------------------------
 
-DATABASE_URL = env_str("DATABASE_URL")
+# URLs may carry passwords: like every secret, read from NAME or NAME_FILE.
+DATABASE_URL = env_secret("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {
         "default": dj_database_url.parse(
@@ -243,7 +244,10 @@ SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+# Preload asks browsers to ship the domain as HTTPS-only (hstspreload.org);
+# on by default in production so `check --deploy` is clean. Turn it off for a
+# domain that must keep a plain-HTTP subdomain: leaving the list takes months.
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 # No inline scripts anywhere; plotly.js injects <style> elements at run time,
@@ -277,6 +281,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Per API key; sessions (people) are not throttled.
+    "DEFAULT_THROTTLE_CLASSES": ["stream.auth.AgentKeyRateThrottle"],
     "DEFAULT_PARSER_CLASSES": [
         "evalsite.parsers.BoundedJSONParser",
         "rest_framework.parsers.MultiPartParser",
@@ -291,6 +297,24 @@ if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append(
         "rest_framework.renderers.BrowsableAPIRenderer"
     )
+
+# Requests per API key: "<n>/<second|minute|hour|day>"; over it, 429 with
+# Retry-After. Counted in CACHE_URL's cache (per process without one).
+API_KEY_THROTTLE_RATE = env_str("API_KEY_THROTTLE_RATE", "1200/minute")
+CACHE_URL = env_secret("CACHE_URL")
+if CACHE_URL and not CACHE_URL.startswith("redis://"):
+    # Never echo the value: it may carry a password.
+    raise ImproperlyConfigured("CACHE_URL must be a redis:// URL")
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+        }
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalsite API",
@@ -322,7 +346,7 @@ SPECTACULAR_SETTINGS = {
 # Celery: embedded filesystem broker unless CELERY_BROKER_URL is set
 # ---------------------------------------------------------------------------
 
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "filesystem://"
+CELERY_BROKER_URL = env_secret("CELERY_BROKER_URL") or "filesystem://"
 CELERY_BROKER_IS_EMBEDDED = CELERY_BROKER_URL.startswith("filesystem://")
 CELERY_BROKER_DIR = VAR_DIR / "celery"
 # A chunk of work runs at most CELERY_TASK_TIME_LIMIT seconds (then the pool
@@ -379,7 +403,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.5,
 }
 # Domain results live in our models; a result backend exists only for chords.
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or (
+CELERY_RESULT_BACKEND = env_secret("CELERY_RESULT_BACKEND") or (
     f"file://{CELERY_BROKER_DIR / 'results'}"
     if CELERY_BROKER_IS_EMBEDDED
     else CELERY_BROKER_URL

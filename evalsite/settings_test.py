@@ -17,6 +17,9 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 SECURE_SSL_REDIRECT = False
+# Tests hammer the API with one key; tests/evalsite/test_throttling.py
+# sets its own rate.
+API_KEY_THROTTLE_RATE = "1000000/minute"
 TEST_ARTIFACTS_DIR = VAR_DIR / "test-artifacts"
 
 # A file, not :memory:, so worker processes started by integration tests see

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from rest_framework import authentication, exceptions
+from rest_framework import authentication, exceptions, throttling
 from rest_framework.request import Request
 
 from core.scopes import key_may, required_scope
@@ -60,6 +61,22 @@ class AgentKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword
+
+
+class AgentKeyRateThrottle(throttling.SimpleRateThrottle):
+    """At most ``API_KEY_THROTTLE_RATE`` requests per API key (429 with
+    Retry-After past it); sessions and anonymous callers are not counted."""
+
+    scope = "api_key"
+
+    def get_rate(self) -> str:
+        return str(settings.API_KEY_THROTTLE_RATE)
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        agent = request.auth
+        if agent is None or not hasattr(agent, "key_prefix"):
+            return None
+        return f"throttle_api_key_{agent.key_prefix}"
 
 
 class AgentKeyAuthenticationScheme(OpenApiAuthenticationExtension):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PRODUCTION_SECRET_KEY = "prod-" + "a1B2c3D4e5F6g7H8" * 4
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -64,13 +65,46 @@ def test_check_deploy_is_clean_under_production_env(
         "check",
         "--deploy",
         "--fail-level",
-        "ERROR",
+        "WARNING",
         DJANGO_DEBUG=debug,
-        DJANGO_SECRET_KEY="x7Gq" * 16,
+        DJANGO_SECRET_KEY=PRODUCTION_SECRET_KEY,
         CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
     )
+    # Clean: not a single warning (HSTS preload is on by default).
     assert result.returncode == 0, result.stderr
-    assert "ERRORS" not in result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_secrets_come_from_files_and_are_never_printed(tmp_path: Path) -> None:
+    """Every secret can come from NAME_FILE; a start-up, a deploy check, a
+    failing database and a worker-less health check print none of them."""
+    secrets = {
+        "DJANGO_SECRET_KEY": "sk-" + "Zq9-Vw2_Lp" * 6,
+        "DATABASE_URL": "postgres://evalsite:pw-db-Q7x2@127.0.0.1:9/evalsite",
+        "CELERY_BROKER_URL": "redis://:pw-redis-K4m8@127.0.0.1:9/0",
+        "OPENAI_API_KEY": "sk-openai-R5t1",
+        "PRKEEPALIVE_WEBHOOK_SECRET": "whsec-M3n6",
+    }
+    env = {"DJANGO_DEBUG": "false", "LOG_LEVEL": "DEBUG"}
+    for name, value in secrets.items():
+        path = tmp_path / name.lower()
+        path.write_text(value + "\n")
+        env[f"{name}_FILE"] = str(path)
+    probe = (
+        "from django.conf import settings; from django.test import Client; "
+        "assert settings.DATABASES['default']['PASSWORD'] == 'pw-db-Q7x2'; "
+        "assert settings.OPENAI_API_KEY == 'sk-openai-R5t1'; "
+        "print(Client(HTTP_HOST='localhost').get('/healthz', secure=True).status_code)"
+    )
+    shell = run_manage("shell", "-c", probe, **env)
+    check = run_manage("check", "--deploy", **env)
+
+    assert shell.returncode == 0, shell.stderr
+    assert shell.stdout.strip().splitlines()[-1] == "503"
+    output = shell.stdout + shell.stderr + check.stdout + check.stderr
+    leaked = [name for name, value in secrets.items() if value in output]
+    leaked += [w for w in ("pw-db-Q7x2", "pw-redis-K4m8") if w in output]
+    assert leaked == []
 
 
 def test_check_deploy_warns_about_embedded_broker() -> None:
