@@ -199,6 +199,9 @@ class KeepAliveState(models.Model):
     poke_pending = models.BooleanField(default=False)
     # Accepted eval pokes of the last minute (epoch ms): their rate limit.
     poke_times_ms = models.JSONField(default=list)
+    # Set while a tick's model call is in flight (no transaction is open
+    # then): any other tick of the agent, stimulus or poke, waits for it.
+    introspecting_since = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"keep-alive state of {self.agent_id}"

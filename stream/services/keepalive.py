@@ -153,6 +153,14 @@ def _claim(
         bypass = bypass_reason(
             deltas, policy=policy, poked=poked or poke_was_pending, previous=previous
         )
+        in_flight = state.introspecting_since
+        if in_flight is not None and _ms(now) - _ms(in_flight) < _in_flight_max_ms():
+            logger.info(
+                "[KeepAlive] skip reason=in_flight since_ms=%s",
+                _ms(now) - _ms(in_flight),
+                extra={"agent": agent.name, "periodic": True},
+            )
+            return TickOutcome(False, "in_flight")
         previous_at = state.last_introspection_at
         last_ms = _ms(previous_at) if previous_at else None
         decision = decide_tick(
@@ -180,9 +188,15 @@ def _claim(
             memory=_memory_slice(agent, settings.KEEPALIVE_MEMORY_SLICE),
         )
         state.last_introspection_at = now
+        state.introspecting_since = now
         state.poke_pending = False
         state.save(
-            update_fields=["last_introspection_at", "poke_pending", "refresh_times_ms"]
+            update_fields=[
+                "last_introspection_at",
+                "introspecting_since",
+                "poke_pending",
+                "refresh_times_ms",
+            ]
         )
     return _Claim(
         agent,
@@ -196,10 +210,19 @@ def _claim(
     )
 
 
+def _in_flight_max_ms() -> int:
+    """How long an in-flight claim holds off other ticks: the longest a model
+    call can take (every HTTP attempt timing out) plus a minute, after which
+    a crashed worker's claim is taken over."""
+    attempts = settings.OPENAI_MAX_RETRIES + 1
+    return (settings.OPENAI_TIMEOUT_S * attempts + 60) * 1000
+
+
 def _release(claim: _Claim, now: datetime) -> None:
     """Give the slot back after a failed model call (only if still ours)."""
     KeepAliveState.objects.filter(pk=claim.state_pk, last_introspection_at=now).update(
         last_introspection_at=claim.previous_at,
+        introspecting_since=None,
         poke_pending=claim.poke_was_pending,
     )
 
@@ -285,7 +308,7 @@ def keepalive_tick(
             facts=claim.facts,
         )
         KeepAliveState.objects.filter(pk=claim.state_pk).update(
-            last_frame_snapshot=claim.snapshot
+            last_frame_snapshot=claim.snapshot, introspecting_since=None
         )
     logger.info(
         "[Cognition] keepalive_thought published id=%s convertEligible=%s "

@@ -99,8 +99,10 @@ def test_slow_model_does_not_block_a_concurrent_post_thoughts(
             format="json",
         )
         elapsed = time.monotonic() - started
-        # While the model is still thinking, a second tick sees the claim.
-        assert keepalive_tick(agent_id=agent.pk).reason == "cooldown"
+        # While the model is still thinking, no second tick runs, not even
+        # one a stimulus or a poke would let bypass the cooldown.
+        assert keepalive_tick(agent_id=agent.pk).reason == "in_flight"
+        assert keepalive_tick(agent_id=agent.pk, poked=True).reason == "in_flight"
     finally:
         slow_model.release.set()
         worker.join(timeout=30)
@@ -111,6 +113,7 @@ def test_slow_model_does_not_block_a_concurrent_post_thoughts(
     assert Thought.objects.filter(agent=agent, type="keepalive").count() == 1
     state = KeepAliveState.objects.get(agent=agent)
     assert state.last_frame_snapshot is not None
+    assert state.introspecting_since is None
 
 
 def test_a_failed_model_call_gives_the_slot_back(
@@ -127,4 +130,26 @@ def test_a_failed_model_call_gives_the_slot_back(
         keepalive_tick(agent_id=agent.pk)
     state = KeepAliveState.objects.get(agent=agent)
     assert state.last_introspection_at is None
+    assert state.introspecting_since is None
     assert not Thought.objects.filter(agent=agent, type="keepalive").exists()
+
+
+def test_a_crashed_workers_claim_is_taken_over_after_the_longest_call(
+    agent: Any, calm_facts: Any, settings: Any
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.OPENAI_TIMEOUT_S = 30
+    settings.OPENAI_MAX_RETRIES = 2  # 3 x 30 s + 60 s = 150 s
+    now = timezone.now()
+    percept_record(agent=agent, document={"facts": calm_facts}, now=now)
+    KeepAliveState.objects.create(
+        agent=agent,
+        introspecting_since=now - timedelta(seconds=149),
+        last_introspection_at=now - timedelta(seconds=149),
+    )
+    assert keepalive_tick(agent_id=agent.pk, now=now).reason == "in_flight"
+    later = now + timedelta(seconds=2)
+    assert keepalive_tick(agent_id=agent.pk, now=later).ran
