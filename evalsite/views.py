@@ -20,6 +20,7 @@ from evals.selectors.benchmarks import (
 from evals.selectors.runs import runs_in_pks
 from evals.services.standings import baseline_standings
 from evalsite.services import health_get
+from prkeepalive.selectors import keepalive_overview
 from stream.selectors import agent_list_visible
 from stream.services.stream_health import stream_health
 
@@ -78,6 +79,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "baselined_count": len(standings),
             "pending_count": pending_count,
             "pending": pending,
+            "keepalive": keepalive_overview(now=timezone.now()),
         },
     )
 

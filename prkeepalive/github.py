@@ -19,7 +19,9 @@ retries per call, then ``GitHubError``.
 
 from __future__ import annotations
 
+import functools
 import logging
+import ssl
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,6 +33,13 @@ from prkeepalive.core.types import Comment
 from prkeepalive.core.wire import REACTION_KEYS
 
 logger = logging.getLogger(__name__)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    # Loading the CA bundle costs tens of milliseconds; every client of the
+    # process shares one context instead of building its own.
+    return httpx.create_ssl_context()
 
 
 class GitHubError(Exception):
@@ -97,6 +106,7 @@ class GitHubClient:
             headers=headers,
             timeout=timeout_s,
             transport=transport,
+            verify=_ssl_context(),
         )
 
     def __repr__(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.db.models.functions import TruncDate
@@ -103,3 +103,28 @@ def reason_histogram(
 
 def reason_totals() -> Counter[str]:
     return Counter(dict(Decision.objects.values_list("reason").annotate(n=Count("pk"))))
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    repositories: int
+    decisions_24h: int
+    dispatched_24h: int
+    active_rounds: int
+    last_refusal: Decision | None
+
+
+def keepalive_overview(*, now: datetime) -> Overview:
+    """The overview tile: the last day's decisions and the running rounds."""
+    since = now - timedelta(hours=24)
+    recent = Decision.objects.filter(created_at__gte=since)
+    return Overview(
+        repositories=Repository.objects.filter(is_active=True).count(),
+        decisions_24h=recent.count(),
+        dispatched_24h=recent.filter(ok=True).count(),
+        active_rounds=Round.objects.filter(status__in=ACTIVE).count(),
+        last_refusal=Decision.objects.filter(ok=False)
+        .select_related("pull")
+        .order_by("-created_at", "-pk")
+        .first(),
+    )

@@ -169,6 +169,10 @@ class Handler(BaseHTTPRequestHandler):
                 status, headers = st.fail_next.pop(0)
                 self._send(status, {"message": "injected"}, headers)
                 return
+        if method == "GET" and url.path == "/_fake/dispatches":
+            with st.lock:
+                self._send(200, list(st.dispatches))
+            return
         prefix = f"/repos/{st.repo}"
         if not url.path.startswith(prefix):
             self._send(404, {"message": "Not Found"})
