@@ -6,10 +6,8 @@ except ``whoami`` acts for the agent whose API key authenticated the call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -25,12 +23,21 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evalsite.parsers import require_no_body
-from stream.core.thought_types import (
-    RESERVED_TYPES,
-    ignored_fields,
-    is_reserved_type,
+from stream.api.serializers import (
+    AckInputSerializer,
+    CountersSerializer,
+    FeedSerializer,
+    PerceptInputSerializer,
+    ThoughtBatchInputSerializer,
+    ThoughtInputSerializer,
+    ThoughtOutputSerializer,
+    event_to_wire,
+    thought_to_wire,
 )
-from stream.models import Agent, StreamEvent, Thought
+from stream.core.thought_types import (
+    ignored_fields,
+)
+from stream.models import Agent
 from stream.selectors import thoughts_recent
 from stream.services.counters import counters_get, counters_reset, counters_to_wire
 from stream.services.keepalive import events_take, keepalive_poke
@@ -51,58 +58,6 @@ class IsAgent(BasePermission):
         return isinstance(request.auth, Agent)
 
 
-def _iso(moment: Any) -> str | None:
-    return moment.isoformat() if moment else None
-
-
-# The output shape of a thought, once: each wire field, how it is read from
-# the row, and how the API schema documents it.
-THOUGHT_WIRE: tuple[tuple[str, Callable[[Thought], Any], serializers.Field], ...] = (
-    ("id", lambda t: t.pk, serializers.IntegerField()),
-    ("agent", lambda t: t.agent.name, serializers.CharField()),
-    ("type", lambda t: t.type, serializers.CharField()),
-    ("content", lambda t: t.content, serializers.CharField()),
-    ("processed", lambda t: t.processed, serializers.BooleanField()),
-    (
-        "processedAt",
-        lambda t: _iso(t.processed_at),
-        serializers.DateTimeField(allow_null=True),
-    ),
-    (
-        "processedBy",
-        lambda t: t.processed_by or None,
-        serializers.CharField(allow_null=True),
-    ),
-    (
-        "convertEligible",
-        lambda t: t.convert_eligible,
-        serializers.BooleanField(allow_null=True),
-    ),
-    ("eligibilityReason", lambda t: t.eligibility_reason, serializers.CharField()),
-    (
-        "novelty",
-        lambda t: t.novelty,
-        serializers.ChoiceField(choices=["high", "medium", "low"]),
-    ),
-    ("source", lambda t: t.source, serializers.CharField()),
-    ("metadata", lambda t: t.metadata, serializers.DictField()),
-    ("createdAt", lambda t: t.created_at.isoformat(), serializers.DateTimeField()),
-)
-
-
-def thought_to_wire(thought: Thought) -> dict[str, Any]:
-    return {name: read(thought) for name, read, _ in THOUGHT_WIRE}
-
-
-def event_to_wire(event: StreamEvent) -> dict[str, Any]:
-    return {
-        "id": event.pk,
-        "type": event.type,
-        "metadata": event.metadata,
-        "createdAt": event.created_at.isoformat(),
-    }
-
-
 def _limit(request: Request, *, default: int, maximum: int) -> int:
     raw = request.query_params.get("limit")
     if raw is None or raw == "":
@@ -116,32 +71,7 @@ def _limit(request: Request, *, default: int, maximum: int) -> int:
     return value
 
 
-# The schema of the same fields (drf-spectacular names it ThoughtOutput).
-ThoughtOutputSerializer = type(
-    "ThoughtOutputSerializer",
-    (serializers.Serializer,),
-    {name: field for name, _, field in THOUGHT_WIRE},
-)
-
-
-FeedSerializer = inline_serializer(
-    "ThoughtFeed",
-    {
-        "count": serializers.IntegerField(),
-        "thoughts": ThoughtOutputSerializer(many=True),
-    },
-)
 LIMIT_PARAM = OpenApiParameter("limit", int, description="1..200 (recent), 1..100")
-
-
-class PerceptInputSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(
-        choices=["environmental_awareness"], default="environmental_awareness"
-    )
-    facts = serializers.JSONField(
-        help_text='{"bot": {...}, "world": {...}} as in the frame schema'
-    )
-    metadata = serializers.DictField(required=False)
 
 
 class PerceptView(APIView):
@@ -176,46 +106,11 @@ class PerceptView(APIView):
         )
 
 
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: numbers are not silently turned into text."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class ThoughtInputSerializer(serializers.Serializer):
-    content = StrictCharField(max_length=20000, trim_whitespace=False)
-    type = serializers.RegexField(r"^[a-z][a-z0-9_\-]{0,63}$", default="reflection")
-    convertEligible = serializers.BooleanField(required=False, allow_null=True)
-    metadata = serializers.DictField(required=False)
-
-    def validate_type(self, value: str) -> str:
-        if is_reserved_type(value):
-            raise ValidationError(
-                f"{value!r} is reserved for thoughts the service writes "
-                f"({', '.join(RESERVED_TYPES)})."
-            )
-        return value
-
-
 def _ignored_fields(data: Any) -> list[str]:
     """Fields of one posted thought that had no effect (listed, never an error)."""
     if not isinstance(data, dict):
         return []
     return ignored_fields(data, injection_enabled=dev_injection_enabled())
-
-
-class ThoughtBatchInputSerializer(serializers.Serializer):
-    thoughts = ThoughtInputSerializer(many=True, allow_empty=False)
-
-    def validate_thoughts(self, value: list[Any]) -> list[Any]:
-        if len(value) > settings.STREAM_MAX_BATCH:
-            raise ValidationError(
-                f"at most {settings.STREAM_MAX_BATCH} thoughts per batch"
-            )
-        return value
 
 
 def _thought_input(data: dict[str, Any]) -> ThoughtInput:
@@ -314,18 +209,6 @@ class ActionableView(APIView):
         )
 
 
-class AckInputSerializer(serializers.Serializer):
-    thoughtIds = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), allow_empty=False
-    )
-    processedBy = serializers.CharField(required=False, max_length=200, default="")
-
-    def validate_thoughtIds(self, value: list[int]) -> list[int]:
-        if len(value) > settings.STREAM_MAX_ACK_IDS:
-            raise ValidationError(f"at most {settings.STREAM_MAX_ACK_IDS} ids per ack")
-        return value
-
-
 class AckView(APIView):
     permission_classes = [IsAgent]
 
@@ -383,29 +266,6 @@ class PokeView(APIView):
         if not outcome.accepted:
             raise Throttled(wait=-(-outcome.retry_after_ms // 1000))
         return Response({"poked": True}, status=status.HTTP_202_ACCEPTED)
-
-
-CountersSerializer = inline_serializer(
-    "AgencyCounters",
-    {
-        **{
-            name: serializers.IntegerField()
-            for name in (
-                "llmCalls",
-                "goalTags",
-                "driveTicks",
-                "signatureSuppressions",
-                "contentSuppressions",
-                "intentExtractions",
-                "lowNoveltyRecorded",
-                "lowNoveltyBroadcast",
-                "startedAtMs",
-                "uptimeMin",
-            )
-        },
-        "startedAt": serializers.DateTimeField(),
-    },
-)
 
 
 class CountersView(APIView):
