@@ -78,6 +78,9 @@ HOSTILE_STRINGS: list[tuple[str, str]] = [
     ("parent-path", "../../etc/passwd"),
     ("percent-nul", "%00"),
     ("empty", ""),
+    ("nan-text", "NaN"),
+    ("infinity-text", "-Infinity"),
+    ("overflow-text", "1e999"),
 ]
 
 HOSTILE_NUMBERS: list[tuple[str, Any]] = [
