@@ -15,6 +15,7 @@ Pure and deterministic; ``PromptViolation`` carries the sorted codes.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -41,6 +42,13 @@ def goal_text_violations(text: str) -> tuple[str, ...]:
     return ("goal_tag",) if _GOAL_MARK.search(text) else ()
 
 
+@functools.lru_cache(maxsize=64)
+def _template_codes(template: str) -> tuple[str, ...]:
+    # The words around the frame are the same for every prompt of a
+    # template: checked once, not on every call.
+    return template_violations(template)
+
+
 def prompt_violations(prompt: str, *, frame: RenderedFrame) -> tuple[str, ...]:
     """Every I-1 violation of ``prompt`` built around ``frame``.
 
@@ -53,7 +61,7 @@ def prompt_violations(prompt: str, *, frame: RenderedFrame) -> tuple[str, ...]:
         frame_codes = goal_text_violations(frame.text)
     else:
         template, frame_codes = prompt, ()
-    codes = set(template_violations(template))
+    codes = set(_template_codes(template))
     codes.update(f"frame:{code}" for code in frame_codes)
     return tuple(sorted(codes))
 
