@@ -308,8 +308,13 @@ def write_bundle(
 def write_json_atomic(path: Path, document: Mapping[str, Any]) -> None:
     """Write ``document`` to ``path`` via a same-directory temp file +
     ``os.replace``; creates missing parent directories."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    write_text_atomic(path, text)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically, as ``write_json_atomic``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
     )

@@ -148,6 +148,10 @@ def scenario_document(
     # Beyond EV-C4's list: where the scenario sits in the suite (metrics are
     # order-sensitive), what routing and planning did.
     document["grounding"]["referencedFacts"] = list(referenced)
+    document["grounding"]["violations"] = [
+        {"type": kind.value, "trigger": trigger}
+        for kind, trigger in (grounding.violations if grounding and goal else ())
+    ]
     document["availableFacts"] = available
     document["hallucination"] = outcome.hallucination_category
     document["suiteLine"] = scenario.line

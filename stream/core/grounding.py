@@ -141,4 +141,5 @@ def ground(goal: Goal | None, *, facts: SituationFacts) -> GroundingResult:
         category,
         tuple(term for _, term in violations),
         tuple(referenced),
+        tuple(violations),
     )

@@ -230,6 +230,8 @@ class GroundingResult:
     category: GroundingCategory | None
     missing: tuple[str, ...]
     referenced: tuple[str, ...] = ()
+    # Every violation in order: (category, the word or fact that caused it).
+    violations: tuple[tuple[GroundingCategory, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

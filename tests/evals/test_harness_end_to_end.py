@@ -165,6 +165,19 @@ def test_end_to_end_artifacts_carry_the_planning_section(owner: Any) -> None:
     assert artifact["planning"]["agent"] == run.config["agent"]
     summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
     assert summary["metrics"]["tasks_created"] == 2
+    events = [
+        json.loads(line)
+        for line in (Path(run.artifacts_dir) / "events.jsonl").read_text().splitlines()
+    ]
+    assert events[0]["payload"]["planning_ack_enabled"] is True
+    enqueued = [e for e in events if e["type"] == "eval_thought_enqueued"]
+    acks = [e for e in events if e["type"] == "eval_ack_result"]
+    assert len(enqueued) == len(acks) == 5
+    assert enqueued[-1]["payload"]["metadata"]["eval"] == {
+        "run_id": run.run_id,
+        "scenario_id": "smoke:zombie-close",
+    }
+    assert all(a["payload"]["acked"] == a["payload"]["requested"] for a in acks)
 
 
 def queued_end_to_end(owner: Any) -> Run:

@@ -287,6 +287,7 @@ def test_pa_d1_fabricated_entity_logs_grounding_fail_and_fails_the_run(
         "reason": "missing_entity",
         "category": "missing_entity",
         "referencedFacts": [],
+        "violations": [{"type": "missing_entity", "trigger": "wolf"}],
     }
     assert fox.details["convertEligible"] is False
     assert fox.details["convertEligibleReason"] == "grounding_fail:missing_entity"
@@ -353,6 +354,7 @@ def test_ev_c4_scenario_artifact_holds_everything_the_seed_lists() -> None:
         "reason": "grounded",
         "category": None,
         "referencedFacts": ["inventory:raw", "inventory:mutton"],
+        "violations": [],
     }
     assert artifact["convertEligible"] is True
     assert artifact["convertEligibleReason"] == "eligible"
@@ -772,3 +774,73 @@ def test_a_partial_run_summary_is_valid_and_says_how_many_never_ran() -> None:
         0,
     )
     assert bundle["notRunCases"] == 3
+
+
+def test_ev_c4_summary_names_the_oracle_version_and_a_content_bundle_id() -> None:
+    first = run_suite(SHIPPED / "smoke.jsonl")
+    again = run_suite(SHIPPED / "smoke.jsonl")
+    rich = run_suite(SHIPPED / "smoke.jsonl", profile="rich")
+
+    def run_doc(run: Run) -> dict[str, Any]:
+        summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
+        return dict(summary["run"])
+
+    one, two, three = run_doc(first), run_doc(again), run_doc(rich)
+    assert one["oracleVersion"] == "v1"
+    assert len(one["bundleId"]) == 16
+    assert int(one["bundleId"], 16) >= 0
+    # Same outputs, same id (run ids and times differ); another profile differs.
+    assert first.run_id != again.run_id
+    assert one["bundleId"] == two["bundleId"]
+    assert three["bundleId"] != one["bundleId"]
+
+
+def test_ev_c4_events_jsonl_records_the_run_as_structured_events() -> None:
+    run = run_suite(SHIPPED / "smoke.jsonl")
+
+    lines = (Path(run.artifacts_dir) / "events.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+
+    assert [e["type"] for e in events] == [
+        "eval_mode",
+        "eval_suite_loaded",
+        *["eval_scenario_started", "eval_scenario_result"] * 5,
+        "eval_summary",
+    ]
+    assert all(set(e) == {"type", "timestamp_ms", "run", "payload"} for e in events)
+    assert all(isinstance(e["timestamp_ms"], int) for e in events)
+    assert events[0]["run"] == {
+        "run_id": run.run_id,
+        "mode": "thought_only",
+        "suite_id": "smoke",
+        "frame_profile": "balanced",
+        "sampler_profile": "standard",
+        "model_id": run.config["modelId"],
+        "oracle_version": "v1",
+    }
+    assert events[0]["payload"] == {
+        "mode": "thought_only",
+        "planning_ack_enabled": False,
+        "eval_isolation": True,
+    }
+    assert events[1]["payload"]["sha256"] == run.suite_sha256
+    results = {
+        e["payload"]["scenario_id"]: e["payload"]
+        for e in events
+        if e["type"] == "eval_scenario_result"
+    }
+    assert list(results) == SMOKE_IDS
+    mutton = results["smoke:hunger-raw-mutton"]["output"]
+    assert mutton["extracted_goal"] == {
+        "present": True,
+        "action": "smelt",
+        "target": "raw_mutton",
+    }
+    assert mutton["grounding"]["referenced_facts"] == [
+        "inventory:raw",
+        "inventory:mutton",
+    ]
+    assert results["smoke:stable-plains"]["output"]["grounding"] is None
+    summary = events[-1]["payload"]
+    assert summary["pass"]["overall"] is True
+    assert summary["metrics"]["action_rate"] == run.metrics["action_rate"]

@@ -161,6 +161,8 @@ def eval_run_create(
         "scriptSha256": script_sha256,
         "suitePath": str(suite_file),
         "suiteLineCount": suite.line_count,
+        # As the reference harness: the first scenario's oracle version.
+        "oracleVersion": suite.scenarios[0].oracle.oracle_version,
         "chunkSize": settings.EVALS_CHUNK_SIZE,
         "startedVia": started_via,
         # EV-C4: what besides suite and model made these numbers.

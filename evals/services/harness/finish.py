@@ -16,8 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.core.bundles import ModelConfig, summary_artifact, write_json_atomic
+from evals.core.bundles import (
+    ModelConfig,
+    summary_artifact,
+    write_json_atomic,
+    write_text_atomic,
+)
 from evals.core.claim_metrics import claim_metrics
+from evals.core.events import bundle_id, events_jsonl, run_context, run_events
 from evals.core.metrics import (
     compute_metrics,
     evaluate_verdict,
@@ -66,7 +72,7 @@ def suite_run_verdict(
 def suite_run_finished(run: Run, verdict: RunVerdict) -> None:
     report: SuiteReport = verdict.report
     metrics = report.metrics
-    _write_summary(run, report.verdict, dict(verdict.metrics))
+    _write_summary(run, report.verdict, dict(verdict.metrics), verdict.cases)
     logger.info(
         "[Eval] summary action_rate=%s grounding_pass_rate=%s repetition_rate=%s "
         "compulsion_proxy=%s latency_p95_ms=%s",
@@ -91,7 +97,10 @@ def suite_run_finished(run: Run, verdict: RunVerdict) -> None:
 
 
 def _write_summary(
-    run: Run, verdict: EvalVerdict, metrics: dict[str, float | int]
+    run: Run,
+    verdict: EvalVerdict,
+    metrics: dict[str, float | int],
+    cases: Sequence[CaseResult],
 ) -> None:
     config = run.config
     # summary_artifact derives pass/fail per scenario from the verdict; a
@@ -129,4 +138,33 @@ def _write_summary(
     document["notRunCases"] = max(run.total_cases - len(verdict.per_scenario), 0)
     if run.error:
         document["run"]["error"] = run.error
-    write_json_atomic(Path(run.artifacts_dir) / "summary.json", document)
+    oracle = config.get("oracleVersion") or next(
+        (c.details["scenario"]["version"] for c in cases if c.details.get("scenario")),
+        None,
+    )
+    document["run"]["oracleVersion"] = oracle
+    document["run"]["bundleId"] = bundle_id(document)
+    run_dir = Path(run.artifacts_dir)
+    write_json_atomic(run_dir / "summary.json", document)
+    context = run_context(
+        run_id=run.run_id,
+        mode=config["mode"],
+        suite_id=run.benchmark.benchmark_id,
+        profile=config["profile"],
+        sampler=config["sampler"],
+        model_id=config["modelId"],
+        oracle_version=oracle,
+    )
+    events = run_events(
+        run=context,
+        suite_path=config.get("suitePath") or "",
+        suite_line_count=config.get("suiteLineCount", run.total_cases),
+        suite_sha256=run.suite_sha256,
+        sampler_params=config.get("samplerParams"),
+        started_at=run.started_at.isoformat(),
+        completed_at=run.completed_at.isoformat() if run.completed_at else None,
+        scenarios=[c.details for c in cases if c.details.get("scenario")],
+        metrics=metrics,
+        verdict_pass=bool(run.verdict_passed),
+    )
+    write_text_atomic(run_dir / "events.jsonl", events_jsonl(events))

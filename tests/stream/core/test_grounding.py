@@ -105,8 +105,14 @@ def test_referenced_facts_are_kept_when_grounding_fails(
 def test_making_with_an_empty_inventory_is_a_contradiction(
     calm_facts: SituationFacts, action: str
 ) -> None:
+    contradiction = GroundingCategory.CONTRADICTION
     assert ground(goal(action, "shelter"), facts=calm_facts) == GroundingResult(
-        False, "contradiction", GroundingCategory.CONTRADICTION, ("inventory",)
+        False,
+        "contradiction",
+        contradiction,
+        ("inventory",),
+        (),
+        ((contradiction, "inventory"),),
     )
 
 
