@@ -844,3 +844,36 @@ def test_ev_c4_events_jsonl_records_the_run_as_structured_events() -> None:
     summary = events[-1]["payload"]
     assert summary["pass"]["overall"] is True
     assert summary["metrics"]["action_rate"] == run.metrics["action_rate"]
+
+
+UPSTREAM = Path(__file__).resolve().parent / "core" / "upstream"
+
+
+def test_the_upstream_idle_suite_runs_and_measures_as_upstream(
+    suites: Path,
+) -> None:
+    # The upstream suite and a mixed script, through the whole harness: the
+    # stored metrics equal what the reference harness computes for them.
+    shutil.copy(UPSTREAM / "idle-v1.jsonl", suites / "upstream-idle.jsonl")
+    script = suites / "upstream-idle.script.jsonl"
+    shutil.copy(UPSTREAM / "idle-v1.mixed.script.jsonl", script)
+    expected = json.loads((UPSTREAM / "idle-v1.mixed.expected.json").read_text())
+
+    run = run_suite(suites / "upstream-idle.jsonl", script_path=script)
+
+    assert (run.status, run.total_cases) == (Run.Status.COMPLETED, 20)
+    want = expected["metrics"]
+    for name in (
+        "action_rate",
+        "grounding_pass_rate",
+        "repetition_rate",
+        "compulsion_count",
+        "inertia_count",
+        "hallucination_count",
+        "anchoring_ratio_mean",
+        "latency_p50_ms",
+        "latency_p95_ms",
+    ):
+        assert run.metrics[name] == pytest.approx(want[name]), name
+    passed = {c.case_id: c.passed for c in run.case_results.all()}
+    assert passed == {s["scenario_id"]: s["pass"] for s in expected["scenarios"]}

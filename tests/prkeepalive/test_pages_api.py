@@ -281,9 +281,11 @@ def test_demo_loads_once_and_shows_every_kind_of_decision(
     )
 
 
-def test_overview_tile_links_to_keepalive(client: Any, owner: Any, recorded: PullRequest) -> None:
+def test_overview_tile_links_to_keepalive(
+    client: Any, owner: Any, recorded: PullRequest
+) -> None:
     client.force_login(owner)
     html = client.get("/").content.decode()
     assert 'href="/prkeepalive/"' in html
-    assert "1 <span class=\"unit\">of 2 dispatched</span>" in html
+    assert '1 <span class="unit">of 2 dispatched</span>' in html
     assert "last not run: <code>gate-pending</code> on #7" in html
