@@ -17,6 +17,8 @@ from django.db import models
 
 from core.errors import SchemaInvalid, SchemaProblem
 from core.text import json_path, unstorable_values
+from evals.core.store import InvalidItem, StoreContents
+from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
 
 
 def storage_problems(
@@ -53,3 +55,62 @@ def require_storable(
     problems = storage_problems(document, model, columns)
     if problems:
         raise SchemaInvalid(f"{what} cannot be stored", problems=problems)
+
+
+def unstorable_items(contents: StoreContents) -> list[InvalidItem]:
+    """Valid documents with a value longer than its column: not imported
+    (PostgreSQL would refuse the whole import half-way)."""
+    found: list[InvalidItem] = []
+    checks: list[tuple[str, list[SchemaProblem]]] = []
+    for manifest in contents.manifests:
+        m = manifest.item
+        checks.append(
+            (
+                manifest.path,
+                storage_problems(
+                    None,
+                    Benchmark,
+                    [
+                        ("title", "$.title", m.title),
+                        ("attack_class", "$.attackClass", m.attack_class),
+                        ("target_surface", "$.targetSurface", m.target_surface),
+                    ],
+                ),
+            )
+        )
+    for run in contents.runs:
+        summary = run.item
+        problems = storage_problems(
+            None, Run, [("git_ref", "$.gitRef", summary.git_ref)]
+        )
+        problems += storage_problems(
+            None,
+            CaseResult,
+            [
+                ("case_id", f"$.caseResults[{index}].caseId", result.case_id)
+                for index, result in enumerate(summary.case_results or ())
+            ],
+        )
+        checks.append((run.path, problems))
+    for baseline in contents.baselines:
+        checks.append(
+            (
+                baseline.path,
+                storage_problems(
+                    None,
+                    BaselineSnapshot,
+                    [
+                        (
+                            "source_root_dir",
+                            "$.sourceRootDir",
+                            baseline.item.source_root_dir,
+                        )
+                    ],
+                ),
+            )
+        )
+    for path, problems in checks:
+        if problems:
+            ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
+            found.append(InvalidItem(path, tuple(ordered)))
+    return found

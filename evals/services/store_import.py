@@ -59,6 +59,7 @@ from evals.services.benchmarks import (
     pack_conflict,
     pack_fields,
 )
+from evals.services.columns import unstorable_items
 from evals.services.features import harness_flags
 
 logger = logging.getLogger(__name__)
@@ -285,6 +286,7 @@ def eval_store_import(
         + list(contents.invalid_shadows)
         + list(contents.invalid_baselines)
         + _duplicates(contents)
+        + unstorable_items(contents)
     )
     invalid.sort(key=lambda item: item.path)
     if invalid and not skip_invalid:

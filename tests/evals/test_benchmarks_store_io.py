@@ -448,3 +448,30 @@ def test_a_padded_benchmark_id_is_stored_and_exported_trimmed(
     assert "benchmarks/ama-memory/manifest.json" in written
     # The unknown top-level field travels with the manifest.
     assert b'"owner": "evals team"' in written["benchmarks/ama-memory/manifest.json"]
+
+
+def test_import_refuses_values_longer_than_their_columns(
+    flags_on: Any, tmp_path: Path
+) -> None:
+    Benchmark.objects.create(benchmark_id="ama", kind="pack", title="ama")
+    (tmp_path / "runs").mkdir()
+    document = run_summary(
+        "long",
+        "ama",
+        9,
+        gitRef="g" * 201,
+        caseResults=[{"caseId": "c" * 201, "passed": True}],
+    )
+    document["passedCases"], document["failedCases"], document["totalCases"] = 1, 0, 1
+    (tmp_path / "runs" / "long.json").write_bytes(store_json_bytes(document))
+    err = io.StringIO()
+
+    with pytest.raises(CommandError):
+        call_command("eval_store_import", str(tmp_path), stderr=err)
+
+    assert err.getvalue().splitlines() == [
+        "invalid: runs/long.json",
+        "  $.caseResults[0].caseId: caseId must be at most 200 characters",
+        "  $.gitRef: gitRef must be at most 200 characters",
+    ]
+    assert Run.objects.count() == 0
