@@ -18,6 +18,10 @@ from gridworld.core.grid import parse_map_text
 from gridworld.core.kernel import KernelParams
 from gridworld.core.types import ACTIONS, GridworldError
 
+# The longest episode a batch may ask for; an uploaded receipt claiming more
+# is refused rather than replayed at length.
+MAX_REPLAY_STEPS = 10_000
+
 TOP_BEFORE_STEPS = (
     "schema_version",
     "run_id",
@@ -106,8 +110,10 @@ def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
             raise GridworldError("config.actions", "actions must be N, S, E, W or Stay")
         actions = tuple(raw)
     max_steps = _need(config, "max_steps", int)
-    if not 0 <= max_steps <= 100_000:
-        raise GridworldError("config.max_steps", "max_steps out of range")
+    if not 0 <= max_steps <= MAX_REPLAY_STEPS:
+        raise GridworldError(
+            "config.max_steps", f"max_steps must be between 0 and {MAX_REPLAY_STEPS}"
+        )
     memory = _need(config, "initial_memory", str)
     if memory:
         rows = memory.split("\n")

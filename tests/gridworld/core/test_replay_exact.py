@@ -214,3 +214,11 @@ def test_property_replay_always_verifies(
     )
     receipt = json.loads(canonical(run_episode(config).receipt))
     assert replay_verify(receipt).ok
+
+
+def test_a_receipt_claiming_an_overlong_episode_is_refused_not_replayed() -> None:
+    receipt = receipt_for()
+    receipt["config"]["max_steps"] = 10_001
+    divergence = replay_verify(receipt).divergence
+    assert divergence.field == "config.max_steps"
+    assert divergence.got == "max_steps must be between 0 and 10000"
