@@ -149,3 +149,12 @@ def test_the_run_page_of_a_batch_leads_to_the_batch(
     response = owner_client.get(f"/evals/runs/{batch.run.run_id}/", follow=True)
     assert response.redirect_chain[-1][0] == f"/gridworld/batches/{batch.pk}/"
     assert owner_client.get("/gridworld/runs/nope/").status_code == 404
+
+
+def test_admin_lists_batches_and_episodes_read_only(
+    client: Any, staff: Any, batch: EpisodeBatch
+) -> None:
+    client.force_login(staff)
+    for name in ("gridmap", "episodebatch", "episode"):
+        assert client.get(f"/admin/gridworld/{name}/").status_code == 200
+    assert client.get("/admin/gridworld/episodebatch/add/").status_code == 403
