@@ -44,7 +44,11 @@ def reason_histogram_figure(
             "barmode": "stack",
             "title": {"text": "Dispatch decisions per day, by reason"},
             "xaxis": {"title": {"text": "day"}, "type": "category"},
-            "yaxis": {"title": {"text": "decisions"}, "rangemode": "tozero"},
+            "yaxis": {
+                "title": {"text": "decisions"},
+                "rangemode": "tozero",
+                "tickformat": ",d",
+            },
             "legend": {"orientation": "h"},
             "margin": {"t": 40, "r": 10, "b": 60, "l": 50},
             "height": 340,

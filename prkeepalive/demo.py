@@ -14,6 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from prkeepalive.core.instruction import extract_instruction
 from prkeepalive.core.lanes import decide_dispatch
 from prkeepalive.core.summary import (
     decision_line,
@@ -80,6 +81,7 @@ def _record(
     *,
     days_ago: float,
     labels: tuple[str, ...],
+    issue_body: str = ISSUE,
 ) -> Decision:
     row = Decision.objects.create(
         pull=pull,
@@ -96,6 +98,7 @@ def _record(
         trace=d.trace,
         inputs={
             "labels": list(labels),
+            "instruction": extract_instruction(issue_body),
             "decision": {k: str(v) for k, v in asdict(d).items()},
         },
         line=decision_line(d),
@@ -268,6 +271,7 @@ def load_demo(owner: Any = None) -> str:
         ),
         days_ago=0.8,
         labels=keepalive,
+        issue_body="Please bump everything.",
     )
 
     # PR 21: keepalive is not switched on.

@@ -47,13 +47,14 @@ def _timeline(pull: PullRequest) -> list[dict[str, Any]]:
 def _state_template(pull: PullRequest) -> dict[str, Any]:
     """The explain form's state, prefilled with what evalsite last saw."""
     active = pull.rounds.filter(status__in=selectors.ACTIVE).count()
+    last = pull.decisions.order_by("-created_at", "-pk").first()
     return {
         "labels": pull.labels,
         "gate": "success",
         "activeRuns": active,
         "pr": {"number": pull.number, "headSha": pull.head_sha},
         "comments": [],
-        "issueBody": "",
+        "issueBody": last.inputs.get("instruction", "") if last else "",
         "lastProcessed": {
             "instructionId": pull.last_processed_instruction_id,
             "headSha": pull.last_processed_head_sha,

@@ -252,7 +252,7 @@ def decide_dispatch(
         active=active,
         trace=make_trace(pr.number, round_number),
         round=round_number,
-        detail="every condition holds: the round is dispatched",
+        detail="every condition holds",
     )
 
 
