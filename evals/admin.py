@@ -83,17 +83,9 @@ class InvalidUploadAdmin(admin.ModelAdmin):
         "file_list",
         "raw",
     )
-    readonly_fields = (
-        "kind",
-        "filename",
-        "status",
-        "uploaded_by",
-        "created_at",
-        "reviewed_by",
-        "reviewed_at",
-        "error_table",
-        "file_list",
-    )
+    # Everything but the raw text is read-only: staff fix an upload's text,
+    # never its history.
+    readonly_fields = tuple(name for name in fields if name != "raw")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evalsite.paging import limit_offset
 from gridworld.models import Episode, EpisodeBatch
 from gridworld.services.batches import batch_create
 from gridworld.services.episodes import episode_receipt_bytes, receipt_verify
@@ -76,23 +77,6 @@ def episode_to_wire(episode: Episode) -> dict[str, Any]:
     }
 
 
-def _limit_offset(request: Request) -> tuple[int, int]:
-    out = []
-    for name, default, low, high in (
-        ("limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
-        ("offset", 0, 0, 10**9),
-    ):
-        raw = request.query_params.get(name) or ""
-        try:
-            value = int(raw) if raw else default
-        except ValueError:
-            raise ValidationError({name: [f"{name} must be an integer."]}) from None
-        if not low <= value <= high:
-            raise ValidationError({name: [f"{name} must be between {low} and {high}."]})
-        out.append(value)
-    return out[0], out[1]
-
-
 PAGE = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
 LIST = inline_serializer(
     "GridworldList",
@@ -106,7 +90,7 @@ class BatchListCreateView(APIView):
     )
     def get(self, request: Request) -> Response:
         """Episode batches, newest first."""
-        limit, offset = _limit_offset(request)
+        limit, offset = limit_offset(request, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
         batches = batch_list()
         page = batches[offset : offset + limit]
         return Response(
@@ -164,7 +148,7 @@ class EpisodeListView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         """A batch's stored episodes, in episode order."""
-        limit, offset = _limit_offset(request)
+        limit, offset = limit_offset(request, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
         episodes = episode_list(batch_get(pk))
         page = episodes[offset : offset + limit]
         return Response(

@@ -11,6 +11,8 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
+from evalsite import paging
+
 MAX_LIMIT = 200
 
 
@@ -35,23 +37,8 @@ PAGING = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
 
 
 def limit_offset(request: Request) -> tuple[int, int]:
-    """``limit`` (1..MAX_LIMIT, default DEFAULT_LIMIT) and ``offset`` of a
-    list request; a 400 naming the parameter when either is not a number in
-    range."""
-    values: dict[str, int] = {}
-    for name, default, low, high in (
-        ("limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
-        ("offset", 0, 0, 10**9),
-    ):
-        raw = request.query_params.get(name) or ""
-        try:
-            value = int(raw) if raw else default
-        except ValueError:
-            raise ValidationError({name: [f"{name} must be an integer."]}) from None
-        if not low <= value <= high:
-            raise ValidationError({name: [f"{name} must be between {low} and {high}."]})
-        values[name] = value
-    return values["limit"], values["offset"]
+    """``limit`` (1..MAX_LIMIT, default DEFAULT_LIMIT) and ``offset``."""
+    return paging.limit_offset(request, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
 
 
 def page_of(request: Request, queryset: Any) -> tuple[int, list[Any]]:

@@ -208,3 +208,14 @@ CONTRADICTION = GroundingCategory.CONTRADICTION.value
 def _hallucination(category: str | None) -> str | None:
     """A grounding category that fabricated something (not a contradiction)."""
     return None if category in (None, CONTRADICTION) else category
+
+
+def model_config_of(config: Mapping[str, Any]) -> ModelConfig:
+    """The model a harness run's config (``Run.config``) names."""
+    return ModelConfig(
+        model_id=config["modelId"],
+        adapter=config["model"],
+        sampler=config["sampler"],
+        seed=config["seed"],
+        sampler_params=config.get("samplerParams"),
+    )

@@ -14,7 +14,6 @@ from django.core.management.base import (
     BaseCommand,
     CommandError,
     CommandParser,
-    OutputWrapper,
 )
 
 from core.errors import CoreError
@@ -32,36 +31,10 @@ from evals.services.harness.create import (
 )
 from evals.services.harness.suites import suite_locate
 from evals.services.runs.lifecycle import run_execute
+from evalsite.progress import Progress
 
 EXIT_FAIL = 1
 EXIT_INVALID = 2
-BAR_WIDTH = 30
-
-
-class Progress:
-    """A progress bar on a TTY, else a plain line per tenth of the run."""
-
-    def __init__(self, out: OutputWrapper, *, is_tty: bool) -> None:
-        self.out = out
-        self.is_tty = is_tty
-        self.last_tenth = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        total = max(total, 1)
-        if self.is_tty:
-            filled = BAR_WIDTH * done // total
-            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            self.out.write(f"\r[{bar}] {done}/{total}", ending="")
-            self.out.flush()
-            return
-        tenth = 10 * done // total
-        if tenth != self.last_tenth:
-            self.last_tenth = tenth
-            self.out.write(f"progress {done}/{total} ({100 * done // total}%)")
-
-    def finish(self) -> None:
-        if self.is_tty:
-            self.out.write("")
 
 
 class Command(BaseCommand):

@@ -25,8 +25,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import CoreError, NotFound
-from evals.core.bundles import ModelConfig
-from evals.core.outcomes import RunContext, ScenarioRun, scenario_document
+from evals.core.outcomes import (
+    RunContext,
+    ScenarioRun,
+    model_config_of,
+    scenario_document,
+)
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
 from evals.services.harness.artifacts import case_record, write_artifact
@@ -142,13 +146,7 @@ def run_context(run: Run) -> RunContext:
         mode=config["mode"],
         adapter=adapter,
         sampler=sampler,
-        model=ModelConfig(
-            model_id=config["modelId"],
-            adapter=config["model"],
-            sampler=config["sampler"],
-            seed=config["seed"],
-            sampler_params=config.get("samplerParams"),
-        ),
+        model=model_config_of(config),
         seed=config["seed"],
         artifacts_dir=Path(run.artifacts_dir),
     )

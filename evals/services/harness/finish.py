@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.core.bundles import (
-    ModelConfig,
     summary_artifact,
     write_json_atomic,
     write_text_atomic,
@@ -30,6 +29,7 @@ from evals.core.metrics import (
     format_metric,
     metrics_to_wire,
 )
+from evals.core.outcomes import model_config_of
 from evals.core.suite_types import EvalMetrics, EvalVerdict, VerdictProperty
 from evals.models import CaseResult, Run
 from evals.selectors.runs import in_suite_order
@@ -113,13 +113,7 @@ def _write_summary(
         suite_line_count=config.get("suiteLineCount", run.total_cases),
         profile=config["profile"],
         mode=config["mode"],
-        model=ModelConfig(
-            model_id=config["modelId"],
-            adapter=config["model"],
-            sampler=config["sampler"],
-            seed=config["seed"],
-            sampler_params=config.get("samplerParams"),
-        ),
+        model=model_config_of(config),
         status=run.status,
         started_at=run.started_at.isoformat(),
         completed_at=run.completed_at.isoformat() if run.completed_at else None,

@@ -15,44 +15,17 @@ from django.core.management.base import (
     BaseCommand,
     CommandError,
     CommandParser,
-    OutputWrapper,
 )
 
 from core.errors import SchemaInvalid
 from evals.services.runs.lifecycle import run_execute
+from evalsite.progress import Progress
 from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
 from gridworld.core.grid import LAYOUTS
 from gridworld.services.episodes import episode_receipt_bytes
 
 EXIT_FAIL = 1
 EXIT_INVALID = 2
-BAR_WIDTH = 30
-
-
-class Progress:
-    """A progress bar on a TTY, else a plain line per tenth of the batch."""
-
-    def __init__(self, out: OutputWrapper, *, is_tty: bool) -> None:
-        self.out = out
-        self.is_tty = is_tty
-        self.last_tenth = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        total = max(total, 1)
-        if self.is_tty:
-            filled = BAR_WIDTH * done // total
-            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            self.out.write(f"\r[{bar}] {done}/{total} episodes", ending="")
-            self.out.flush()
-            return
-        tenth = 10 * done // total
-        if tenth != self.last_tenth:
-            self.last_tenth = tenth
-            self.out.write(f"progress {done}/{total} episodes ({100 * done // total}%)")
-
-    def finish(self) -> None:
-        if self.is_tty:
-            self.out.write("")
 
 
 class Command(BaseCommand):
@@ -153,7 +126,7 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"url: {url}")
             return
-        progress = Progress(self.stderr, is_tty=self.stderr.isatty())
+        progress = Progress(self.stderr, is_tty=self.stderr.isatty(), unit=" episodes")
         run = run_execute(run=run, on_progress=progress)
         progress.finish()
         if options["receipts"] is not None:
