@@ -152,7 +152,12 @@ def leaf_mutations(template: Any) -> Iterator[tuple[str, Any]]:
     for path in positions(template, ()):
         if not path:
             continue
+        original = template
+        for step in path:
+            original = original[step]
         for label, hostile in [*HOSTILE_STRINGS, *HOSTILE_NUMBERS]:
+            if label in BIG_STRINGS and not isinstance(original, str):
+                continue  # size is judged where text goes; elsewhere a type error
             body = copy.deepcopy(template)
             target = body
             for step in path[:-1]:
@@ -169,6 +174,7 @@ def leaf_mutations(template: Any) -> Iterator[tuple[str, Any]]:
                 yield f"key {'.'.join(map(str, path))}={label}", body
 
 
+BIG_STRINGS = {"1MB", "100k-lines", "over-file-name"}
 UNIQUE_IDS = {"pack-x", "run-x", "trace-x", "snap-x"}
 
 
