@@ -173,7 +173,18 @@ def _inputs(event: Event, g: Gathered, decision: DispatchDecision) -> dict[str, 
         "activeRuns": g.active,
         "headSha": g.pull.head_sha if g.pull else event.head_sha,
         "activation": asdict(g.activation) if g.activation else None,
-        "commentCount": len(g.comments),
+        "comments": [
+            {
+                "id": c.id,
+                "author": c.author,
+                "authorType": c.author_type,
+                "body": c.body[:2000],
+                "reactions": list(c.reactions),
+                "createdAt": c.created_at,
+            }
+            for c in g.comments[-100:]
+        ],
+        "issueBody": g.issue_body[:5000],
         "instruction": instruction,
     }
 

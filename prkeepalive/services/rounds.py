@@ -30,6 +30,8 @@ from prkeepalive.core.types import (
     SyncAction,
     SyncAttempt,
     WorkerAction,
+    WorkerDecision,
+    WorkerReason,
 )
 from prkeepalive.core.worker import decide_worker
 from prkeepalive.dispatchers import RoundRequest, dispatcher_for
@@ -75,11 +77,40 @@ def round_start(*, round_pk: int) -> str:
     repository, pull = rnd.repository, rnd.pull
     token_ref, problem = instruction_token_ref(repository)
     if problem:
-        line = wrong_author_line(token=token_ref, head=rnd.head_before, trace=rnd.trace)
-        Round.objects.filter(pk=rnd.pk).update(
-            status=Round.Status.FAILED, instruction_line=line, error="wrong-author"
+        # Every step still prints its line: the worker is blocked by the
+        # author policy and there is nothing to sync.
+        lines = (
+            wrong_author_line(token=token_ref, head=rnd.head_before, trace=rnd.trace),
+            worker_line(
+                WorkerDecision(
+                    action=WorkerAction.SKIP,
+                    reason=WorkerReason.BLOCKED,
+                    pr_number=rnd.pull.number,
+                    head_sha=rnd.head_before,
+                    instruction_id=None,
+                    trace=rnd.trace,
+                    detail="the instruction was not posted (wrong-author)",
+                )
+            ),
+            sync_line(
+                decide_sync(
+                    worker_done=False,
+                    head_before=rnd.head_before,
+                    head_after=rnd.head_before,
+                    attempts=(),
+                    trace=rnd.trace,
+                )
+            ),
         )
-        _log(line, rnd.trace)
+        Round.objects.filter(pk=rnd.pk).update(
+            status=Round.Status.FAILED,
+            instruction_line=lines[0],
+            worker_line=lines[1],
+            sync_line=lines[2],
+            error="wrong-author",
+        )
+        for line in lines:
+            _log(line, rnd.trace)
         return Round.Status.FAILED
     segments = (
         rnd.decision.inputs.get("instruction", "") if rnd.decision else ""

@@ -243,6 +243,11 @@ def test_wrong_author_when_bot_would_post(
         rnd.instruction_line
         == f"INSTRUCTION: ok=false reason=wrong-author token=PRKEEPALIVE_BOT_TOKEN head={head} trace=ka-41-r1"
     )
+    assert (
+        rnd.worker_line
+        == f"WORKER: action=skip reason=blocked pr=#41 head={head} instr=none trace=ka-41-r1"
+    )
+    assert rnd.sync_line == "SYNC: action=skip head_changed=false trace=ka-41-r1"
     assert github.state.instruction_comments(41) == [] and github.state.dispatches == []
 
 
