@@ -131,7 +131,8 @@ def rejected_figure(rejected: dict[str, int]) -> dict[str, Any]:
 
 def grid_figure(receipt: dict[str, Any]) -> dict[str, Any]:
     """The map (walls dark, hazards red), the agent's path, where the goal
-    moved, and a slider that steps through the episode."""
+    moved, a slider that steps through the episode and a Play button that
+    animates it."""
     config = receipt["config"]
     rows = [row for row in config["map"]["text"].split("\n") if row]
     value = {".": 0, "S": 0, "G": 0, "#": 1, "x": 2}
@@ -214,6 +215,31 @@ def grid_figure(receipt: dict[str, Any]) -> dict[str, Any]:
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"},
             "margin": {"t": 40, "r": 10, "b": 40, "l": 40},
             "height": 520,
+            "updatemenus": [
+                {
+                    "type": "buttons",
+                    "showactive": False,
+                    "x": 0,
+                    "y": 0,
+                    "xanchor": "right",
+                    "yanchor": "top",
+                    "pad": {"t": 50, "r": 10},
+                    "buttons": [
+                        {
+                            "label": "Play",
+                            "method": "animate",
+                            "args": [
+                                None,
+                                {
+                                    "fromcurrent": False,
+                                    "frame": {"duration": 120, "redraw": False},
+                                    "transition": {"duration": 0},
+                                },
+                            ],
+                        }
+                    ],
+                }
+            ],
             "sliders": [
                 {
                     "active": len(frames) - 1,

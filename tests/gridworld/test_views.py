@@ -101,6 +101,8 @@ def test_episode_page_draws_the_map_and_every_step(
     grid = figure(html, "gw-grid-figure")
     assert grid["data"][0]["type"] == "heatmap"
     assert len(grid["frames"]) == episode.steps + 1
+    assert grid["layout"]["updatemenus"][0]["buttons"][0]["label"] == "Play"
+    assert len(grid["layout"]["sliders"][0]["steps"]) == episode.steps + 1
     assert figure(html, "gw-series-figure")["data"][2]["name"] == "budget"
     assert html.count('class="chosen"') == episode.steps
     assert f"/api/gridworld/batches/{batch.pk}/episodes/1/receipt" in html
