@@ -10,6 +10,10 @@ REST:
   baseline, the newer ``ama-memory`` run regresses against it (pass rate
   and trustViolationRate worse, case ``resume-deploy`` flipped to fail) and
   the newer red-team run improves;
+- the suites in that baseline too: the passing ``smoke-balanced`` and
+  ``idle-v1-balanced`` demo runs of the harness (``evals.demo``, loaded
+  before this), so the overview shows the regressed idle-v1 run against
+  it;
 - a few shadow recall records (with shadow mode on);
 - one invalid pack upload waiting for staff review in the admin.
 
@@ -25,12 +29,15 @@ from django.conf import settings
 
 from core.errors import SchemaInvalid
 from evals.core.baselines import snapshot_from_runs
+from evals.core.formats_types import RunSummary
 from evals.core.runs import validate_run_summary
 from evals.examples import example_run_summary, example_shadow_record
-from evals.models import InvalidUpload
+from evals.models import InvalidUpload, Run
+from evals.selectors.runs import harness_run_list
 from evals.services.baselines import baseline_snapshot_store
 from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
 from evals.services.benchmarks import benchmark_pack_create
+from evals.services.compare import run_summary_of
 
 AMA_CASES = (
     ("resume-deploy", "Resume the broken deployment and explain what changed."),
@@ -173,6 +180,17 @@ SHADOWS = (
 )
 
 
+# The harness demo runs (``evals.demo`` keys) that the baseline holds.
+SUITE_BASELINE_KEYS = ("smoke-balanced", "idle-v1-balanced")
+
+
+def _suite_baseline_runs() -> list[RunSummary]:
+    runs = harness_run_list().filter(
+        config__demoKey__in=SUITE_BASELINE_KEYS, status=Run.Status.COMPLETED
+    )
+    return [run_summary_of(run, None) for run in runs]
+
+
 def load_demo(*, owner: Any) -> str:
     """Load what is not there yet; returns a one-line summary."""
     red_team = settings.MEMORY_RED_TEAM_BENCH_ENABLED
@@ -194,9 +212,12 @@ def load_demo(*, owner: Any) -> str:
     if settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED:
         snapshot = snapshot_from_runs(
             [
-                validate_run_summary(run)
-                for run in BASELINE_RUNS
-                if run["benchmarkId"] in known
+                *(
+                    validate_run_summary(run)
+                    for run in BASELINE_RUNS
+                    if run["benchmarkId"] in known
+                ),
+                *_suite_baseline_runs(),
             ],
             snapshot_id=SNAPSHOT_ID,
             created_at=SNAPSHOT_CREATED_AT,

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from evals.demo import load_demo as load_harness_demo
 from evals.demo_benchmarks import load_demo
 from evals.models import BaselineSnapshot, Benchmark, InvalidUpload, Run, ShadowRecord
 from evals.services.benchmark_reports import baseline_delta_report
+from evals.services.standings import baseline_standings
 
 REPO = Path(__file__).resolve().parents[2]
 FLAGS = (
@@ -124,3 +126,29 @@ def test_demo_command_runs_every_loader(settings: Any, tmp_path: Path) -> None:
         "created; runs recorded: 4 of 4;"
     ) in out.getvalue()
     assert BaselineSnapshot.objects.get().snapshot_id == "required-main"
+
+
+@pytest.mark.django_db
+def test_demo_baseline_covers_the_suites_so_the_idle_regression_is_open(
+    owner: Any, settings: Any, tmp_path: Path
+) -> None:
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    for flag in FLAGS:
+        setattr(settings, flag, True)
+    load_harness_demo(owner=owner)
+    load_demo(owner=owner)
+    again = load_demo(owner=owner)
+
+    snapshot = BaselineSnapshot.objects.get(snapshot_id="required-main")
+    entries = {e["benchmarkId"]: e["runId"] for e in snapshot.document["benchmarks"]}
+    balanced = {
+        run.config["demoKey"]: run.run_id
+        for run in Run.objects.filter(benchmark__kind="suite")
+    }
+    assert entries["smoke"] == balanced["smoke-balanced"]
+    assert entries["idle-v1"] == balanced["idle-v1-balanced"]
+    assert "baseline required-main unchanged" in again
+    standings = baseline_standings()
+    assert standings["idle-v1"].candidate_run_id == balanced["idle-v1-regressed"]
+    assert standings["idle-v1"].regressed
+    assert not standings["smoke"].regressed
