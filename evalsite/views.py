@@ -1,15 +1,17 @@
-"""Project-level pages: the overview and the health endpoint."""
+"""Project-level pages: the overview, the health endpoint, the site icon."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.http import urlencode
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 
 from evals.selectors.benchmarks import (
@@ -27,6 +29,17 @@ from stream.services.stream_health import stream_health
 BENCHMARKS_PER_PAGE = 12
 REGRESSIONS_PER_PAGE = 10
 PENDING_UPLOADS_SHOWN = 3
+
+
+@require_GET
+@cache_control(max_age=86400, public=True)
+def favicon(request: HttpRequest) -> FileResponse:
+    """``/favicon.ico`` for clients that ask for it there (pages link the
+    static copy); no login, cached for a day."""
+    found = finders.find("favicon.ico")
+    if not isinstance(found, str):
+        raise Http404("no favicon")
+    return FileResponse(open(found, "rb"), content_type="image/x-icon")
 
 
 @login_required

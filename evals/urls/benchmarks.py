@@ -6,10 +6,21 @@ from django.urls import path
 from evals.api import baselines as baselines_api
 from evals.api import benchmarks as api
 from evals.views import benchmarks as views
+from evals.views import manifest_format
 
 urlpatterns = [
     path("benchmarks/", views.benchmark_list, name="benchmark-list"),
     path("benchmarks/upload", views.upload, name="upload"),
+    path(
+        "benchmarks/upload/manifest-format",
+        manifest_format.manifest_format,
+        name="manifest-format",
+    ),
+    path(
+        "benchmarks/upload/manifest.v1.schema.json",
+        manifest_format.manifest_schema,
+        name="manifest-schema",
+    ),
     path(
         "benchmarks/<str:benchmark_id>/",
         views.benchmark_detail,

@@ -64,7 +64,6 @@ def index(request: HttpRequest) -> HttpResponse:
             "suites": [(f, benchmarks.get(f.suite_id)) for f in files],
             "elsewhere": [b for k, b in sorted(benchmarks.items()) if k not in on_disk],
             "recent_runs": list(harness_run_list()[:RECENT_RUNS]),
-            "suites_dir": suites_dir(),
         },
     )
 

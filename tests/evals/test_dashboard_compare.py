@@ -207,6 +207,18 @@ def test_metrics_are_side_by_side_and_coloured_by_direction(
     ) in html
 
 
+def test_metrics_table_says_it_scrolls_sideways_on_phones(
+    owner_client: Any, good: Run, regressed: Run
+) -> None:
+    html = owner_client.get(compare_url(good, regressed)).content.decode()
+
+    assert (
+        '<p class="scroll-hint" aria-hidden="true">Swipe the table sideways for '
+        'the delta and outcome columns →</p>\n<div class="table-wrap">'
+        '<table class="metrics">'
+    ) in html
+
+
 def test_reverse_comparison_lists_improvements_in_green(
     owner_client: Any, good: Run, regressed: Run
 ) -> None:

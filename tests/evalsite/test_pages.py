@@ -92,3 +92,21 @@ def test_heartbeat_task_records_worker(client: Any) -> None:
     row = WorkerHeartbeat.objects.get(source="beat")
     assert row.beats == 2
     assert client.get("/healthz").json()["workerLastSeenS"] is not None
+
+
+def test_favicon_is_a_real_icon_without_login(client: Any) -> None:
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/x-icon"
+    assert "max-age=86400" in response["Cache-Control"]
+    icon = b"".join(response.streaming_content)
+    # An ICO directory (reserved 0, type 1) holding 16 and 32 pixel PNGs.
+    assert icon[:4] == b"\x00\x00\x01\x00"
+    assert icon.count(b"\x89PNG") == 2
+
+
+def test_pages_link_the_icon(client: Any) -> None:
+    html = client.get("/accounts/login/").content.decode()
+
+    assert '<link rel="icon" href="/static/favicon.ico" sizes="16x16 32x32">' in html
