@@ -130,8 +130,9 @@ def test_demo_command_runs_every_loader(settings: Any, tmp_path: Path) -> None:
 
 @pytest.mark.django_db
 def test_demo_baseline_covers_the_suites_so_the_idle_regression_is_open(
-    owner: Any, settings: Any, tmp_path: Path
+    staff: Any, settings: Any, tmp_path: Path
 ) -> None:
+    owner = staff
     settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
     for flag in FLAGS:
         setattr(settings, flag, True)
