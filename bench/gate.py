@@ -47,13 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.cli import build_parser, decide, request_of  # noqa: E402
 from evals.core.gate import GateVerdict  # noqa: E402
-from evals.core.store import (  # noqa: E402
-    EvalStore,
-    StoreKind,
-    load_store,
-    snapshot_from_latest,
-    store_json_bytes,
-)
+from evals.core.store import StoreKind, load_store, store_json_bytes
+from evals.core.store_status import snapshot_from_latest
+from evals.core.store_writer import EvalStore
 from evals.examples import example_shadow_record  # noqa: E402
 
 TARGET_S = 5.0

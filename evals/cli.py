@@ -39,14 +39,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from core.errors import CoreError
-from evals.core.gate import (
-    BaselineSource,
-    GateVerdict,
-    evaluate_gate,
-    resolve_snapshot,
-    verdict_to_json,
-    verdict_to_markdown,
-)
+from evals.core.gate import BaselineSource, GateVerdict, evaluate_gate, resolve_snapshot
+from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.core.metric_registry import parse_overrides
 from evals.core.store import StoreKind, load_store
 

@@ -26,7 +26,7 @@ from evals.api.outputs import (
     seed_document,
 )
 from evals.api.paging import PAGING, absolute_url, page_of
-from evals.core.gate import verdict_to_json, verdict_to_markdown
+from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.models import BaselineSnapshot
 from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store

@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from evals.core.compare import CaseChange, CaseDiff, CaseFilter, CaseSide, MetricRow
-from evals.core.gate import GateVerdict, verdict_to_json, verdict_to_markdown
+from evals.core.gate import GateVerdict
+from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.core.metric_registry import MetricDirection
 
 

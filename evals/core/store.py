@@ -28,8 +28,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -37,18 +35,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from core.errors import Conflict, CoreError, SchemaInvalid, SchemaProblem
-from evals.core.archive import MANIFEST_NAME, ArchiveRefusal, UnsafeArchive, member_path
-from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
+from core.errors import CoreError, SchemaInvalid, SchemaProblem
+from evals.core.archive import MANIFEST_NAME
+from evals.core.baselines import validate_baseline_snapshot
 from evals.core.formats_types import (
     BaselineSnapshot,
     Manifest,
     RunStatus,
     RunSummary,
     ShadowRecord,
-    is_safe_path_segment,
     parse_json_document,
-    timestamp_key,
 )
 from evals.core.packs import validate_manifest
 from evals.core.runs import fast_valid as fast_valid_run
@@ -60,12 +56,10 @@ from evals.core.runs import (
 from evals.core.shadow import fast_valid as fast_valid_shadow
 from evals.core.shadow import (
     shadow_record_problems,
-    shadow_relative_path,
     validate_shadow_record,
 )
 
 __all__ = [
-    "EvalStore",
     "HarnessFlags",
     "InvalidCounts",
     "InvalidItem",
@@ -76,8 +70,6 @@ __all__ = [
     "StoredItem",
     "latest_completed_runs",
     "load_store",
-    "snapshot_from_latest",
-    "status_report",
     "store_json_bytes",
 ]
 
@@ -442,300 +434,4 @@ def load_store(
         invalid_runs=tuple(invalid[StoreKind.RUNS]),
         invalid_shadows=tuple(invalid[StoreKind.SHADOWS]),
         invalid_baselines=tuple(invalid[StoreKind.BASELINES]),
-    )
-
-
-# --- writing ------------------------------------------------------------------
-
-
-def _write_atomic(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}", suffix=TMP_MARKER
-    )
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-@dataclass(frozen=True, slots=True)
-class PackWrite:
-    """Where a pack went and whether it replaced one."""
-
-    path: Path
-    overwritten: bool
-
-
-class EvalStore:
-    """One eval store root: where each document lives, and canonical writes.
-
-    Every write validates the document's wire form first (nothing invalid is
-    ever written) and returns the file or folder it wrote.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-
-    def pack_dir(self, benchmark_id: str) -> Path:
-        """``benchmarks/<id>``; unsafe ids raise ``SchemaInvalid`` (as below)."""
-        return (
-            self.root
-            / StoreKind.BENCHMARKS.value
-            / _segment(benchmark_id, "benchmarkId")
-        )
-
-    def run_path(self, run_id: str) -> Path:
-        return self.root / StoreKind.RUNS.value / f"{_segment(run_id, 'runId')}.json"
-
-    def shadow_path(self, record: ShadowRecord) -> Path:
-        _segment(record.trace_id, "traceId")
-        return self.root / shadow_relative_path(record)
-
-    def baseline_path(self, snapshot_id: str) -> Path:
-        name = _segment(snapshot_id, "snapshotId")
-        return self.root / StoreKind.BASELINES.value / f"{name}.json"
-
-    def write_run(self, run: RunSummary, *, relative: str | None = None) -> Path:
-        """Write (or replace) ``runs/<runId>.json``, or the run's own path in
-        the store it came from (``relative``, e.g. ``runs/2026-03-07/x.json``:
-        under ``runs/``, safe segments, ending in ``.json``)."""
-        document = run.to_wire()
-        validate_run_summary(document)
-        target = (
-            self.run_path(run.run_id)
-            if not relative
-            else self.root / run_relative_path(relative)
-        )
-        _write_atomic(target, store_json_bytes(document))
-        return target
-
-    def write_shadow(self, record: ShadowRecord) -> Path:
-        """Write (or replace) ``shadow/<day>/<traceId>.json``."""
-        document = record.to_wire()
-        validate_shadow_record(document)
-        target = self.shadow_path(record)
-        _write_atomic(target, store_json_bytes(document))
-        return target
-
-    def write_baseline(self, snapshot: BaselineSnapshot) -> Path:
-        """Write (or replace) ``baselines/<snapshotId>.json``."""
-        document = snapshot.to_wire()
-        validate_baseline_snapshot(document)
-        target = self.baseline_path(snapshot.snapshot_id)
-        _write_atomic(target, store_json_bytes(document))
-        return target
-
-    def write_pack(
-        self,
-        manifest: Manifest,
-        extra_files: Mapping[str, bytes] | None = None,
-        *,
-        force: bool = False,
-    ) -> PackWrite:
-        """Write ``benchmarks/<benchmarkId>/`` with its manifest and extra files.
-
-        An existing pack is replaced only with ``force`` (else ``Conflict``);
-        the new folder is complete before it takes the old one's place. Extra
-        file paths are checked like archive members (``UnsafeArchive``).
-        """
-        target = self.pack_dir(manifest.benchmark_id)
-        files: dict[str, bytes] = {}
-        for name, content in (extra_files or {}).items():
-            path = member_path(name, filename="pack")
-            if path is None or path == MANIFEST_NAME:
-                raise UnsafeArchive(
-                    ArchiveRefusal.DUPLICATE_MEMBER,
-                    f"pack: extra file {name!r} would replace the manifest",
-                    member=name,
-                )
-            files[path] = content
-        files[MANIFEST_NAME] = store_json_bytes(manifest.to_wire())
-        exists = target.exists() or target.is_symlink()
-        if exists and not force:
-            raise Conflict(
-                f"benchmark pack already exists at {target}; "
-                "rerun with --force to replace it"
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(
-            tempfile.mkdtemp(
-                dir=target.parent, prefix=f".{target.name}", suffix=TMP_MARKER
-            )
-        )
-        try:
-            for path, content in sorted(files.items()):
-                destination = staging.joinpath(*path.split("/"))
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(content)
-            retired: Path | None = None
-            if exists:
-                retired = target.with_name(f".{target.name}.old{TMP_MARKER}")
-                if retired.exists():
-                    shutil.rmtree(retired)
-                target.rename(retired)
-            staging.rename(target)
-            if retired is not None:
-                shutil.rmtree(retired, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return PackWrite(path=target, overwritten=exists)
-
-    def load(self, *, memory_red_team_enabled: bool = True) -> StoreContents:
-        """Everything in this store (``load_store`` with the defaults)."""
-        return load_store(self.root, memory_red_team_enabled=memory_red_team_enabled)
-
-
-def run_relative_path(relative: str) -> str:
-    """``relative`` checked as a run summary's place in a store: ``runs/``
-    then safe path segments, the last one ending in ``.json``. Raises
-    ``SchemaInvalid`` otherwise."""
-    parts = relative.split("/")
-    if (
-        len(parts) < 2
-        or parts[0] != StoreKind.RUNS.value
-        or not parts[-1].endswith(".json")
-        or not all(is_safe_path_segment(part) for part in parts[1:])
-    ):
-        problem = SchemaProblem(
-            "$.storePath", "unsafe_path", "storePath must be a .json file under runs/"
-        )
-        raise SchemaInvalid(
-            "storePath must be a .json file under runs/", problems=[problem]
-        )
-    return relative
-
-
-def _segment(value: str, field: str) -> str:
-    if not isinstance(value, str) or not is_safe_path_segment(value):
-        problem = SchemaProblem(
-            f"$.{field}", "unsafe_path_segment", f"{field} must be a safe path segment"
-        )
-        raise SchemaInvalid(f"{field} must be a safe path segment", problems=[problem])
-    return value
-
-
-# --- status and snapshots -----------------------------------------------------
-
-
-def _latest[T](items: Iterable[T], key: Callable[[T], Any]) -> T | None:
-    best: T | None = None
-    best_key: Any = None
-    for item in items:
-        item_key = key(item)
-        if best is None or item_key > best_key:
-            best, best_key = item, item_key
-    return best
-
-
-def status_report(contents: StoreContents, flags: HarnessFlags) -> dict[str, Any]:
-    """The ``benchmark_status`` report of one store, camelCase, JSON-ready.
-
-    Latest run: newest completedAt else startedAt (any status); latest shadow:
-    newest recordedAt; latest baseline: newest createdAt; ties go to the
-    greater id. Lists of tags, attack classes, etc. are sorted and unique.
-    """
-    manifests = [stored.item for stored in contents.manifests]
-    red_team = [manifest for manifest in manifests if manifest.is_red_team]
-    runs = contents.run_list()
-    shadows = [stored.item for stored in contents.shadows]
-    baselines = [stored.item for stored in contents.baselines]
-    latest_run = _latest(runs, lambda run: (run.recency, run.run_id))
-    latest_shadow = _latest(
-        shadows, lambda record: (timestamp_key(record.recorded_at), record.trace_id)
-    )
-    latest_baseline = _latest(
-        baselines,
-        lambda snapshot: (timestamp_key(snapshot.created_at), snapshot.snapshot_id),
-    )
-    by_status = {status: 0 for status in RunStatus}
-    for run in runs:
-        by_status[run.status] += 1
-    return {
-        "enabled": flags.eval_harness_enabled,
-        "shadowModeEnabled": flags.eval_shadow_mode_enabled,
-        "memoryRedTeamBenchEnabled": flags.memory_red_team_bench_enabled,
-        "deltaReporterEnabled": flags.delta_reporter_enabled,
-        "rootDir": contents.root,
-        "benchmarks": {
-            "total": contents.valid_counts.benchmarks + len(contents.invalid_manifests),
-            "valid": contents.valid_counts.benchmarks,
-            "invalid": len(contents.invalid_manifests),
-            "redTeam": len(red_team),
-            "totalCases": sum(len(manifest.cases) for manifest in manifests),
-            "attackClasses": sorted(
-                {m.attack_class for m in red_team if m.attack_class}
-            ),
-            "targetSurfaces": sorted(
-                {m.target_surface for m in red_team if m.target_surface}
-            ),
-            "tags": sorted({tag for m in manifests for tag in m.tags or ()}),
-            "sourceLinks": sorted(
-                {link for m in manifests for link in m.source_links or ()}
-            ),
-        },
-        "runs": {
-            "total": contents.valid_counts.runs + len(contents.invalid_runs),
-            "invalid": len(contents.invalid_runs),
-            **{status.value: by_status[status] for status in RunStatus},
-            "latestRunId": latest_run.run_id if latest_run else None,
-            "latestBenchmarkId": latest_run.benchmark_id if latest_run else None,
-            "latestCompletedAt": latest_run.completed_at if latest_run else None,
-        },
-        "shadows": {
-            "total": contents.valid_counts.shadows + len(contents.invalid_shadows),
-            "invalid": len(contents.invalid_shadows),
-            "latestTraceId": latest_shadow.trace_id if latest_shadow else None,
-            "latestRecordedAt": latest_shadow.recorded_at if latest_shadow else None,
-            "latestSessionKey": latest_shadow.session_key if latest_shadow else None,
-        },
-        "baselines": {
-            "enabled": flags.baseline_snapshots_enabled,
-            "total": contents.valid_counts.baselines + len(contents.invalid_baselines),
-            "invalid": len(contents.invalid_baselines),
-            "latestSnapshotId": latest_baseline.snapshot_id
-            if latest_baseline
-            else None,
-            "latestCreatedAt": latest_baseline.created_at if latest_baseline else None,
-            "latestBenchmarkCount": (
-                latest_baseline.benchmark_count if latest_baseline else None
-            ),
-        },
-        "latestRun": latest_run.to_wire() if latest_run else None,
-        "latestShadow": latest_shadow.to_wire() if latest_shadow else None,
-        "latestBaseline": latest_baseline.to_wire() if latest_baseline else None,
-        "invalidBenchmarks": [item.to_wire() for item in contents.invalid_manifests],
-        "invalidRuns": [item.to_wire() for item in contents.invalid_runs],
-        "invalidShadows": [item.to_wire() for item in contents.invalid_shadows],
-        "invalidBaselines": [item.to_wire() for item in contents.invalid_baselines],
-    }
-
-
-def snapshot_from_latest(
-    contents: StoreContents,
-    *,
-    snapshot_id: str,
-    created_at: str,
-    source_root_dir: str | None = None,
-    notes: str | None = None,
-    git_ref: str | None = None,
-) -> BaselineSnapshot:
-    """A baseline snapshot of the store's latest completed run per benchmark.
-
-    ``source_root_dir`` defaults to the store root as it was given. Raises
-    ``SchemaInvalid`` for an unsafe ``snapshot_id`` or a bad ``created_at``.
-    """
-    return snapshot_from_runs(
-        contents.run_list(),
-        snapshot_id=snapshot_id,
-        created_at=created_at,
-        source_root_dir=source_root_dir
-        if source_root_dir is not None
-        else contents.root,
-        notes=notes,
-        git_ref=git_ref,
     )

@@ -32,8 +32,8 @@ from evals.core.store import (
     StoredItem,
     StoreKind,
     load_store,
-    status_report,
 )
+from evals.core.store_status import status_report
 from evals.models import Run, ShadowRecord
 from evals.selectors.baselines import snapshot_get
 from evals.services.benchmark_records import latest_completed_run_items, run_items

@@ -26,14 +26,9 @@ from evals.core.formats_types import (
 )
 from evals.core.packs import validate_manifest
 from evals.core.shadow import validate_shadow_record
-from evals.core.store import (
-    EvalStore,
-    InvalidItem,
-    ItemCounts,
-    StoredItem,
-    StoreKind,
-)
+from evals.core.store import InvalidItem, ItemCounts, StoredItem, StoreKind
 from evals.core.store_staging import publish, staging_folder
+from evals.core.store_writer import EvalStore
 from evals.core.wire import decode_files
 from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
 from evals.services.benchmark_records import (

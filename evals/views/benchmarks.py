@@ -27,7 +27,8 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, CoreError, Forbidden, NotFound, SchemaInvalid
 from evals.core.exports import Export, verdict_markdown_export
-from evals.core.gate import DEFAULT_SNAPSHOT_ID, verdict_to_markdown
+from evals.core.gate import DEFAULT_SNAPSHOT_ID
+from evals.core.gate_report import verdict_to_markdown
 from evals.models import Benchmark, InvalidUpload, Run
 from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_tags

@@ -40,7 +40,8 @@ from evals.core.exports import (
     metric_csv_rows,
     verdict_markdown_export,
 )
-from evals.core.gate import format_number, verdict_to_markdown
+from evals.core.gate import format_number
+from evals.core.gate_report import verdict_to_markdown
 from evals.selectors.baselines import snapshot_ids
 from evals.selectors.runs import recent_run_ids
 from evals.services.compare import (

@@ -380,7 +380,7 @@ def test_failed_export_leaves_the_target_as_it_was(
         raise OSError(28, "No space left on device")
 
     # Fails after packs and runs were written, before the baselines.
-    monkeypatch.setattr("evals.core.store.EvalStore.write_baseline", disk_full)
+    monkeypatch.setattr("evals.core.store_writer.EvalStore.write_baseline", disk_full)
     with pytest.raises(CommandError) as caught:
         call_command("eval_store_export", str(target), stdout=io.StringIO())
 

@@ -19,9 +19,9 @@ from django.utils.html import escape
 from evals.cli import main as gate_main
 from evals.core.baselines import snapshot_from_runs
 from evals.core.compare import CaseChange, CaseFilter, filter_cases
-from evals.core.gate import verdict_to_markdown
+from evals.core.gate_report import verdict_to_markdown
 from evals.core.runs import validate_run_summary
-from evals.core.store import EvalStore
+from evals.core.store_writer import EvalStore
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
 from evals.services.compare import (
     comparison_for_runs,

@@ -19,15 +19,14 @@ from evals.core.packs import validate_manifest
 from evals.core.runs import validate_run_summary
 from evals.core.shadow import validate_shadow_record
 from evals.core.store import (
-    EvalStore,
     HarnessFlags,
     StoreKind,
     StoreUnreadable,
     load_store,
-    snapshot_from_latest,
-    status_report,
     store_json_bytes,
 )
+from evals.core.store_status import snapshot_from_latest, status_report
+from evals.core.store_writer import EvalStore
 
 MANIFEST: dict[str, Any] = {
     "schemaVersion": 1,
