@@ -222,3 +222,16 @@ def test_a_receipt_claiming_an_overlong_episode_is_refused_not_replayed() -> Non
     divergence = replay_verify(receipt).divergence
     assert divergence.field == "config.max_steps"
     assert divergence.got == "max_steps must be between 0 and 10000"
+
+
+def test_golden_receipts_do_not_change_unnoticed() -> None:
+    """The whole receipt's bytes for two fixed configs: a change to the env,
+    kernel, proposers, governor or receipt format shows up here first (and
+    then needs a schema_version bump, or old receipts stop verifying)."""
+    expected = {
+        "planner": "f7c16f295dc489552a4195d946313165dca48e1b3cee928fdf1143c526fb7949",
+        "greedy": "c418b10c0a5bc1cb73ea0a888b804e3b2628a2a3a1c33a75368ee989a65e7311",
+    }
+    for proposer, digest in expected.items():
+        receipt = receipt_for(proposer=proposer)
+        assert hashlib.sha256(canonical(receipt).encode()).hexdigest() == digest
