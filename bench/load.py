@@ -20,9 +20,15 @@ queue.
 
 from __future__ import annotations
 
+import sys
+
 # locust patches the standard library with gevent on import: first.
-from locust import HttpUser, between, events, task  # isort: skip
-from locust.env import Environment  # isort: skip
+try:
+    from locust import HttpUser, between, events, task  # isort: skip
+    from locust.env import Environment  # isort: skip
+except ImportError:
+    print("bench/load.py skipped: locust is not installed (pip install -e '.[bench]')")
+    sys.exit(0)
 
 import argparse
 import itertools
@@ -32,7 +38,6 @@ import random
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path

@@ -15,6 +15,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -355,8 +356,23 @@ def keepalive_poke(*, agent: Agent, now: datetime | None = None) -> PokeOutcome:
         state.poke_times_ms = [t for t in recent if now_ms - t < 60_000] + [now_ms]
         state.poke_pending = True
         state.save(update_fields=["poke_times_ms", "poke_pending"])
-        transaction.on_commit(lambda: keepalive_tick_task.delay(agent.pk))
+        transaction.on_commit(lambda: _send_tick(keepalive_tick_task, agent))
     return PokeOutcome(True)
+
+
+def _send_tick(keepalive_tick_task: Any, agent: Agent) -> None:
+    """Send the poked tick now; with the broker down the poke stays pending
+    and the beat's next tick honours it, so the poke still succeeds."""
+    from core.errors import ServiceUnavailable
+    from evalsite.services import broker_send
+
+    try:
+        broker_send(lambda: keepalive_tick_task.delay(agent.pk), what="keepalive_tick")
+    except ServiceUnavailable:
+        logger.warning(
+            "[KeepAlive] poke tick_deferred reason=broker_unavailable",
+            extra={"agent": agent.name},
+        )
 
 
 def keepalive_tick_all() -> list[int]:
