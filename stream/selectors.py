@@ -6,9 +6,11 @@ never writes or logs.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
+from django.db.models import Case, OuterRef, Q, QuerySet, Subquery, When
 
 from stream.core.frames import facts_from_wire
 from stream.core.types import SituationFacts
@@ -21,6 +23,58 @@ def agent_list_visible(*, user: AbstractBaseUser) -> QuerySet[Agent]:
     if getattr(user, "is_staff", False):
         return qs
     return qs.filter(Q(owner=user) | Q(members=user)).distinct()
+
+
+# The inactive agent an end_to_end eval run streams into is named
+# eval-<run id>; one exists per such run.
+EVAL_AGENT_PREFIX = "eval-"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRow:
+    """An agent on the agent list with when it was last active: its last
+    authenticated call, or the newest thought or percept it published,
+    whichever is later."""
+
+    agent: Agent
+    last_active_at: datetime | None
+
+
+def agent_directory(
+    *, user: AbstractBaseUser, include_eval_agents: bool = False
+) -> tuple[list[AgentRow], int]:
+    """The agent list a user sees and how many eval-run agents it leaves
+    out (all of them unless ``include_eval_agents``). One query."""
+    eval_agent = Q(name__startswith=EVAL_AGENT_PREFIX, is_active=False)
+    visible = agent_list_visible(user=user)
+    agents = visible.annotate(
+        is_eval_agent=Case(When(eval_agent, then=True), default=False),
+        # Subqueries, not joins: a join of thoughts and percepts would
+        # multiply rows; each subquery walks its (agent, time) index.
+        last_thought_at=Subquery(
+            Thought.objects.filter(agent=OuterRef("pk"), source="agent")
+            .order_by("-created_at")
+            .values("created_at")[:1]
+        ),
+        last_percept_at=Subquery(
+            WorldSnapshot.objects.filter(agent=OuterRef("pk"))
+            .order_by("-received_at")
+            .values("received_at")[:1]
+        ),
+    ).order_by("name")
+    rows: list[AgentRow] = []
+    hidden = 0
+    for agent in agents:
+        if agent.is_eval_agent and not include_eval_agents:
+            hidden += 1
+            continue
+        moments = [
+            m
+            for m in (agent.last_seen_at, agent.last_thought_at, agent.last_percept_at)
+            if m is not None
+        ]
+        rows.append(AgentRow(agent, max(moments) if moments else None))
+    return rows, hidden
 
 
 def with_agent(rows: Iterable[Thought], agent: Agent) -> list[Thought]:

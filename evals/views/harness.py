@@ -7,6 +7,7 @@ serves only JSON files inside the run's bundle under the artifacts root.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django import forms
@@ -165,8 +166,26 @@ def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResp
     return render(
         request,
         "evals/scenario_detail.html",
-        {"run": run, "case": case, "artifact": case.details},
+        {
+            "run": run,
+            "case": case,
+            "artifact": case.details,
+            "elapsed_ms": _elapsed_ms(case.details),
+        },
     )
+
+
+def _elapsed_ms(artifact: dict[str, Any]) -> float | None:
+    """Wall-clock time this service spent on the scenario, from the
+    artifact's own timestamps (not the model's reported latency)."""
+    try:
+        started = datetime.fromisoformat(artifact["startedAt"])
+        completed = datetime.fromisoformat(artifact["completedAt"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if (started.tzinfo is None) != (completed.tzinfo is None):
+        return None
+    return round((completed - started).total_seconds() * 1000, 1)
 
 
 @login_required

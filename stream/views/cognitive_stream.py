@@ -8,7 +8,12 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from stream.models import Agent
-from stream.selectors import actionable_queryset, agent_list_visible, thoughts_recent
+from stream.selectors import (
+    actionable_queryset,
+    agent_directory,
+    agent_list_visible,
+    thoughts_recent,
+)
 from stream.services.counters import counters_get, counters_to_wire
 
 RECENT_ON_PAGE = 50
@@ -16,8 +21,19 @@ RECENT_ON_PAGE = 50
 
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
-    agents = agent_list_visible(user=request.user)
-    return render(request, "stream/index.html", {"agents": agents})
+    show_eval_agents = request.GET.get("eval_agents") == "shown"
+    rows, hidden = agent_directory(
+        user=request.user, include_eval_agents=show_eval_agents
+    )
+    return render(
+        request,
+        "stream/index.html",
+        {
+            "rows": rows,
+            "hidden_eval_agents": hidden,
+            "show_eval_agents": show_eval_agents,
+        },
+    )
 
 
 def _visible_agent(request: HttpRequest, name: str) -> Agent:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,27 @@ def test_scenario_page_shows_frame_output_goal_and_reasons(
     assert "eligible" in html
     assert "grounded" in html
     assert artifact["scenario"]["sha256"][:12] in html
+
+
+def test_scenario_page_tells_model_latency_from_its_own_timing(
+    owner_client: Any, finished: Run
+) -> None:
+    html = owner_client.get(
+        f"/evals/runs/{finished.run_id}/scenarios/smoke:hunger-raw-mutton/"
+    ).content.decode()
+
+    artifact = finished.case_results.get(case_id="smoke:hunger-raw-mutton").details
+    started = datetime.fromisoformat(artifact["startedAt"])
+    elapsed = (datetime.fromisoformat(artifact["completedAt"]) - started) * 1000
+    assert (
+        f"Model latency <strong>{artifact['latencyMs']} ms</strong><br>"
+        '<span class="muted">as the model reported it (a scripted model replays '
+        "the recorded figure)</span>"
+    ) in html
+    assert (
+        f"Evaluated here in {round(elapsed.total_seconds(), 1)} ms<br>"
+        f'<span class="muted">{artifact["startedAt"]}'
+    ) in html
 
 
 def test_unknown_run_scenario_or_suite_is_404(owner_client: Any, finished: Run) -> None:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from stream.models import Agent
+from stream.selectors import agent_directory
+from stream.services.agents import agent_create
+from stream.services.thoughts import ThoughtInput, thoughts_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +107,46 @@ def test_create_agent_refuses_an_unknown_scope(owner: Any) -> None:
             "create_agent", "ci", "--owner", owner.username, "--scope", "admin"
         )
     assert not Agent.objects.filter(name="ci").exists()
+
+
+def test_agent_list_hides_eval_run_agents_until_asked(
+    agent: Any, owner: Any, owner_client: Any
+) -> None:
+    agent_create(name="eval-20260101000000-abcdef", owner=owner, is_active=False)
+    agent_create(name="eval-fresh", owner=owner)
+
+    default = owner_client.get("/stream/").content.decode()
+    shown = owner_client.get("/stream/?eval_agents=shown").content.decode()
+
+    assert ">alpha</a></td>" in default
+    # An active agent whose name merely starts with eval- is a user's agent.
+    assert ">eval-fresh</a></td>" in default
+    assert "eval-20260101000000-abcdef" not in default
+    assert (
+        "1 eval run agent hidden (each end-to-end eval run streams into its own "
+        '<code>eval-&lt;run&gt;</code> agent) · <a href="?eval_agents=shown">'
+        "Show them</a>"
+    ) in default
+    assert (
+        '>eval-20260101000000-abcdef</a> <span class="badge">inactive</span></td>'
+    ) in shown
+    assert 'Showing eval run agents · <a href="/stream/">Hide them</a>' in shown
+
+
+def test_last_seen_counts_the_agents_own_thoughts_and_percepts(
+    agent: Any, owner: Any, owner_client: Any
+) -> None:
+    published = timezone.now() - timedelta(minutes=5)
+    thoughts_publish(
+        agent=agent, items=[ThoughtInput(content="Quiet here.")], now=published
+    )
+    agent_create(name="idle", owner=owner)
+
+    rows, _ = agent_directory(user=owner)
+    html = owner_client.get("/stream/").content.decode()
+
+    seen = {row.agent.name: row.last_active_at for row in rows}
+    assert Agent.objects.get(pk=agent.pk).last_seen_at is None
+    assert seen == {"alpha": published, "idle": None}
+    assert f'<time datetime="{published.isoformat()}">' in html
+    assert html.count("<td>never</td>") == 1
