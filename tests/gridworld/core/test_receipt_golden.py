@@ -1,0 +1,198 @@
+"""Golden receipt digests: the fast step path must not move a single byte.
+
+Each digest is the sha256 over the canonical JSON of every receipt (and the
+planner's final memory) of a few consecutive episodes of one lane, on every
+standard layout and a non-square map, with goal drift, for both proposers and
+both governors, plus an external agent's scripted actions. Any change to the
+environment, kernel, proposers, governors, metrics or receipt format shows up
+here (and then needs a schema_version bump, or stored receipts stop verifying).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from gridworld.core.config import BatchConfig, run_cases
+from gridworld.core.episode import EpisodeConfig, canonical, run_episode
+from gridworld.core.grid import GridMap, parse_map_text, standard_layout
+from gridworld.core.replay import replay_verify
+
+NON_SQUARE = parse_map_text(
+    "S..x.....x..\n.#.x.##..x..\n.#...#......\n...x...#..xG\n", name="corridors"
+)
+EPISODES = 3
+
+GOLDEN = {
+    (
+        "simple",
+        "planner",
+        "lexicographic",
+        150,
+    ): "7d90d17c96f7b051d2ea1056349c8507e269b1b9fa4e81f236063874afefb017",
+    (
+        "simple",
+        "planner",
+        "none",
+        150,
+    ): "6819c6098a57f3e8a0040ba9d7d7a188359ec00fa7c122cc928fa68d76699a7d",
+    (
+        "simple",
+        "greedy",
+        "lexicographic",
+        150,
+    ): "faa7aebce1b146c59dec65fd1dba5e7fa24293f20c69a0e8d44c350bbfb169eb",
+    (
+        "simple",
+        "greedy",
+        "none",
+        150,
+    ): "88877e63deabe7c12cb45a16f53cd9fd2807e1f9a2eb68e8e9a671e50227fc74",
+    (
+        "maze",
+        "planner",
+        "lexicographic",
+        150,
+    ): "81fd05c866492c821d73302bede0539b421279e1d7b99c648117a29d00f79189",
+    (
+        "maze",
+        "planner",
+        "none",
+        150,
+    ): "11164420cdd3dad62f3abf975b91658fd168641f290cecc4f153c6b9e474faa1",
+    (
+        "maze",
+        "greedy",
+        "lexicographic",
+        150,
+    ): "1651bb03f28eb95051b3fa1db1604775fcf687b4539616550497f23fecb45d82",
+    (
+        "maze",
+        "greedy",
+        "none",
+        150,
+    ): "6cc88382f0bb88036218ce509c78245ac9b2a22356f40f05d3bf161248370985",
+    (
+        "hazard",
+        "planner",
+        "lexicographic",
+        150,
+    ): "e493dea957b103d28686180376f690de5af9d91de6326399f564e90dfa6458f3",
+    (
+        "hazard",
+        "planner",
+        "none",
+        150,
+    ): "9706b30790f107c1433dfae4f108be737bbb7418aac3fb9f3b826805c3ca8f2f",
+    (
+        "hazard",
+        "greedy",
+        "lexicographic",
+        150,
+    ): "610fc1bbc008f6cf92e98837270eb94abfc212f90afa9c4a96882e6cdc2926e9",
+    (
+        "hazard",
+        "greedy",
+        "none",
+        150,
+    ): "98ec244ab18a9287d6cddfc59f7820fbfac91548b4f3033438bdf7b3a0efa392",
+    (
+        "corridors",
+        "planner",
+        "lexicographic",
+        150,
+    ): "5462fbf4c82dde39b28ebae053d7dd1e749899d4565bacf38e777e538b20c5cb",
+    (
+        "corridors",
+        "planner",
+        "none",
+        150,
+    ): "4ed21bfe3f9e6912fd29b40753d585ae3fc0a345b615c675e099ad82bc34bf42",
+    (
+        "corridors",
+        "greedy",
+        "lexicographic",
+        150,
+    ): "722af88a6e4e4b07f1d4dde08cb755461f0bf0071fecd31a478da453d1262e83",
+    (
+        "corridors",
+        "greedy",
+        "none",
+        150,
+    ): "89faf14a912c054aa915b2f18893f4ecbd6147f0c360e131fff04465971d1c16",
+    (
+        "hazard",
+        "planner",
+        "lexicographic",
+        20,
+    ): "7d6f16aab94db3ff965ddd9c8325b3f6c2655d07660777604b568120c5ddb035",
+    (
+        "hazard",
+        "greedy",
+        "lexicographic",
+        20,
+    ): "e0c9a7ba0b02f55e458769384debcd89d7e450024b1a54334621da5ffe7a237a",
+    (
+        "maze",
+        "planner",
+        "none",
+        20,
+    ): "2b29d6e257fb9749c1458121476727152e472d769903c5b1b7b56e0ad0248968",
+    (
+        "corridors",
+        "greedy",
+        "none",
+        20,
+    ): "811750c89bc4fd2c6a020acde2982f23cda1f8f2e60b43d2183eff104093fb61",
+}
+EXTERNAL_GOLDEN = "40893b88ea683b3a2d26a4307b12e95e07368f4a5402b078c7467627edd62f77"
+
+
+def _grid(name: str) -> GridMap:
+    return NON_SQUARE if name == "corridors" else standard_layout(name)
+
+
+def _lane_digest(
+    layout: str, proposer: str, governor: str, budget: int
+) -> tuple[str, list]:
+    batch = BatchConfig(
+        map=_grid(layout),
+        episodes=EPISODES,
+        proposer=proposer,
+        governor=governor,
+        seed=7,
+        drift_period=7,
+        max_steps=60,
+        budget=budget,
+    )
+    results = run_cases(batch, list(range(EPISODES)))
+    digest = hashlib.sha256()
+    for _, result in results:
+        digest.update(canonical(result.receipt).encode())
+        digest.update(result.final_memory.encode())
+    return digest.hexdigest(), [r.receipt for _, r in results]
+
+
+@pytest.mark.parametrize(("layout", "proposer", "governor", "budget"), sorted(GOLDEN))
+def test_receipt_bytes_are_pinned(
+    layout: str, proposer: str, governor: str, budget: int
+) -> None:
+    digest, receipts = _lane_digest(layout, proposer, governor, budget)
+    assert digest == GOLDEN[(layout, proposer, governor, budget)]
+    assert all(replay_verify(receipt).ok for receipt in receipts)
+
+
+def test_external_agent_receipt_bytes_are_pinned() -> None:
+    actions = ("S", "S", "E", "E", "N", "W", "Stay", "E", "S", "S", "E", "E") * 3
+    config = EpisodeConfig(
+        map=standard_layout("hazard"),
+        seed=3,
+        drift_period=5,
+        max_steps=len(actions),
+        proposer="external",
+        actions=actions,
+    )
+    receipt = run_episode(config).receipt
+    assert hashlib.sha256(canonical(receipt).encode()).hexdigest() == EXTERNAL_GOLDEN
+    assert replay_verify(receipt).ok
