@@ -11,7 +11,7 @@ from __future__ import annotations
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
-from evals.core.formats_types import SAFE_SEGMENT_MAX_CHARS
+from evals.core.format_rules import SAFE_SEGMENT_MAX_CHARS
 
 
 class BenchmarkPackOutputSerializer(serializers.Serializer):

@@ -27,7 +27,7 @@ from typing import Any
 
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from core.text import name_problem, path_problem
-from evals.core.formats_types import parse_json_document
+from evals.core.format_rules import parse_json_document
 from evals.core.tar import TarKind, TarReader, TarRefused
 
 MANIFEST_NAME = "manifest.json"

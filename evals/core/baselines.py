@@ -16,11 +16,8 @@ from typing import Any
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
-from evals.core.formats_types import (
-    BaselineBenchmark,
-    BaselineSnapshot,
+from evals.core.format_rules import (
     MessageTable,
-    RunSummary,
     is_safe_path_segment,
     non_finite_problems,
     parse_timestamp,
@@ -29,6 +26,7 @@ from evals.core.formats_types import (
     sorted_map,
     translate_problems,
 )
+from evals.core.formats_types import BaselineBenchmark, BaselineSnapshot, RunSummary
 from evals.core.runs import latest_completed_runs
 
 SCHEMA_NAME = "baseline_snapshot.v1.schema.json"

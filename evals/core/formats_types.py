@@ -1,4 +1,5 @@
-"""Types of seed 002's eval-store formats and the field rules they share.
+"""Types of seed 002's eval-store formats (the field rules they share are
+``evals.core.format_rules``').
 
 The four formats (benchmark manifest, run summary, shadow recall record,
 baseline snapshot) are parsed into the frozen dataclasses below; ``to_wire()``
@@ -6,7 +7,7 @@ gives back the camelCase document exactly: optional fields absent on input
 stay absent, lists come back as lists, and maps come back with sorted keys so
 the same document always serialises to the same bytes.
 
-Invariants shared by every format:
+Invariants shared by every format (checked in ``format_rules``):
 
 - ids that become file names (benchmarkId, runId, traceId, snapshotId) are
   safe path segments: not blank, not ``.``/``..``, no ``/``, ``\\`` or
@@ -21,20 +22,15 @@ Nothing here reads the clock or the environment.
 
 from __future__ import annotations
 
-import json
-import math
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from core.errors import SchemaInvalid, SchemaProblem
-from core.text import NAME_MAX_BYTES, json_path, name_problem, unstorable_values
+from evals.core.format_rules import put_optional, sorted_map, timestamp_key
 
 SCHEMA_VERSION = 1
-SAFE_SEGMENT_MAX_CHARS = 200
 
 
 class BenchmarkType(StrEnum):
@@ -64,67 +60,6 @@ class RecallSource(StrEnum):
     RECENT_SCAN = "recent_scan"
 
 
-# --- field rules ------------------------------------------------------------
-
-_TIMESTAMP_RE = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d{1,9}))?(?:Z|[+-]\d{2}:\d{2})\Z",
-    re.ASCII,
-)
-_UNSAFE_SEGMENT_RE = re.compile(r"[\x00-\x1f\x7f/\\]")
-
-
-def is_safe_path_segment(value: str) -> bool:
-    """Whether ``value`` can be used as one file or directory name and as an
-    identifier: also no invisible formatting character (zero-width, bidi
-    override), control character or noncharacter, so that no id renders
-    like another one."""
-    return (
-        0 < len(value) <= SAFE_SEGMENT_MAX_CHARS
-        and value not in (".", "..")
-        and not value.isspace()
-        and _UNSAFE_SEGMENT_RE.search(value) is None
-        and name_problem(value) is None
-        and len(value.encode()) <= NAME_MAX_BYTES
-    )
-
-
-def parse_timestamp(value: str) -> datetime | None:
-    """The instant of an RFC 3339 timestamp with a zone, else ``None``.
-
-    Fractions beyond microseconds are accepted and truncated, because clients
-    in other languages write nanoseconds; the original string is what is kept.
-    """
-    match = _TIMESTAMP_RE.match(value)
-    if match is None:
-        return None
-    fraction = match.group(1)
-    if fraction is not None and len(fraction) > 6:
-        value = value[: match.start(1) + 6] + value[match.end(1) :]
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def timestamp_key(value: str) -> datetime:
-    """Sort key of an already validated timestamp."""
-    parsed = parse_timestamp(value)
-    if parsed is None:
-        raise ValueError(f"not a valid ISO timestamp: {value!r}")
-    return parsed
-
-
-def is_finite_number(value: object) -> bool:
-    """A JSON number (not a bool) that is neither NaN nor infinite."""
-    return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
-
-
-def is_non_empty_string(value: object) -> bool:
-    """A string with at least one non-whitespace character."""
-    return type(value) is str and value.strip() != ""
-
-
-# --- problem translation ------------------------------------------------------
 #
 # JSON Schema finds the structural problems; its messages ("'x' is not of type
 # 'string'") are not the seed's, so each format keeps a table from a path
@@ -132,161 +67,6 @@ def is_non_empty_string(value: object) -> bool:
 # mapping from the failing keyword to a template ("*" for any other keyword).
 # Templates may use {field} (``cases[0].id``) and {parent} (the field without
 # its last index: ``tags`` for ``tags[2]``).
-
-MessageTable = Mapping[str, str | Mapping[str, str]]
-
-_INDEX_RE = re.compile(r"\[\d+\]")
-_LAST_INDEX_RE = re.compile(r"\[\d+\]$")
-_REQUIRED_RE = re.compile(r'^(".+") is a required property$')
-# One problem per path: the most basic failure explains the rest ("" fails
-# minLength and enum; only "must be a non-empty string" is useful).
-_KEYWORD_RANK = {
-    "required": 0,
-    "type": 1,
-    "const": 2,
-    "minLength": 3,
-    "pattern": 4,
-    "not_finite": 5,
-    "minimum": 6,
-    "maximum": 7,
-    "multipleOf": 8,
-    "enum": 9,
-}
-
-
-def path_pattern(path: str, map_prefixes: Iterable[str] = ()) -> str:
-    """``$.cases[3].id`` -> ``$.cases[].id``; keys under a map prefix -> ``*``."""
-    pattern = _INDEX_RE.sub("[]", path)
-    for prefix in map_prefixes:
-        if pattern.startswith(prefix + "."):
-            return prefix + ".*"
-    return pattern
-
-
-def translate_problems(
-    raw: Iterable[SchemaProblem],
-    *,
-    messages: MessageTable,
-    document_name: str,
-    map_prefixes: Iterable[str] = (),
-) -> list[SchemaProblem]:
-    """Turn JSON Schema problems into the seed's messages, one per path.
-
-    ``required`` problems move to the missing field's own path, so a missing
-    ``cases[0].id`` and an empty one read the same. Unknown properties keep
-    the shared ``unknown property: <key>`` message.
-    """
-    prefixes = tuple(map_prefixes)
-    chosen: dict[str, tuple[int, SchemaProblem]] = {}
-    for problem in raw:
-        path, keyword = problem.path, problem.code
-        if keyword == "unknown_property":
-            chosen[path] = (-1, problem)
-            continue
-        if keyword == "required":
-            match = _REQUIRED_RE.match(problem.message)
-            if match:
-                path = f"{path}.{json.loads(match.group(1))}"
-        field = document_name if path == "$" else path[2:]
-        parent = _LAST_INDEX_RE.sub("", field)
-        entry = messages.get(path_pattern(path, prefixes))
-        if isinstance(entry, Mapping):
-            template = entry.get(keyword, entry.get("*", "{field} is invalid"))
-        elif entry is None:
-            template = "{field} is invalid"
-        else:
-            template = entry
-        code = "required" if keyword == "required" else "invalid"
-        rank = _KEYWORD_RANK.get(keyword, 10)
-        message = template.format(field=field, parent=parent)
-        candidate = SchemaProblem(path, code, message)
-        current = chosen.get(path)
-        if current is None or rank < current[0]:
-            chosen[path] = (rank, candidate)
-    return [problem for _, problem in chosen.values()]
-
-
-def non_finite_problems(document: object, path: str = "$") -> list[SchemaProblem]:
-    """Raw ``not_finite`` problems for every NaN/Infinity inside ``document``.
-
-    JSON Schema's ``number`` accepts them; the formats do not.
-    """
-    found: list[SchemaProblem] = []
-    if isinstance(document, float) and not math.isfinite(document):
-        found.append(SchemaProblem(path, "not_finite", "not a finite number"))
-    elif isinstance(document, dict):
-        for key, value in document.items():
-            found.extend(non_finite_problems(value, f"{path}.{key}"))
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            found.extend(non_finite_problems(value, f"{path}[{index}]"))
-    return found
-
-
-# ``scan_once`` is set by JSONDecoder.__init__; typeshed does not declare it.
-_SCAN_VALUE: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-_JSON_WHITESPACE = " \t\n\r"
-
-
-def parse_json_document(data: bytes | str, *, what: str) -> Any:
-    """Parse one UTF-8 JSON document.
-
-    Raises ``SchemaInvalid`` with a single ``invalid_json`` problem at ``$``
-    when it is no JSON (or nests too deep for the parser), and one
-    ``unstorable`` problem per value no database column can store (NUL, lone
-    surrogates, integers past 64 bits) by its path. ``NaN``/``Infinity``
-    parse; every validator refuses them as numbers.
-    """
-    value = _parse_json(data, what=what)
-    unstorable = unstorable_values(value)
-    if unstorable:
-        raise SchemaInvalid(
-            f"{what} holds values that cannot be stored",
-            problems=[
-                SchemaProblem(json_path(parts), "unstorable", reason)
-                for parts, reason in unstorable
-            ],
-        )
-    return value
-
-
-def _parse_json(data: bytes | str, *, what: str) -> Any:
-    # The store reads hundreds of thousands of small files: scanning the value
-    # directly skips json.loads' encoding sniffing. Anything unusual (leading
-    # whitespace, a BOM, trailing data, an error) goes through json.loads,
-    # which decides.
-    try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        value, end = _SCAN_VALUE(text, 0)
-        if not text[end:].strip(_JSON_WHITESPACE):
-            return value
-    except (StopIteration, ValueError, RecursionError):
-        pass
-    try:
-        return json.loads(data)
-    except (ValueError, UnicodeDecodeError, RecursionError) as error:
-        reason = "nests too deep" if isinstance(error, RecursionError) else error
-        problem = SchemaProblem(
-            "$", "invalid_json", f"{what} is not valid JSON: {reason}"
-        )
-        raise SchemaInvalid(f"{what} is not valid JSON", problems=[problem]) from None
-
-
-def raise_if_problems(problems: list[SchemaProblem], what: str) -> None:
-    """Raise ``SchemaInvalid`` carrying every problem, if there is any."""
-    if problems:
-        raise SchemaInvalid(f"invalid {what}", problems=problems)
-
-
-def sorted_map(values: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A copy with keys sorted, so maps always serialise in the same order."""
-    return None if values is None else {key: values[key] for key in sorted(values)}
-
-
-def put_optional(out: dict[str, Any], key: str, value: Any) -> None:
-    """Set ``out[key]`` unless ``value`` is ``None`` (absent stays absent)."""
-    if value is not None:
-        out[key] = value
 
 
 # --- benchmark manifest -------------------------------------------------------

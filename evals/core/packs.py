@@ -34,10 +34,7 @@ from evals.core.archive import (
     extract_pack_archive,
     pack_from_files,
 )
-from evals.core.formats_types import (
-    BenchmarkCase,
-    BenchmarkType,
-    Manifest,
+from evals.core.format_rules import (
     MessageTable,
     is_safe_path_segment,
     non_finite_problems,
@@ -45,6 +42,7 @@ from evals.core.formats_types import (
     raise_if_problems,
     translate_problems,
 )
+from evals.core.formats_types import BenchmarkCase, BenchmarkType, Manifest
 
 SCHEMA_NAME = "manifest.v1.schema.json"
 RED_TEAM_FLAG_MESSAGE = (

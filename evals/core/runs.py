@@ -27,17 +27,15 @@ from typing import Any
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
-from evals.core.formats_types import (
-    CaseResult,
+from evals.core.format_rules import (
     MessageTable,
-    RunStatus,
-    RunSummary,
     is_safe_path_segment,
     non_finite_problems,
     parse_timestamp,
     raise_if_problems,
     translate_problems,
 )
+from evals.core.formats_types import CaseResult, RunStatus, RunSummary
 
 SCHEMA_NAME = "run_summary.v1.schema.json"
 

@@ -20,17 +20,15 @@ from typing import Any
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
-from evals.core.formats_types import (
+from evals.core.format_rules import (
     MessageTable,
-    RecallMode,
-    RecallSource,
-    ShadowRecord,
     is_safe_path_segment,
     non_finite_problems,
     parse_timestamp,
     raise_if_problems,
     translate_problems,
 )
+from evals.core.formats_types import RecallMode, RecallSource, ShadowRecord
 
 SCHEMA_NAME = "shadow_record.v1.schema.json"
 

@@ -38,13 +38,13 @@ from typing import Any
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
 from evals.core.baselines import validate_baseline_snapshot
+from evals.core.format_rules import parse_json_document
 from evals.core.formats_types import (
     BaselineSnapshot,
     Manifest,
     RunStatus,
     RunSummary,
     ShadowRecord,
-    parse_json_document,
 )
 from evals.core.packs import validate_manifest
 from evals.core.runs import fast_valid as fast_valid_run

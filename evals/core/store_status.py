@@ -7,11 +7,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from evals.core.baselines import snapshot_from_runs
-from evals.core.formats_types import (
-    BaselineSnapshot,
-    RunStatus,
-    timestamp_key,
-)
+from evals.core.format_rules import timestamp_key
+from evals.core.formats_types import BaselineSnapshot, RunStatus
 from evals.core.store import HarnessFlags, StoreContents
 
 

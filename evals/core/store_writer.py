@@ -14,12 +14,12 @@ from pathlib import Path
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.archive import MANIFEST_NAME, ArchiveRefusal, UnsafeArchive, member_path
 from evals.core.baselines import validate_baseline_snapshot
+from evals.core.format_rules import is_safe_path_segment
 from evals.core.formats_types import (
     BaselineSnapshot,
     Manifest,
     RunSummary,
     ShadowRecord,
-    is_safe_path_segment,
 )
 from evals.core.runs import (
     validate_run_summary,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 from core.errors import SchemaInvalid, SchemaProblem
-from evals.core.formats_types import parse_timestamp
+from evals.core.format_rules import parse_timestamp
 
 
 def wire_timestamp(moment: datetime) -> str:

@@ -45,7 +45,8 @@ from evals.core.archive import (
     member_path,
     pack_from_files,
 )
-from evals.core.formats_types import Manifest, parse_json_document
+from evals.core.format_rules import parse_json_document
+from evals.core.formats_types import Manifest
 from evals.core.packs import read_pack_source, validate_manifest
 from evals.core.store import store_json_bytes
 from evals.core.wire import encode_files

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
-from evals.core.formats_types import parse_json_document
+from evals.core.format_rules import parse_json_document
 from evals.core.packs import validate_manifest
 from evals.core.wire import decode_files
 from evals.models import InvalidUpload

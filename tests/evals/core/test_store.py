@@ -14,7 +14,7 @@ from core.errors import Conflict, SchemaInvalid
 from evals.core import store as store_module
 from evals.core.archive import UnsafeArchive
 from evals.core.baselines import validate_baseline_snapshot
-from evals.core.formats_types import parse_json_document
+from evals.core.format_rules import parse_json_document
 from evals.core.packs import validate_manifest
 from evals.core.runs import validate_run_summary
 from evals.core.shadow import validate_shadow_record
