@@ -1,7 +1,7 @@
 from django.urls import path
 
-from prkeepalive import views
 from prkeepalive.api import records, webhook
+from prkeepalive.views import pulls as views
 
 app_name = "prkeepalive"
 

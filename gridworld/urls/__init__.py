@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from gridworld import api, views
+from gridworld.api import batches as api
+from gridworld.views import batches as views
 
 app_name = "gridworld"
 

@@ -1,0 +1,1 @@
+"""HTML pages of the gridworld, one module per subject: ``batches``."""

@@ -1,0 +1,1 @@
+"""HTML pages of PR keepalive, one module per subject: ``pulls``."""
