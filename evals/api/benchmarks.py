@@ -17,7 +17,12 @@ from datetime import date
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -48,7 +53,11 @@ from evals.selectors.baselines import shadow_record_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
 from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
-from evals.services.benchmarks import benchmark_pack_create, benchmark_pack_upload
+from evals.services.benchmarks import (
+    MAX_SHADOW_BATCH,
+    benchmark_pack_create,
+    benchmark_pack_upload,
+)
 from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
 from stream.auth import request_key
 
@@ -58,6 +67,14 @@ PACK_PAGE = page_schema("BenchmarkPackPage", BenchmarkPackOutputSerializer)
 RUN_PAGE = page_schema("BenchmarkRunPage", BenchmarkRunOutputSerializer)
 MANIFEST_DOCUMENT = seed_document("PackManifest", "benchmark manifest", "benchmarkId")
 RUN_DOCUMENT = seed_document("RunSummary", "run summary", "runId")
+SHADOW_INGEST = inline_serializer(
+    "ShadowIngest",
+    {
+        "created": serializers.IntegerField(),
+        "unchanged": serializers.IntegerField(),
+        "traceIds": serializers.ListField(child=serializers.CharField()),
+    },
+)
 SHADOW_DOCUMENT = seed_document("ShadowRecord", "shadow recall record", "traceId")
 
 
@@ -301,17 +318,25 @@ class ShadowRecordListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_shadow_create",
-        request=SHADOW_DOCUMENT,
-        responses={
-            201: inline_serializer(
-                "ShadowIngest",
-                {
-                    "created": serializers.IntegerField(),
-                    "unchanged": serializers.IntegerField(),
-                    "traceIds": serializers.ListField(),
-                },
-            )
-        },
+        request=PolymorphicProxySerializer(
+            component_name="ShadowCreate",
+            serializers=[
+                SHADOW_DOCUMENT,
+                inline_serializer(
+                    "ShadowBatch",
+                    {
+                        "records": serializers.ListField(
+                            child=serializers.DictField(),
+                            min_length=1,
+                            max_length=MAX_SHADOW_BATCH,
+                            help_text="shadow recall records, all or nothing",
+                        )
+                    },
+                ),
+            ],
+            resource_type_field_name=None,
+        ),
+        responses={201: SHADOW_INGEST, 200: SHADOW_INGEST},
     )
     def post(self, request: Request) -> Response:
         """Record one shadow recall record, or a batch ``{"records": [...]}``

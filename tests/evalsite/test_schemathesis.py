@@ -176,6 +176,7 @@ SUCCESSES: list[tuple[str, str, dict[str, Any], Any, str, int]] = [
     ("GET", "/api/benchmarks/runs", {}, None, "staff", 200),
     ("GET", "/api/benchmarks/runs/{run_id}", {"run_id": "r1"}, None, "staff", 200),
     ("POST", "/api/benchmarks/shadow", {}, SHADOW, "staff", 201),
+    ("POST", "/api/benchmarks/shadow", {}, {"records": [SHADOW]}, "staff", 200),
     (
         "GET",
         "/api/benchmarks/shadow/{trace_id}",
