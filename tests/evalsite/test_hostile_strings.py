@@ -273,3 +273,34 @@ def test_an_id_past_64_bits_is_404_on_a_page(owner_client: Any) -> None:
     response = owner_client.get("/gridworld/batches/99999999999999999999999/")
 
     assert response.status_code == 404
+
+
+def page_paths() -> list[str]:
+    """Every page address without parameters (admin and API aside)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    found: list[str] = []
+
+    def walk(patterns: list[Any], prefix: str) -> None:
+        for entry in patterns:
+            route = str(entry.pattern)
+            if isinstance(entry, URLResolver):
+                if not route.startswith("admin/"):
+                    walk(entry.url_patterns, prefix + route)
+            elif (
+                isinstance(entry, URLPattern) and "<" not in route and "(" not in route
+            ):
+                path = "/" + prefix + route.lstrip("^").rstrip("$")
+                if not path.startswith("/api/") and "accounts/logout" not in path:
+                    found.append(path)
+
+    walk(get_resolver().url_patterns, "")
+    return sorted(set(found))
+
+
+def test_nul_in_the_query_of_every_page_is_400(staff_client: Any) -> None:
+    paths = page_paths()
+    answers = {path: staff_client.get(f"{path}?q=%00").status_code for path in paths}
+
+    assert len(paths) >= 10
+    assert answers == dict.fromkeys(paths, 400)
