@@ -12,6 +12,7 @@ from evals.core.formats_types import (
 from evals.core.gate import (
     evaluate_gate,
 )
+from evals.models import Run
 from evals.selectors.baselines import (
     SnapshotEntry,
     baselines_by_benchmark,
@@ -48,32 +49,44 @@ def baseline_standings(
     if baselines is None:
         baselines = baselines_by_benchmark()
     latest = latest_completed_runs(baselines)
-    out: dict[str, BaselineStanding] = {}
-    for benchmark_id in sorted(baselines):
-        found = baselines[benchmark_id]
-        # The gate over a one-entry snapshot: every line it prints is about
-        # this benchmark, worded as the full gate words it.
-        document = BaselineSnapshot(
-            snapshot_id=found.snapshot_id,
-            created_at=found.created_at,
-            source_root_dir="evalsite database",
-            benchmarks=(found.entry,),
-        )
-        run = latest.get(benchmark_id)
-        verdict = evaluate_gate(
-            base=store_of("evalsite database", [], [document]),
-            candidate=store_of(
-                "evalsite database (latest completed runs)",
-                [run_summary_of(run, None)] if run is not None else [],
-            ),
-            snapshot_id=found.snapshot_id,
-        )
-        out[benchmark_id] = BaselineStanding(
-            benchmark_id=benchmark_id,
-            snapshot_id=found.snapshot_id,
-            baseline_run_id=found.entry.run_id,
-            candidate_run_id=run.run_id if run is not None else None,
-            regressions=verdict.regressions,
-            improvements=verdict.improvements,
-        )
-    return out
+    return {
+        benchmark_id: _standing(baselines[benchmark_id], latest.get(benchmark_id))
+        for benchmark_id in sorted(baselines)
+    }
+
+
+def run_baseline_standing(run: Run) -> BaselineStanding | None:
+    """One run judged by the gate against its benchmark's baseline (the
+    same baseline and wording as the overview), or ``None`` when no
+    snapshot covers the benchmark or the run is not completed."""
+    if run.status != Run.Status.COMPLETED:
+        return None
+    found = baselines_by_benchmark().get(run.benchmark.benchmark_id)
+    return _standing(found, run) if found is not None else None
+
+
+def _standing(found: SnapshotEntry, run: Run | None) -> BaselineStanding:
+    # The gate over a one-entry snapshot: every line it prints is about
+    # this benchmark, worded as the full gate words it.
+    document = BaselineSnapshot(
+        snapshot_id=found.snapshot_id,
+        created_at=found.created_at,
+        source_root_dir="evalsite database",
+        benchmarks=(found.entry,),
+    )
+    verdict = evaluate_gate(
+        base=store_of("evalsite database", [], [document]),
+        candidate=store_of(
+            "evalsite database (latest completed runs)",
+            [run_summary_of(run, None)] if run is not None else [],
+        ),
+        snapshot_id=found.snapshot_id,
+    )
+    return BaselineStanding(
+        benchmark_id=found.entry.benchmark_id,
+        snapshot_id=found.snapshot_id,
+        baseline_run_id=found.entry.run_id,
+        candidate_run_id=run.run_id if run is not None else None,
+        regressions=verdict.regressions,
+        improvements=verdict.improvements,
+    )

@@ -39,6 +39,7 @@ from evals.services.harness.suites import (
     suites_dir,
 )
 from evals.services.runs.lifecycle import ACTIVE_STATUSES
+from evals.views.pack_runs import pack_run_detail
 from evalsite.paths import scrubbed
 
 RUNS_PER_PAGE = 25
@@ -139,10 +140,14 @@ def run_list(request: HttpRequest) -> HttpResponse:
 def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     """Metrics, verdict and every scenario of a run; polls while it runs.
 
-    A gridworld batch's run has its own page (episodes, not scenarios)."""
+    A gridworld batch's run has its own page (episodes, not scenarios), and
+    so has a run recorded from a run summary (case results, git ref, its
+    verdict against the baseline)."""
     run = _run_or_404(run_id)
     if run.benchmark.kind == "gridworld":
         return redirect("gridworld:run-batch", run_id=run.run_id)
+    if run.source != Run.Source.HARNESS:
+        return pack_run_detail(request, run)
     return render(
         request,
         "evals/run_detail.html",

@@ -160,12 +160,81 @@ def test_manifest_download(owner_client: Client, regression: None) -> None:
     )
 
 
-def test_run_page_of_a_posted_run_renders(
+def test_run_page_of_a_posted_run_shows_cases_git_ref_metrics_and_verdict(
     owner_client: Client, regression: None
 ) -> None:
-    response = owner_client.get("/evals/runs/run-2/")
+    benchmark_run_record(
+        document=example_run_summary(
+            "run-3",
+            passed=1,
+            hour=12,
+            gitRef="pr-7@9b0e77d",
+            metrics={"trustViolationRate": 0.05},
+            caseResults=[
+                {"caseId": "case-1", "passed": True, "score": 0.9},
+                {
+                    "caseId": "case-0",
+                    "passed": False,
+                    "score": 0.2,
+                    "durationMs": 1200,
+                    "notes": "forgot the rollback",
+                },
+            ],
+        )
+    )
 
+    response = owner_client.get("/evals/runs/run-3/")
+
+    html = response.content.decode()
     assert response.status_code == 200
+    assert "evals/run_cases.html" in [t.name for t in response.templates]
+    assert "<p>completed · posted over REST</p>" in html
+    assert "<strong>1 of 2</strong> cases passed (50%)" in html
+    assert "git ref <code>pr-7@9b0e77d</code>" in html
+    assert "<td><code>trustViolationRate</code></td><td>0.05</td>" in html
+    assert (
+        '<p class="verdict"><span class="fail">FAIL</span> · 1 regression</p>'
+    ) in html
+    assert '<li class="bad">ama-memory pass rate regressed (1 -&gt; 0.5)</li>' in html
+    assert (
+        'href="/evals/compare?base=run-1&amp;candidate=run-3">compare the two runs'
+    ) in html
+    # Manifest order, the prompt, pass/fail, score, duration and notes.
+    assert (
+        '<tr><td><code>case-0</code></td><td class="muted" data-label="Prompt">'
+        'Resume &lt;b&gt;the&lt;/b&gt; deployment</td><td data-label="Result">'
+        '<span class="fail">fail</span></td><td data-label="Score">0.2</td>'
+        '<td data-label="Duration">1200.0 ms</td><td data-label="Notes">forgot the '
+        "rollback</td></tr>"
+    ) in html
+    assert html.index("<code>case-0</code>") < html.index("<code>case-1</code>")
+    # None of the scenario page's fields, nor its "not yet" verdict.
+    for scenario_word in ("not yet", "profile", "sampler", "Scenarios", "—"):
+        assert scenario_word not in html
+
+
+def test_run_page_of_the_baseline_run_says_so(
+    owner_client: Client, regression: None
+) -> None:
+    html = owner_client.get("/evals/runs/run-1/").content.decode()
+
+    assert (
+        'This run is the baseline of <a href="/baselines/required-main/">'
+        "<code>required-main</code></a>."
+    ) in html
+    assert "The run summary lists no case results" in html
+
+
+def test_run_page_without_a_baseline_says_none_covers_it(
+    owner_client: Client,
+) -> None:
+    benchmark_pack_create(document=manifest())
+    benchmark_run_record(document=run_summary("run-1", passed=2, hour=9))
+
+    html = owner_client.get("/evals/runs/run-1/").content.decode()
+
+    assert "No baseline snapshot covers ama-memory yet." in html
+    assert "the run summary names no git ref" in html
 
 
 def test_baseline_list_form_is_off_without_the_flag(

@@ -391,6 +391,8 @@ def test_run_page_renders_a_run_of_another_benchmark_kind(owner_client: Any) -> 
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert "benchmark pack memory-pack" in html
+    # The case results page of a recorded run, not the scenario page.
+    assert '<a href="/benchmarks/memory-pack/">memory-pack</a>' in html
     assert "<code>recall</code></td><td>0.9</td>" in html
+    assert '<tr><td><code>case-1</code></td><td data-label="Result">' in html
     assert "/evals/suites/memory-pack/" not in html
