@@ -32,7 +32,9 @@ def broker_down(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     monkeypatch.setenv("CELERY_BROKER_URL", DEAD_REDIS)
     # The app reads its configuration from the Django settings namespace.
     keys = ("CELERY_BROKER_URL", "CELERY_BROKER_TRANSPORT", "CELERY_TASK_ALWAYS_EAGER")
-    saved = {key: app.conf.get(key) for key in keys}
+    # Overrides live in app.conf.changes and win over the Django settings:
+    # restore exactly what was there (usually nothing) afterwards.
+    saved = {key: app.conf.changes[key] for key in keys if key in app.conf.changes}
     settings.CELERY_TASK_ALWAYS_EAGER = False
     app.conf.update(dict(zip(keys, (DEAD_REDIS, None, False), strict=True)))
     # Pools are cached per broker URL: drop the app's references so it picks
@@ -45,6 +47,8 @@ def broker_down(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     finally:
         app._pool = None
         app.amqp._producer_pool = None
+        for key in keys:
+            app.conf.changes.pop(key, None)
         app.conf.update(saved)
 
 
