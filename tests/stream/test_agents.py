@@ -150,3 +150,24 @@ def test_last_seen_counts_the_agents_own_thoughts_and_percepts(
     assert seen == {"alpha": published, "idle": None}
     assert f'<time datetime="{published.isoformat()}">' in html
     assert html.count("<td>never</td>") == 1
+
+
+def test_keys_made_before_scopes_keep_stream_work_only(transactional_db: Any) -> None:
+    """The migration that adds scopes gives every existing key ``stream``."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("stream", "0004_keepalive_poke_times")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    owner = old.get_model("auth", "User").objects.create(username="old-owner")
+    old.get_model("stream", "Agent").objects.create(
+        name="old", owner=owner, key_prefix="0011", key_hash="x" * 64
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    from stream.models import Agent
+
+    assert Agent.objects.get(name="old").scopes == ["stream"]
