@@ -23,12 +23,13 @@ reads a clock, settings or the database. Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
 from stream.core.goals import canonical_goal_key
+from stream.core.planning_metadata import goal_key_or_none
 
 # --- task statuses and transitions -------------------------------------------
 
@@ -130,131 +131,6 @@ def origin_to_wire(origin: TaskOrigin | None) -> dict[str, Any] | None:
         "name": origin.name,
         "parentTaskId": origin.parent_task_id,
     }
-
-
-# --- metadata projection (§1.1) -------------------------------------------------
-
-PROPAGATED_META_KEYS: Final = ("goalKey", "subtaskKey", "taskProvenance")
-REBUILT_KEYS: Final = (
-    "createdAt",
-    "updatedAt",
-    "retryCount",
-    "maxRetries",
-    "childTaskIds",
-    "tags",
-    "category",
-    "solver",
-)
-# Keys a metadata patch may never write: the identity and the audit stamps.
-PATCH_PROTECTED_KEYS: Final = frozenset({"origin", "goalKey", "createdAt", "updatedAt"})
-DEFAULT_MAX_RETRIES: Final = 3
-
-
-def goal_key_or_none(value: object) -> str | None:
-    """A usable goal key, or ``None``: ``''``, blanks and non-strings are absent."""
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class MetadataProjection:
-    """What survives of incoming metadata.
-
-    ``goal_key`` is the propagated goalKey (``None`` when absent or empty);
-    ``kept`` the other propagated pairs in ``PROPAGATED_META_KEYS`` order;
-    ``dropped`` the keys outside both the allowlist and the rebuilt set, sorted
-    (these are the ones to warn about); ``rebuilt_ignored`` incoming rebuilt
-    keys, which the store overwrites silently.
-    """
-
-    goal_key: str | None
-    kept: tuple[tuple[str, Any], ...]
-    dropped: tuple[str, ...]
-    rebuilt_ignored: tuple[str, ...]
-
-
-def project_incoming_metadata(
-    incoming: Mapping[str, Any] | None,
-) -> MetadataProjection:
-    """Project a caller's metadata onto the allowlist (projectIncomingMetadata).
-
-    goalKey ``''`` is skipped, never kept (§1.3, layer 3). Deterministic.
-    """
-    source = incoming or {}
-    goal_key = goal_key_or_none(source.get("goalKey"))
-    kept = tuple(
-        (key, source[key])
-        for key in PROPAGATED_META_KEYS
-        if key != "goalKey" and key in source and source[key] is not None
-    )
-    dropped = tuple(
-        sorted(
-            key
-            for key in source
-            if key not in PROPAGATED_META_KEYS and key not in REBUILT_KEYS
-        )
-    )
-    rebuilt = tuple(sorted(key for key in source if key in REBUILT_KEYS))
-    return MetadataProjection(goal_key, kept, dropped, rebuilt)
-
-
-def keys_to_warn(dropped: Iterable[str], warned: frozenset[str]) -> tuple[str, ...]:
-    """Dropped keys not warned about yet, sorted: one warning per key."""
-    return tuple(sorted(set(dropped) - warned))
-
-
-def build_task_metadata(
-    projection: MetadataProjection,
-    *,
-    now_iso: str,
-    tags: Sequence[str],
-    category: str,
-    solver: str | None,
-    max_retries: int = DEFAULT_MAX_RETRIES,
-) -> dict[str, Any]:
-    """The stored metadata of a new task, rebuilt from scratch (addTask).
-
-    goalKey is not part of it: the store keeps it in its own constrained
-    column and adds it back on the wire.
-    """
-    metadata: dict[str, Any] = {
-        "createdAt": now_iso,
-        "updatedAt": now_iso,
-        "retryCount": 0,
-        "maxRetries": max_retries,
-        "childTaskIds": [],
-        "tags": list(tags),
-        "category": category,
-        "solver": solver,
-    }
-    metadata.update(projection.kept)
-    return metadata
-
-
-@dataclass(frozen=True, slots=True)
-class MetadataPatch:
-    """The merged metadata and the patch keys that were refused, sorted."""
-
-    metadata: dict[str, Any]
-    ignored: tuple[str, ...]
-
-
-def apply_metadata_patch(
-    current: Mapping[str, Any], patch: Mapping[str, Any], *, now_iso: str
-) -> MetadataPatch:
-    """Merge ``patch`` into ``current`` (updateTaskMetadata).
-
-    ``origin`` is always removed from the patch (§1.2), as are goalKey and the
-    audit stamps; ``updatedAt`` becomes ``now_iso``. ``current`` is not mutated.
-    """
-    merged = dict(current)
-    ignored = sorted(key for key in patch if key in PATCH_PROTECTED_KEYS)
-    for key, value in patch.items():
-        if key not in PATCH_PROTECTED_KEYS:
-            merged[key] = value
-    merged["updatedAt"] = now_iso
-    return MetadataPatch(merged, tuple(ignored))
 
 
 # --- plan routes, categories ---------------------------------------------------
@@ -467,67 +343,3 @@ def decide_conversion(
         metadata={"goalKey": goal_key, "taskProvenance": provenance},
     )
     return ConversionDecision(ConversionOutcome.CONVERTED, "converted", draft)
-
-
-# --- stall taxonomy (§7.3) -------------------------------------------------------
-
-
-class StallClass(StrEnum):
-    CONVERT_ELIGIBLE_GATE = "convertEligible_gate"
-    UNPLANNABLE = "unplannable"
-    GOAL_KEY_MISSING = "goalKey_missing"
-    BLOCKED_REASON = "blocked_reason"
-    EXECUTOR_UNAVAILABLE = "executor_unavailable"
-    STUCK_PENDING = "stuck_pending"
-
-
-@dataclass(frozen=True, slots=True)
-class StallInputs:
-    """A task as the classifier sees it.
-
-    ``source_convert_eligible`` is the originating thought's convertEligible
-    (``None`` for a task that did not come from a thought);
-    ``executor_seen_ms`` when the agent's executor last called the task API.
-    """
-
-    status: TaskStatus
-    action: str
-    goal_key: str | None
-    progress: float
-    created_ms: int
-    blocked_reason: str
-    blocked_at_ms: int | None
-    source_convert_eligible: bool | None
-    executor_seen_ms: int | None
-
-
-def classify_stall(
-    task: StallInputs, *, now_ms: int, executor_stale_ms: int
-) -> StallClass | None:
-    """The stall class of an open task, or ``None`` (terminal or moving).
-
-    Precedence, root causes first: ``convertEligible_gate`` (came from a thought
-    that is not exactly convertEligible), ``unplannable`` (no entry in
-    ``PLAN_ROUTES``), ``goalKey_missing``, ``blocked_reason`` (reason present
-    and blockedAt stamped), ``executor_unavailable`` (never seen, or not within
-    ``executor_stale_ms``), ``stuck_pending`` (0 progress for 5+ minutes).
-    """
-    if task.status not in OPEN_STATUSES:
-        return None
-    if task.source_convert_eligible is not None and not task.source_convert_eligible:
-        return StallClass.CONVERT_ELIGIBLE_GATE
-    if task.action not in PLAN_ROUTES:
-        return StallClass.UNPLANNABLE
-    if goal_key_or_none(task.goal_key) is None:
-        return StallClass.GOAL_KEY_MISSING
-    if task.blocked_reason and task.blocked_at_ms is not None:
-        return StallClass.BLOCKED_REASON
-    if (
-        task.executor_seen_ms is None
-        or now_ms - task.executor_seen_ms > executor_stale_ms
-    ):
-        return StallClass.EXECUTOR_UNAVAILABLE
-    opened = OpenTask(0, task.goal_key, task.status, task.created_ms, task.progress)
-    if is_stuck(opened, now_ms=now_ms):
-        return StallClass.STUCK_PENDING
-    return None

@@ -22,10 +22,10 @@ from core.errors import Conflict
 from stream.core.planning import (
     TaskAction,
     TaskStatus,
-    apply_metadata_patch,
     check_progress,
     decide_transition,
 )
+from stream.core.planning_metadata import apply_metadata_patch
 from stream.models import Agent, PlanningState, Task
 from stream.services.planning_task_store import (
     planning_state_get,

@@ -30,18 +30,18 @@ from stream.core.planning import (
     PLAN_ROUTES,
     OpenTask,
     OriginKind,
-    StallClass,
-    StallInputs,
     TaskOrigin,
     TaskStatus,
+    category_for,
+    origin_to_wire,
+)
+from stream.core.planning_metadata import (
     apply_metadata_patch,
     build_task_metadata,
-    category_for,
-    classify_stall,
     keys_to_warn,
-    origin_to_wire,
     project_incoming_metadata,
 )
+from stream.core.planning_stalls import StallClass, StallInputs, classify_stall
 from stream.models import Agent, PlanningState, Task, TaskEvent, Thought
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from django.db.models import Min
 from django.utils import timezone
 
 from stream.core.drive_tick import DRIVE_TICK_SYSTEM
-from stream.core.planning import PLAN_ROUTES, StallClass, TaskStatus
+from stream.core.planning import PLAN_ROUTES, TaskStatus
+from stream.core.planning_stalls import StallClass
 from stream.core.soak import SoakCheck, SoakObservations, SoakTask, evaluate_soak
 from stream.models import Agent, Task, TaskEvent
 from stream.services.counters import counters_get, counters_reset

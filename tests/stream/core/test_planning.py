@@ -13,34 +13,34 @@ from hypothesis import strategies as st
 
 from stream.core.drive_tick import DriveGoal, DriveReason, drive_tick_thought
 from stream.core.planning import (
-    PROPAGATED_META_KEYS,
-    REBUILT_KEYS,
     STUCK_PENDING_MS,
     TRANSITIONS,
     ConversionOutcome,
     OpenTask,
     OriginKind,
-    StallClass,
-    StallInputs,
     TaskAction,
     TaskOrigin,
     TaskStatus,
     ThoughtCandidate,
     allowed_from,
-    apply_metadata_patch,
-    build_task_metadata,
     check_progress,
-    classify_stall,
     decide_conversion,
     decide_transition,
     find_suppressor,
     is_stuck,
-    keys_to_warn,
     origin_to_wire,
-    project_incoming_metadata,
     suppresses,
     task_title,
 )
+from stream.core.planning_metadata import (
+    PROPAGATED_META_KEYS,
+    REBUILT_KEYS,
+    apply_metadata_patch,
+    build_task_metadata,
+    keys_to_warn,
+    project_incoming_metadata,
+)
+from stream.core.planning_stalls import StallClass, StallInputs, classify_stall
 
 P, A, C, F = (
     TaskStatus.PENDING,
