@@ -1,4 +1,4 @@
-"""Gate time of the seed-002 CI gate on big eval stores (issue 7).
+"""Gate time of the seed-002 CI gate on big eval stores.
 
 Builds two stores (base and candidate) of 100 benchmarks x 1,000 runs and
 100,000 shadow records each, then times ``python -m evals.gate``'s work:

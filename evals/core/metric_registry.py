@@ -1,4 +1,4 @@
-"""Which way is better for each metric: the metric registry (issue 7).
+"""Which way is better for each metric: the metric registry.
 
 Decides the direction of a metric name, in this order:
 

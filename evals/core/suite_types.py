@@ -16,7 +16,7 @@ from core.errors import CoreError, SchemaProblem
 
 
 class StimulusKind(StrEnum):
-    """What happened in a scenario's frame (issue 6: exactly these ten)."""
+    """What happened in a scenario's frame (exactly these ten)."""
 
     LOW_STIMULUS_STABLE = "low_stimulus_stable"
     NIGHTFALL = "nightfall"
@@ -58,7 +58,7 @@ class HallucinationCategory(StrEnum):
 class VerdictProperty(StrEnum):
     """Run-level properties whose violation makes a verdict FAIL.
 
-    ``no_hallucination`` and ``no_compulsion`` are issue 6's PASS rule. The
+    ``no_hallucination`` and ``no_compulsion`` are the PASS rule. The
     other three hold for every correct pipeline and exist so that a broken
     pipeline or a dead model endpoint can never show up as PASS:
     ``eligible_only_if_grounded`` (PA-D2: convertEligible only after

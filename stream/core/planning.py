@@ -2,9 +2,11 @@
 
 Decides, without I/O, what the task store, the executor transitions and the
 thought-to-task poll act on (seed 004 §1, §3.2, §4, §7.3; seed 000 SC-B2,
-PA-D3, I-3); the drive tick's rules are ``stream.core.drive_tick``'s, the soak
-checks ``stream.core.soak``'s. Time arrives as ``now_ms``; nothing here
-reads a clock, settings or the database. Invariants:
+PA-D3, I-3); the metadata rules are ``stream.core.planning_metadata``'s, the
+stall taxonomy ``stream.core.planning_stalls``', the drive tick's rules
+``stream.core.drive_tick``'s, the soak checks ``stream.core.soak``'s. Time
+arrives as ``now_ms``; nothing here reads a clock, settings or the database.
+Invariants:
 
 - Metadata projection (§1.1): of a caller's metadata only
   ``PROPAGATED_META_KEYS`` survive; ``REBUILT_KEYS`` are set by the store;

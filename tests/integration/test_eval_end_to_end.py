@@ -1,4 +1,4 @@
-"""Eval runs fanned out to a real Celery worker process (issue 6).
+"""Eval runs fanned out to a real Celery worker process.
 
 On the embedded default this exercises the filesystem broker and SQLite; in
 CI (CELERY_BROKER_URL=redis://..., DATABASE_URL=postgres://...) Redis and

@@ -1,4 +1,4 @@
-"""``manage.py eval_run``: start a scenario eval run (issue 6).
+"""``manage.py eval_run``: start a scenario eval run.
 
 Exit codes: 0 PASS (or queued without ``--wait``), 1 FAIL or a failed run,
 2 invalid input (an invalid suite prints every invalid line; nothing is run

@@ -1,4 +1,4 @@
-"""Benchmark pack manifests: every rule and message of seed 002 / issue 7."""
+"""Benchmark pack manifests: every rule and message of seed 002."""
 
 from __future__ import annotations
 
