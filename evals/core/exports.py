@@ -21,6 +21,7 @@ from evals.core.compare import CaseChange, CaseDiff, CaseFilter, CaseSide, Metri
 from evals.core.gate import GateVerdict
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.core.metric_registry import MetricDirection
+from evals.core.run_configs import ConfigDifference
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,10 @@ class ComparisonLike(Protocol):
     def verdict(self) -> GateVerdict: ...
     @property
     def notes(self) -> Sequence[str]: ...
+    @property
+    def warnings(self) -> Sequence[str]: ...
+    @property
+    def differences(self) -> Sequence[tuple[str, ConfigDifference]]: ...
     @property
     def sections(self) -> Sequence[SectionLike]: ...
     @property
@@ -195,6 +200,11 @@ def comparison_to_json(
         "mode": comparison.mode,
         "snapshotId": comparison.snapshot_id,
         "gate": verdict_to_json(comparison.verdict),
+        "warnings": list(comparison.warnings),
+        "configurationDifferences": [
+            {"benchmarkId": benchmark_id, **difference.to_json()}
+            for benchmark_id, difference in comparison.differences
+        ],
         "notes": list(comparison.notes),
         "benchmarks": [
             {

@@ -47,6 +47,12 @@ from evals.core.gate import (
 )
 from evals.core.metric_registry import MetricDirection
 from evals.core.provenance import version_notes
+from evals.core.run_configs import (
+    ConfigDifference,
+    configuration_differences,
+    configuration_warning,
+    same_run_warning,
+)
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import CaseResult, Run
 from evals.selectors.baselines import (
@@ -98,6 +104,9 @@ class Comparison:
     cases: tuple[CaseDiff, ...]
     notes: tuple[str, ...] = ()
     snapshot_id: str | None = None
+    # Shown first: why the comparison may not mean what it seems to.
+    warnings: tuple[str, ...] = ()
+    differences: tuple[tuple[str, ConfigDifference], ...] = ()
 
     @property
     def change_counts(self) -> dict[CaseChange, int]:
@@ -247,13 +256,43 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
         base_run_id=base.run_id,
         candidate_run_id=candidate.run_id,
     )
+    warnings, differences = _configuration_warnings([(benchmark_id, base, candidate)])
+    if base.pk == candidate.pk:
+        warnings = [same_run_warning(base.run_id)]
     return Comparison(
         mode="runs",
         verdict=verdict,
         sections=(section,),
         cases=sorted_cases(cases),
         notes=tuple(notes),
+        warnings=tuple(warnings),
+        differences=tuple(differences),
     )
+
+
+def _configuration_warnings(
+    pairs: Sequence[tuple[str, Run | None, Run | None]],
+    *,
+    name_benchmarks: bool = False,
+) -> tuple[list[str], list[tuple[str, ConfigDifference]]]:
+    warnings: list[str] = []
+    differences: list[tuple[str, ConfigDifference]] = []
+    for benchmark_id, base, candidate in pairs:
+        if base is None or candidate is None or base.pk == candidate.pk:
+            continue
+        found = configuration_differences(
+            base.config or {},
+            candidate.config or {},
+            base_suite_sha256=base.suite_sha256,
+            candidate_suite_sha256=candidate.suite_sha256,
+        )
+        warning = configuration_warning(
+            found, benchmark_id=benchmark_id if name_benchmarks else None
+        )
+        if warning is not None:
+            warnings.append(warning)
+            differences.extend((benchmark_id, d) for d in found)
+    return warnings, differences
 
 
 def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Comparison:
@@ -314,6 +353,10 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
                 candidate_run_id=candidate_run.run_id,
             )
         )
+    warnings, differences = _configuration_warnings(
+        [(s.benchmark_id, s.base_run, s.candidate_run) for s in sections],
+        name_benchmarks=True,
+    )
     return Comparison(
         mode="snapshot",
         verdict=verdict,
@@ -321,6 +364,8 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
         cases=sorted_cases(cases),
         notes=tuple(notes),
         snapshot_id=document.snapshot_id,
+        warnings=tuple(warnings),
+        differences=tuple(differences),
     )
 
 

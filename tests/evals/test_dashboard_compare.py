@@ -20,6 +20,7 @@ from evals.cli import main as gate_main
 from evals.core.baselines import snapshot_from_runs
 from evals.core.compare import CaseChange, CaseFilter, filter_cases
 from evals.core.gate_report import verdict_to_markdown
+from evals.core.run_configs import configuration_differences
 from evals.core.runs import validate_run_summary
 from evals.core.store_writer import EvalStore
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
@@ -308,6 +309,106 @@ def test_filter_cases_by_every_field() -> None:
     assert [
         c.case_id for c in filter_cases(cases, CaseFilter(change="still_passing"))
     ] == ["b"]
+
+
+# --- warnings: the same run, runs configured differently ----------------------------
+
+
+def test_a_run_compared_with_itself_says_so_at_the_top(
+    owner_client: Any, good: Run
+) -> None:
+    comparison = comparison_for_runs(
+        base_run_id=good.run_id, candidate_run_id=good.run_id
+    )
+    html = owner_client.get(compare_url(good, good)).content.decode()
+    body = json.loads(owner_client.get(compare_url(good, good, "&format=json")).content)
+
+    warning = (
+        f"Base and candidate are the same run ({good.run_id}): nothing can differ, "
+        "so this PASS says nothing about a change. Pick two different runs."
+    )
+    assert comparison.verdict.passed is True
+    assert comparison.warnings == (warning,)
+    assert body["warnings"] == [warning]
+    assert (
+        '<p class="note warning" role="status"><strong>Warning:</strong> '
+        f"{escape(warning)}</p>"
+    ) in html
+    assert html.index("Warning:") < html.index('<details class="card picker"')
+
+
+def test_runs_configured_differently_get_a_warning_page_and_json(
+    owner_client: Any, good: Run
+) -> None:
+    other = run_execute(
+        run=eval_run_create(
+            suite_path=SHIPPED / "idle-v1.jsonl",
+            profile="rich",
+            mode="thought_only",
+            model="scripted",
+            script_path=SHIPPED / "idle-v1-regressed.script.jsonl",
+            seed=7,
+            schedule=False,
+        )
+    )
+
+    html = owner_client.get(compare_url(good, other)).content.decode()
+    body = json.loads(
+        owner_client.get(compare_url(good, other, "&format=json")).content
+    )
+
+    warning = (
+        "the runs were configured differently (seed 0 vs 7; script "
+        "idle-v1.script.jsonl vs idle-v1-regressed.script.jsonl; profile balanced "
+        "vs rich), so their differences may come from the configuration, not "
+        "from the change."
+    )
+    assert body["warnings"] == [warning]
+    assert body["configurationDifferences"] == [
+        {"benchmarkId": "idle-v1", "field": "seed", "base": "0", "candidate": "7"},
+        {
+            "benchmarkId": "idle-v1",
+            "field": "script",
+            "base": "idle-v1.script.jsonl",
+            "candidate": "idle-v1-regressed.script.jsonl",
+        },
+        {
+            "benchmarkId": "idle-v1",
+            "field": "profile",
+            "base": "balanced",
+            "candidate": "rich",
+        },
+    ]
+    assert f"<strong>Warning:</strong> {escape(warning)}</p>" in html
+    assert html.index("Warning:") < html.index('<section class="tiles"')
+
+
+def test_runs_configured_alike_get_no_warning(good: Run) -> None:
+    again = harness_run()
+
+    comparison = comparison_for_runs(
+        base_run_id=good.run_id, candidate_run_id=again.run_id
+    )
+
+    assert comparison.warnings == ()
+    assert comparison.differences == ()
+
+
+def test_configuration_differences_cover_mode_model_and_suite_version() -> None:
+    base = {"mode": "thought_only", "modelId": "baseline", "seed": 1}
+    candidate = {"mode": "end_to_end", "modelId": "openai:gpt-x", "seed": 1}
+
+    found = configuration_differences(
+        base, candidate, base_suite_sha256="a" * 64, candidate_suite_sha256="b" * 64
+    )
+
+    assert [d.as_text() for d in found] == [
+        "mode thought_only vs end_to_end",
+        "model baseline vs openai:gpt-x",
+        "suite version aaaaaaaaaaaa vs bbbbbbbbbbbb",
+    ]
+    # Runs recorded from summaries carry no configuration: nothing to compare.
+    assert configuration_differences({}, {}) == ()
 
 
 # --- downloads --------------------------------------------------------------------
