@@ -237,3 +237,49 @@ def test_redis_redelivers_the_chunk_of_a_killed_worker(
     run_kill_and_recover(
         worker_factory, settings, tmp_path, endpoint, model, time_limit_s=4
     )
+
+
+def test_a_gridworld_batch_survives_a_killed_worker(
+    worker_factory: Any, settings: Any
+) -> None:
+    """The same for an episode batch (same run lifecycle, other executor):
+    the worker dies while episodes are being stored, a new one finishes and
+    every episode is stored exactly once."""
+    from gridworld.models import Episode
+    from gridworld.services.batches import batch_create
+
+    settings.EVALS_CHUNK_SIZE = 10
+    env = {"EVALS_CHUNK_SIZE": "10"}
+    if not settings.CELERY_BROKER_IS_EMBEDDED:
+        env.update(
+            CELERY_TASK_SOFT_TIME_LIMIT="3",
+            CELERY_TASK_TIME_LIMIT="4",
+            CELERY_VISIBILITY_TIMEOUT_S="5",
+        )
+    first = worker_factory(env=env, concurrency=1)
+    episodes = 120
+    batch = batch_create(
+        config={"map": "maze", "episodes": episodes, "seed": 5, "lane_size": 10},
+        queue=first.queue,
+    )
+    run = batch.run
+    deadline = time.monotonic() + 60
+    while not Episode.objects.filter(batch=batch).exists():
+        assert time.monotonic() < deadline, first.log()
+        time.sleep(0.02)
+    first.kill()
+    stored_before = Episode.objects.filter(batch=batch).count()
+    run.refresh_from_db()
+    assert run.completed_at is None, "the batch finished before the kill"
+    assert 0 < stored_before < episodes
+
+    second = worker_factory(first.queue, env=env)
+    deadline = time.monotonic() + 90
+    while run.completed_at is None:
+        assert time.monotonic() < deadline, second.log()[-8000:]
+        time.sleep(0.3)
+        run.refresh_from_db()
+
+    assert (run.status, run.progress_done) == (Run.Status.COMPLETED, episodes)
+    indexes = list(Episode.objects.filter(batch=batch).values_list("index", flat=True))
+    assert sorted(indexes) == list(range(episodes))
