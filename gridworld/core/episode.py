@@ -10,39 +10,44 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
+from hashlib import sha256
 from typing import Any
 
 from gridworld.core.env import (
+    REWARD_GOAL,
+    REWARD_HAZARD,
+    REWARD_STEP,
     GridState,
     Observation,
     drift_due,
     drift_goal,
-    env_step,
-    grid_json,
-    observe,
     state_hash,
+)
+from gridworld.core.fastpath import (
+    StateHasher,
+    decide_fast,
+    map_tables,
+    proposal_set_info,
 )
 from gridworld.core.governor import (
     ABSORBED,
     HAZARD_COLLISION,
     OUT_OF_BOUNDS,
     WALL_COLLISION,
-    decide,
 )
 from gridworld.core.grid import GridMap
 from gridworld.core.kernel import (
+    W_MEMORY_WRITE,
+    W_MOVE,
+    W_PROPOSE,
+    W_REJECTED_ATTEMPT,
     KernelParams,
     KernelState,
-    in_k,
     kernel_hash,
-    kernel_step,
-    risk_table,
-    step_work,
 )
-from gridworld.core.merkle import merkle_root
 from gridworld.core.metrics import episode_metrics
 from gridworld.core.proposers import make_proposer
-from gridworld.core.types import HAZARD, STAY
+from gridworld.core.types import STAY
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
@@ -153,8 +158,10 @@ class Episode:
         self.config = config
         self.cells = grid.cells
         self.params = config.kernel
-        self.grid_text = grid_json(self.cells)
-        self.risks = risk_table(self.cells, self.params.risk_unit)
+        self.tables = map_tables(self.cells, self.params.risk_unit)
+        self.grid_text = self.tables.grid_text
+        self.governed = config.governor == "lexicographic"
+        self.hasher = StateHasher(self.grid_text, config.seed)
         self.proposer = make_proposer(
             config.proposer,
             width=grid.width,
@@ -192,119 +199,127 @@ class Episode:
                         }
                     )
                     self.state = drifted
-        return observe(self.cells, self.state)
+        state = self.state
+        (x, y), (gx, gy) = state.position, state.goal
+        patch = self.tables.patches[state.position]
+        return Observation(patch, (gx - x, gy - y), abs(gx - x) + abs(gy - y))
 
     def step(self, requested: str | None = None) -> dict[str, Any]:
-        """Play one step and return its receipt (``done`` tells when to stop)."""
+        """Play one step and return its receipt (``done`` tells when to stop).
+
+        Reads the environment's and the gates' verdicts from ``fastpath``
+        tables instead of calling the reference functions; the receipt is the
+        same, byte for byte (see ``gridworld.core.fastpath``).
+        """
         obs = self.observation()
-        state, kernel, cells = self.state, self.kernel, self.cells
+        state, kernel, params = self.state, self.kernel, self.params
         proposer = self.proposer
         if requested is not None:
             proposer.request(requested)
         writes = proposer.observe(state, obs) + self.pending_writes
         proposals = proposer.propose(state, obs, kernel.b)
         count = len(proposals)
-        decision = decide(
+        base_work = count * W_PROPOSE + writes * W_MEMORY_WRITE
+        moves = self.tables.moves[state.position]
+        chosen, reasons = decide_fast(
             proposals,
-            governor=self.config.governor,
-            cells=cells,
-            position=state.position,
-            kernel=kernel,
-            params=self.params,
-            risks=self.risks,
-            move_work=step_work("N", proposals=count, memory_writes=writes, rejected=0),
-            stay_work=step_work(
-                STAY, proposals=count, memory_writes=writes, rejected=0
-            ),
+            moves,
+            governed=self.governed,
+            b=kernel.b,
+            e=kernel.e,
+            e_max=params.e_max,
+            decay=params.decay,
+            move_work=base_work + W_MOVE,
+            stay_work=base_work,
         )
-        chosen = proposals[decision.chosen]
-        action = chosen.action
-        rejected = decision.rejected
-        next_state, reward = env_step(cells, state, action)
-        work = step_work(
-            action, proposals=count, memory_writes=writes, rejected=rejected
-        )
-        kernel = kernel_step(
-            kernel,
-            action,
-            next_state.position,
-            self.risks,
-            work=work,
-            decay=self.params.decay,
-        )
-        self.pending_writes = proposer.feedback(
-            tuple(
-                p.target
-                for p, reasons in zip(proposals, decision.reasons, strict=True)
-                if reasons and not any(r in ENV_OR_ABSORBED for r in reasons)
-            )
-        )
+        action = proposals[chosen].action
+        rejected = count - reasons.count(())
+        move = moves[action]
+        position = move.landing
+        x, y = position
+        gx, gy = goal = state.goal
         t = state.t
-        x, y = next_state.position
-        if cells[y][x] == HAZARD:
+        reached = position == goal
+        if reached:
+            reward = REWARD_GOAL
+        elif move.hazard:
+            reward = REWARD_HAZARD
+        else:
+            reward = REWARD_STEP
+        work = base_work + rejected * W_REJECTED_ATTEMPT
+        e = kernel.e - kernel.e // params.decay
+        if action != STAY:
+            work += W_MOVE
+            e += move.risk
+        b = kernel.b - min(kernel.b, work)
+        refused = tuple(
+            [
+                p.target
+                for p, r in zip(proposals, reasons, strict=True)
+                if r and not any(reason in ENV_OR_ABSORBED for reason in r)
+            ]
+        )
+        self.pending_writes = proposer.feedback(refused) if refused else 0
+        if move.hazard:
             self.violations.append(f"step_{t}:hazard_entry")
-        if not in_k(kernel, self.params):
+        if not (b >= 0 and 0 <= e <= params.e_max):
             self.violations.append(f"step_{t}:kernel_inadmissible")
-        if kernel.b < 0:
+        if b < 0:
             self.violations.append(f"step_{t}:negative_budget")
-        gx, gy = next_state.goal
-        reached = next_state.position == next_state.goal
-        encoded = tuple([p.encode() for p in proposals])
+        info = proposal_set_info(proposals)
+        state_digest = self.hasher.hexdigest(position, goal, t + 1)
+        kernel_digest = sha256(f"b={b};e={e}".encode()).hexdigest()
+        chosen_digest = info.digests[chosen]
+        distance = abs(gx - x) + abs(gy - y)
+        prev = self.prev
         body: dict[str, Any] = {
             "step": t,
             "position": [x, y],
             "goal": [gx, gy],
-            "gridworld_state_hash": state_hash(next_state, self.grid_text),
-            "kernel_state_hash": kernel_hash(kernel),
-            "proposalset_root": merkle_root(encoded),
-            "chosen_proposal_index": decision.chosen,
-            "chosen_proposal_hash": hashlib.sha256(
-                encoded[decision.chosen]
-            ).hexdigest(),
+            "gridworld_state_hash": state_digest,
+            "kernel_state_hash": kernel_digest,
+            "proposalset_root": info.root,
+            "chosen_proposal_index": chosen,
+            "chosen_proposal_hash": chosen_digest,
             "action_taken": action,
             "reward": reward,
-            "task_performance": abs(gx - x) + abs(gy - y),
+            "task_performance": distance,
             "goal_reached": reached,
-            "budget": kernel.b,
-            "exposure": kernel.e,
+            "budget": b,
+            "exposure": e,
             "work": work,
             "memory_writes": writes,
             "decision": [
                 {
-                    "action": p.action,
-                    "target": list(p.target),
-                    "landing": list(p.landing),
-                    "v_task": p.v_task,
-                    "score": p.score,
-                    "bonus": p.bonus,
-                    "reasons": list(reasons),
+                    "action": a,
+                    "target": [tx, ty],
+                    "landing": [lx, ly],
+                    "v_task": v_task,
+                    "score": score,
+                    "bonus": bonus,
+                    "reasons": list(r),
                 }
-                for p, reasons in zip(proposals, decision.reasons, strict=True)
+                for (a, (tx, ty), (lx, ly), v_task, score, bonus), r in zip(
+                    proposals, reasons, strict=True
+                )
             ],
-            "prev_receipt_hash": self.prev,
+            "prev_receipt_hash": prev,
         }
         # step_preimage(body), built from the values at hand (same text).
         preimage = (
-            f"{t}|{x},{y}|{gx},{gy}|{body['gridworld_state_hash']}|"
-            f"{body['kernel_state_hash']}|{body['proposalset_root']}|"
-            f"{decision.chosen}|{body['chosen_proposal_hash']}|{action}|{reward}|"
-            f"{body['task_performance']}|{int(reached)}|{kernel.b}|{kernel.e}|"
-            f"{work}|{writes}|"
-            + ";".join(
-                f"{code.decode('ascii')}:{','.join(reasons)}"
-                for code, reasons in zip(encoded, decision.reasons, strict=True)
-            )
-            + f"|{self.prev}"
+            f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{kernel_digest}|{info.root}|"
+            f"{chosen}|{chosen_digest}|{action}|{reward}|{distance}|{int(reached)}|"
+            f"{b}|{e}|{work}|{writes}|{info.decision_text(reasons)}|{prev}"
         )
-        self.prev = sha256_text(preimage)
-        body["receipt_hash"] = self.prev
+        self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
         self.steps.append(body)
-        self.state, self.kernel = next_state, kernel
-        if kernel.b == 0:
+        self.state = GridState(position, goal, t + 1, state.drift_seed)
+        self.kernel = KernelState(b, e)
+        if b == 0:
             self.end = "absorbed"
         if reached:
             self.end = "goal"
-        self.done = reached or next_state.t >= self.config.max_steps
+        self.done = reached or t + 1 >= self.config.max_steps
         return body
 
     def receipt(self) -> dict[str, Any]:

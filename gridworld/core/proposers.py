@@ -25,6 +25,11 @@ UNKNOWN = -1
 MEMORY_CHARS = {UNKNOWN: "?", EMPTY: ".", WALL: "#", HAZARD: "x"}
 CHAR_MEMORY = {char: cell for cell, char in MEMORY_CHARS.items()}
 PROPOSER_KINDS = ("greedy", "planner")
+# (action, dx, dy, patch row, patch column) in action order.
+_STEPS = tuple(
+    (a, dx, dy, PATCH_RADIUS + dy, PATCH_RADIUS + dx)
+    for a, (dx, dy) in ((a, DELTAS[a]) for a in ACTIONS)
+)
 
 
 class Proposal(NamedTuple):
@@ -125,13 +130,14 @@ class GreedyProposer:
         self, state: GridState, obs: Observation, budget: int
     ) -> tuple[Proposal, ...]:
         alpha = min(budget * Q // self.b_max, Q)
-        x, y = state.position
+        position = state.position
+        x, y = position
         gx, gy = state.goal
+        patch = obs.patch
         proposals = []
-        for action in ACTIONS:
-            dx, dy = DELTAS[action]
+        for action, dx, dy, row, column in _STEPS:
             target = (x + dx, y + dy)
-            landing = state.position if _patch_cell(obs, dx, dy) == WALL else target
+            landing = position if patch[row][column] == WALL else target
             v_task = abs(gx - landing[0]) + abs(gy - landing[1])
             visits = self.visits.get(landing, 0)
             bonus = alpha * 1000 // isqrt((visits + 1) * 1_000_000)
@@ -163,6 +169,9 @@ class PlannerProposer:
         # Positions whose patch is in memory already: the map never changes,
         # so observing from there again writes nothing.
         self._seen_from: set[Position] = set()
+        # Derived from ``known``; rebuilt only after a write changes it.
+        self._blocked: tuple[int, ...] | None = None
+        self._memory_text: str | None = None
 
     def start_episode(self, memory: str) -> None:
         """Start from a remembered map (``memory_text`` of an earlier episode)."""
@@ -170,6 +179,8 @@ class PlannerProposer:
             rows = memory.split("\n")
             self.known = [[CHAR_MEMORY[c] for c in row] for row in rows]
             self._seen_from = set()
+            self._blocked = None
+            self._memory_text = None
         self.avoid = set()
         self._version += 1
         self._plan_key = None
@@ -182,7 +193,11 @@ class PlannerProposer:
 
     def memory_text(self) -> str:
         """The known map: ``?`` unseen, ``.`` empty, ``#`` wall, ``x`` hazard."""
-        return "\n".join("".join(MEMORY_CHARS[c] for c in row) for row in self.known)
+        if self._memory_text is None:
+            self._memory_text = "\n".join(
+                "".join([MEMORY_CHARS[c] for c in row]) for row in self.known
+            )
+        return self._memory_text
 
     def observe(self, state: GridState, obs: Observation) -> int:
         """Write newly seen cells into memory; returns how many were written."""
@@ -203,9 +218,12 @@ class PlannerProposer:
                     known_row[x] = cell
                     writes += 1
                     blocking = blocking or cell != EMPTY
+        if writes:
+            self._memory_text = None
         # Unseen cells are planned as empty: only a wall or hazard changes a plan.
         if blocking:
             self._version += 1
+            self._blocked = None
         return writes
 
     def feedback(self, rejected_targets: tuple[Position, ...]) -> int:
@@ -221,12 +239,14 @@ class PlannerProposer:
 
     def _distances(self, goal: Position, use_avoid: bool) -> list[list[int]]:
         """BFS steps to ``goal`` over the known map; -1 where there is no route."""
-        blocked = tuple(
-            (y + 1) * (self.width + 2) + x + 1
-            for y, row in enumerate(self.known)
-            for x, cell in enumerate(row)
-            if cell in (WALL, HAZARD)
-        )
+        if self._blocked is None:
+            self._blocked = tuple(
+                (y + 1) * (self.width + 2) + x + 1
+                for y, row in enumerate(self.known)
+                for x, cell in enumerate(row)
+                if cell in (WALL, HAZARD)
+            )
+        blocked = self._blocked
         if use_avoid and self.avoid:
             stride = self.width + 2
             blocked += tuple(sorted((y + 1) * stride + x + 1 for x, y in self.avoid))
@@ -240,6 +260,8 @@ class PlannerProposer:
             self._plan_key = key
         x, y = state.position
         plan = self._plan
+        if plan[y][x] >= 0:  # Stay's own cell: the common case, checked first
+            return plan
         for dx, dy in DELTAS.values():
             nx, ny = x + dx, y + dy
             if 0 <= nx < self.width and 0 <= ny < self.height and plan[ny][nx] >= 0:
@@ -253,15 +275,16 @@ class PlannerProposer:
     ) -> tuple[Proposal, ...]:
         plan = self._plan_for(state)
         far = self.width * self.height + 1
-        x, y = state.position
+        position = state.position
+        x, y = position
+        patch = obs.patch
         proposals = []
-        for action in ACTIONS:
-            dx, dy = DELTAS[action]
+        for action, dx, dy, row, column in _STEPS:
             target = (x + dx, y + dy)
-            cell = _patch_cell(obs, dx, dy)
-            landing = state.position if cell == WALL else target
+            cell = patch[row][column]
+            landing = position if cell == WALL else target
             distance = plan[landing[1]][landing[0]]
-            if distance < 0 or (action != STAY and cell == HAZARD):
+            if distance < 0 or (cell == HAZARD and action != STAY):
                 distance = far
             proposals.append(
                 Proposal(action, target, landing, distance, -distance * Q, 0)
