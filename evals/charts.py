@@ -161,9 +161,29 @@ def case_changes_figure(
     }
 
 
-def _when(point: Any) -> str:
-    moment = point.completed_at or point.started_at
-    return str(moment.isoformat())
+# Runs that all finished within this span would put the ticks of a date axis
+# milliseconds apart; such a trend is drawn over run order instead.
+DATE_AXIS_MIN_SPAN_S = 60
+
+
+def _time_axis(points: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+    """The x values and x axis of a chart over runs: their finish times on a
+    date axis (never ticking below a second), or, when they all finished
+    within ``DATE_AXIS_MIN_SPAN_S`` (or there is one), the run ids in order
+    on a category axis."""
+    moments = [p.completed_at or p.started_at for p in points]
+    if len(moments) < 2 or (
+        (max(moments) - min(moments)).total_seconds() < DATE_AXIS_MIN_SPAN_S
+    ):
+        return [p.run_id for p in points], {
+            "title": {"text": "run (oldest first)"},
+            "type": "category",
+        }
+    return [str(m.isoformat()) for m in moments], {
+        "title": {"text": "run finished"},
+        "type": "date",
+        "tickformatstops": [{"dtickrange": [None, 1000], "value": "%H:%M:%S"}],
+    }
 
 
 def trend_figure(
@@ -182,7 +202,7 @@ def trend_figure(
     shown = [p for p in points if p.value is not None]
     if not shown:
         return None
-    x = [_when(p) for p in shown]
+    x, xaxis = _time_axis(shown)
     data: list[dict[str, Any]] = [
         {
             "type": "scatter",
@@ -212,7 +232,7 @@ def trend_figure(
         "data": data,
         "layout": _layout(
             f"{metric} over runs",
-            xaxis={"title": {"text": "run finished"}, "type": "date"},
+            xaxis=xaxis,
             yaxis={"title": {"text": metric}, "rangemode": "tozero"},
         ),
     }
@@ -228,7 +248,7 @@ def latency_figure(points: Sequence[Any]) -> dict[str, Any] | None:
     ]
     if not shown:
         return None
-    x = [_when(p) for p in shown]
+    x, xaxis = _time_axis(shown)
     data = [
         {
             "type": "scatter",
@@ -250,7 +270,7 @@ def latency_figure(points: Sequence[Any]) -> dict[str, Any] | None:
         "data": data,
         "layout": _layout(
             "Latency over runs",
-            xaxis={"title": {"text": "run finished"}, "type": "date"},
+            xaxis=xaxis,
             yaxis={"title": {"text": "ms"}, "rangemode": "tozero"},
         ),
     }

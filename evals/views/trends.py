@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
@@ -30,6 +30,7 @@ from evals.views.dashboard import (
     query_url,
 )
 from evals.views.downloads import download
+from evalsite.api import error_body
 
 
 def _trend_rows(trend: Trend, points: Iterable[TrendPoint]) -> list[dict[str, Any]]:
@@ -55,6 +56,47 @@ def _trend_rows(trend: Trend, points: Iterable[TrendPoint]) -> list[dict[str, An
     ]
 
 
+# Columns of the runs table that only some benchmarks' runs fill (scenario
+# suites: latency, action and compulsion; harness runs: a verdict).
+OPTIONAL_COLUMNS = {
+    "p50": lambda p: p.metrics.get("latency_p50_ms") is not None,
+    "p95": lambda p: p.metrics.get("latency_p95_ms") is not None,
+    "action_rate": lambda p: p.metrics.get("action_rate") is not None,
+    "compulsion_proxy": lambda p: p.metrics.get("compulsion_proxy") is not None,
+    "verdict": lambda p: p.verdict_passed is not None,
+}
+
+
+def _columns(trend: Trend) -> dict[str, bool]:
+    """Which table columns to show: the chosen metric once (no separate
+    passRate column when it is passRate), and an optional column only when
+    some run of the trend has a value for it."""
+    shown = {
+        name: any(has(point) for point in trend.points)
+        for name, has in OPTIONAL_COLUMNS.items()
+    }
+    shown["pass_rate"] = trend.metric != PASS_RATE
+    return shown
+
+
+def _unknown_metric(
+    request: HttpRequest, context: dict[str, Any], trend: Trend
+) -> HttpResponse:
+    benchmark_id = trend.benchmark.benchmark_id
+    known = ", ".join(trend.metric_names)
+    message = (
+        f"unknown metric {trend.metric!r} for {benchmark_id}: its runs have {known}"
+    )
+    if request.GET.get("format") in ("json", "csv"):
+        return JsonResponse(
+            error_body("invalid", message, {"?metric": [message]}), status=400
+        )
+    context.update(
+        {"error": message, "metric_choices": trend.metric_names, "metric": PASS_RATE}
+    )
+    return render(request, "evals/trends.html", context, status=400)
+
+
 @login_required
 @require_GET
 def trends(request: HttpRequest) -> HttpResponse:
@@ -78,6 +120,8 @@ def trends(request: HttpRequest) -> HttpResponse:
         context["error"] = error.message
         return render(request, "evals/trends.html", context, status=404)
     trend = benchmark_trend(benchmark=benchmark, metric=metric)
+    if metric not in trend.metric_names:
+        return _unknown_metric(request, context, trend)
     identity = [("benchmark", benchmark_id), ("metric", metric)]
     stem = f"trend-{benchmark_id}-{metric}"
     answer = download(
@@ -94,22 +138,29 @@ def trends(request: HttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     baseline = trend.baseline
+    metric_figure = charts.trend_figure(
+        trend.points,
+        metric=metric,
+        baseline_value=trend.baseline_value,
+        baseline_label=f"baseline {baseline.snapshot_id}" if baseline else "baseline",
+    )
     context.update(
         {
             "trend": trend,
+            "columns": _columns(trend),
+            "metric_caption": (
+                "Click a point to open that run; the dashed line is the "
+                "baseline. The table below has the same numbers."
+                if metric_figure is not None and trend.baseline_value is not None
+                else "Click a point to open that run. The table below has the "
+                "same numbers."
+            ),
             "identity_query": urlencode(identity),
             "rows": _trend_rows(trend, page.object_list),
             "page": page,
             "direction": DIRECTION_TEXT[trend.direction.value],
             "baseline_value": number_text(trend.baseline_value),
-            "metric_figure": charts.trend_figure(
-                trend.points,
-                metric=metric,
-                baseline_value=trend.baseline_value,
-                baseline_label=f"baseline {baseline.snapshot_id}"
-                if baseline
-                else "baseline",
-            ),
+            "metric_figure": metric_figure,
             "latency_figure": charts.latency_figure(trend.points),
             "scatter_figure": charts.action_compulsion_figure(trend.points),
             "downloads": [

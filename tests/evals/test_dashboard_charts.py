@@ -129,6 +129,28 @@ def test_trend_figure_links_points_and_draws_the_baseline() -> None:
     assert baseline["y"] == [0.1, 0.1]
     assert baseline["line"]["dash"] == "dash"
     assert figure["layout"]["xaxis"]["type"] == "date"
+    # Never ticks labelled below a second.
+    assert figure["layout"]["xaxis"]["tickformatstops"] == [
+        {"dtickrange": [None, 1000], "value": "%H:%M:%S"}
+    ]
+
+
+def test_a_single_run_or_runs_within_a_minute_are_drawn_over_run_order() -> None:
+    single = charts.trend_figure([Point("r1", 1.0)], metric="m")
+    close = charts.latency_figure(
+        [
+            Point("r1", None, {"latency_p50_ms": 1.0}),
+            Point("r2", None, {"latency_p50_ms": 2.0}),
+        ]
+    )
+
+    for figure, ids in ((single, ["r1"]), (close, ["r1", "r2"])):
+        assert figure is not None
+        assert figure["layout"]["xaxis"] == {
+            "title": {"text": "run (oldest first)"},
+            "type": "category",
+        }
+        assert figure["data"][0]["x"] == ids
 
 
 def test_trend_without_values_or_baseline() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
 
 from evals.core.baselines import snapshot_from_runs
 from evals.models import BaselineSnapshot, Benchmark, Run
@@ -238,10 +239,83 @@ def test_json_and_csv_downloads(owner_client: Any, three_runs: list[Run]) -> Non
     ]
 
 
-def test_unknown_metric_says_so(owner_client: Any, three_runs: list[Run]) -> None:
-    html = owner_client.get("/evals/trends?benchmark=idle&metric=nope").content.decode()
+def test_unknown_metric_is_400_naming_the_known_ones(
+    owner_client: Any, three_runs: list[Run]
+) -> None:
+    page = owner_client.get("/evals/trends?benchmark=idle&metric=nope")
+    download = owner_client.get("/evals/trends?benchmark=idle&metric=nope&format=json")
 
-    assert "No run of this benchmark has the metric <code>nope</code>." in html
+    message = (
+        "unknown metric 'nope' for idle: its runs have passRate, action_rate, "
+        "compulsion_proxy, latency_p50_ms, latency_p95_ms"
+    )
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert f'<p class="error" role="alert">{escape(message)}</p>' in html
+    assert "higher is better" not in html
+    assert 'id="trend-metric-data"' not in html
+    assert '<option value="compulsion_proxy">compulsion_proxy</option>' in html
+    assert download.status_code == 400
+    assert download.json()["error"]["fields"] == [
+        {"path": "?metric", "message": message}
+    ]
+
+
+def test_pass_rate_trend_has_one_pass_rate_column(
+    owner_client: Any, three_runs: list[Run]
+) -> None:
+    html = owner_client.get("/evals/trends?benchmark=idle").content.decode()
+    head = html.split('class="trend-table"')[1].split("</thead>")[0]
+
+    assert head.count(">passRate<") == 1
+    assert "action_rate" in head
+
+
+def test_pack_trend_leaves_out_the_scenario_only_columns(
+    owner_client: Any,
+) -> None:
+    for index, passed in enumerate((10, 8)):
+        run = make_run("pack", f"p{index}", minutes=index * 10, passed=passed)
+        Run.objects.filter(pk=run.pk).update(verdict_passed=None)
+    Benchmark.objects.filter(benchmark_id="pack").update(kind=Benchmark.Kind.PACK)
+
+    html = owner_client.get("/evals/trends?benchmark=pack").content.decode()
+    table = html.split('class="trend-table"')[1].split("</table>")[0]
+
+    head = table.split("</thead>")[0]
+    for column in ("p50 ms", "p95 ms", "action_rate", "compulsion_proxy", "Verdict"):
+        assert column not in head
+    assert "—" not in table
+
+
+def test_caption_speaks_of_a_baseline_line_only_when_there_is_one(
+    owner_client: Any, three_runs: list[Run]
+) -> None:
+    without = owner_client.get("/evals/trends?benchmark=idle").content.decode()
+    snapshot("required-main", [three_runs[0]])
+    with_line = owner_client.get("/evals/trends?benchmark=idle").content.decode()
+
+    assert "dashed line" not in without
+    assert "Click a point to open that run. The table below" in without
+    assert "the dashed line is the baseline" in with_line
+
+
+def test_runs_close_together_are_drawn_over_run_order(owner_client: Any) -> None:
+    for index in range(3):
+        run = make_run("quick", f"q{index}", minutes=0)
+        Run.objects.filter(pk=run.pk).update(
+            completed_at=T0 + timedelta(milliseconds=40 * index)
+        )
+
+    html = owner_client.get("/evals/trends?benchmark=quick").content.decode()
+    figure = json.loads(
+        html.split('id="trend-metric-data" type="application/json">')[1].split(
+            "</script>"
+        )[0]
+    )
+
+    assert figure["layout"]["xaxis"]["type"] == "category"
+    assert figure["data"][0]["x"] == ["q0", "q1", "q2"]
 
 
 def test_no_benchmark_shows_the_picker_and_unknown_is_404(
