@@ -86,6 +86,8 @@ def commands_for(tmp: Path, content: bytes) -> list[tuple[str, list[str]]]:
     for relative, kind in stores:
         root = store_with(tmp / f"store-{kind}", relative, content)
         calls.append((f"eval_store_import {kind}", ["eval_store_import", str(root)]))
+        gate = ["benchmark_ci_gate", "--base", str(root), "--candidate", str(root)]
+        calls.append((f"benchmark_ci_gate {kind}", gate))
     return calls
 
 
