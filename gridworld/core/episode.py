@@ -95,8 +95,14 @@ class EpisodeConfig:
         }
 
 
+# json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+# with the encoder built once instead of per call (the same text).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Sorted keys, no spaces, UTF-8 as is: the JSON that receipts hash."""
+    return _CANONICAL.encode(value)
 
 
 def sha256_text(text: str) -> str:
