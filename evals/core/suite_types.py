@@ -96,7 +96,7 @@ class Scenario:
     """One validated suite line.
 
     ``frame_doc`` is the raw, schema-valid frame object exactly as written in
-    the file (the input of ``stream.core.frames.facts_from_wire``); treat it
+    the file (the input of ``stream.core.frames.facts_from_valid_wire``); treat it
     as read-only. ``line`` is the physical 1-based line number in the file.
     ``scenario_sha256`` is the digest of the canonical JSON of the whole line
     object, so reformatting a line does not change it but any edit does.

@@ -4,7 +4,7 @@ Decides whether a suite file is valid and turns it into ``Scenario``s.
 
 Invariants:
 - Hot swap: ``load_suite`` reads the file bytes on every call and caches
-  nothing, so an edited file shows its new ``line_count`` and
+  no file content, so an edited file shows its new ``line_count`` and
   ``suite_sha256`` on the next call with no restart.
 - ``suite_sha256`` is the sha256 of the exact file bytes (blank lines and
   trailing newlines included: any byte change is a new version).
@@ -18,13 +18,20 @@ Invariants:
   duplicate ``scenario_id`` (reported on the later line). A file with no
   scenario at all is invalid as a whole (reported as line 0).
 - Same bytes in, same ``LoadedSuite`` out.
+- A frame is validated once per distinct content: a line whose frame is
+  one already found valid only has the rest of its object validated. Any
+  problem sends the line through the full validation, so the problems
+  reported never depend on what was validated before.
 """
 
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from jsonschema import Draft202012Validator
 
 from core.canonical import digest, sha256_hex
 from core.errors import NotFound, SchemaProblem
@@ -87,7 +94,7 @@ def parse_suite(data: bytes, *, path: Path) -> LoadedSuite:
             continue
         line_count += 1
         doc, problems = _decode_line(raw)
-        if not problems:
+        if not problems and not _is_valid_fast(doc):
             problems = validate(validator, doc)
         scenario_id = doc.get("scenario_id") if isinstance(doc, dict) else None
         if isinstance(scenario_id, str):
@@ -129,6 +136,46 @@ def parse_suite(data: bytes, *, path: Path) -> LoadedSuite:
         suite_sha256=suite_sha256,
         scenarios=tuple(scenarios),
     )
+
+
+# Frames already found valid, by their canonical text (content-addressed):
+# suites repeat a few situation frames under many stimuli, and the frame is
+# most of the cost of validating a line. Only validity under the fixed
+# schema is kept, never a file's content, so hot swap is unaffected.
+_VALID_FRAMES: dict[str, None] = {}
+VALID_FRAMES_CACHE_SIZE = 4096
+
+
+@cache
+def _split_validators() -> tuple[Draft202012Validator, Draft202012Validator]:
+    """The scenario schema without its frame, and the frame schema alone."""
+    schema = load_validator("evals.core", SCENARIO_SCHEMA).schema
+    defs = schema["$defs"]
+    shell = {
+        **schema,
+        "properties": {**schema["properties"], "frame": {"type": "object"}},
+    }
+    frame = {**defs["frame"], "$defs": defs}
+    return Draft202012Validator(shell), Draft202012Validator(frame)
+
+
+def _is_valid_fast(doc: Any) -> bool:
+    """True only when ``doc`` is a valid scenario; False means "validate it
+    in full" (the full validation then lists every problem exactly as it
+    always did)."""
+    shell, frame_validator = _split_validators()
+    if not shell.is_valid(doc):
+        return False
+    frame = doc["frame"]
+    key = json.dumps(frame, sort_keys=True, ensure_ascii=False)
+    if key in _VALID_FRAMES:
+        return True
+    if not frame_validator.is_valid(frame):
+        return False
+    if len(_VALID_FRAMES) >= VALID_FRAMES_CACHE_SIZE:
+        _VALID_FRAMES.pop(next(iter(_VALID_FRAMES)))
+    _VALID_FRAMES[key] = None
+    return True
 
 
 def scenario_to_wire(scenario: Scenario) -> dict[str, Any]:

@@ -33,7 +33,11 @@ from evals.core.outcomes import (
 )
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
-from evals.services.harness.artifacts import case_record, write_artifact
+from evals.services.harness.artifacts import (
+    ArtifactWriter,
+    case_record,
+    write_artifact,
+)
 from evals.services.harness.create import adapter_for
 from evals.services.harness.finish import suite_run_finished, suite_run_verdict
 from evals.services.harness.suites import suite_read
@@ -41,7 +45,7 @@ from evals.services.runs.executors import BaseCaseExecutor, RunBroken, RunVerdic
 from evals.services.runs.recording import CaseRecorder
 from stream.core.adapters import SAMPLERS
 from stream.core.claims import claims_to_wire, ground_claims
-from stream.core.frames import facts_from_wire, render_frame
+from stream.core.frames import facts_from_valid_wire, render_frame
 from stream.core.pipeline import run_pipeline
 from stream.core.types import (
     PipelineResult,
@@ -81,20 +85,21 @@ class SuiteExecutor(BaseCaseExecutor):
         recorder: CaseRecorder,
     ) -> None:
         wanted = set(case_ids)
-        agent = _eval_agent(run) if context.mode == "end_to_end" else None
-        for scenario in context.suite.scenarios:
-            if scenario.scenario_id not in wanted:
-                continue
-            ran = _run_scenario(run, context, scenario)
-            if agent is not None:
+        scenarios = [s for s in context.suite.scenarios if s.scenario_id in wanted]
+        if context.mode == "end_to_end":
+            agent = _eval_agent(run)
+            for scenario in scenarios:
+                ran = _run_scenario(run, context, scenario)
                 _record_end_to_end(run, context, scenario, ran, agent, recorder)
-                continue
-            artifact = scenario_document(
-                run.run_id, context, scenario, ran, planning=None
-            )
-            _add_claims(run, scenario, ran, artifact)
-            write_artifact(run, scenario, artifact)
-            recorder.add(case_record(scenario, artifact))
+            return
+        with ArtifactWriter(run, recorder) as writer:
+            for scenario in scenarios:
+                ran = _run_scenario(run, context, scenario)
+                artifact = scenario_document(
+                    run.run_id, context, scenario, ran, planning=None
+                )
+                _add_claims(run, scenario, ran, artifact)
+                writer.add(scenario, artifact)
 
     def verdict(
         self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
@@ -165,7 +170,8 @@ def _run_scenario(run: Run, context: RunContext, scenario: Scenario) -> Scenario
     facts: SituationFacts | None = None
     error: str | None = None
     try:
-        facts = facts_from_wire(scenario.frame_doc)
+        # The suite's schema validated the frame when the suite was loaded.
+        facts = facts_from_valid_wire(scenario.frame_doc)
         result = run_pipeline(
             facts,
             profile=context.profile,

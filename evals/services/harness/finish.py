@@ -18,6 +18,7 @@ from pathlib import Path
 
 from evals.core.bundles import (
     summary_artifact,
+    sync_to_disk,
     write_json_atomic,
     write_text_atomic,
 )
@@ -139,6 +140,9 @@ def _write_summary(
     document["run"]["oracleVersion"] = oracle
     document["run"]["bundleId"] = bundle_id(document)
     run_dir = Path(run.artifacts_dir)
+    # summary.json on disk means the bundle is complete (EV-C4): the scenario
+    # files, written without a sync each, reach the disk first.
+    sync_to_disk()
     write_json_atomic(run_dir / "summary.json", document)
     context = run_context(
         run_id=run.run_id,

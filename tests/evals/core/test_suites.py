@@ -511,3 +511,27 @@ def test_frame_part_matches_the_stream_frame_schema() -> None:
     their_frame = _normalise(theirs, theirs)
 
     assert _sorted_enums(our_frame) == _sorted_enums(their_frame)
+
+
+def test_ev_c2_frame_seen_valid_before_does_not_hide_other_problems(
+    tmp_path: Path,
+) -> None:
+    """A frame validated once is not validated again, but a line with that
+    frame and a bad stimulus, or with one field of that frame broken, still
+    gets the full problem list."""
+    load_suite(write(tmp_path, line(scenario("a")), name="warm.jsonl"))
+    broken_frame = scenario("c")
+    broken_frame["frame"]["facts"]["bot"]["health"] = -1
+    path = write(
+        tmp_path,
+        line(scenario("b", stimulus={"kind": "nightfall", "strength": 2})),
+        line(broken_frame),
+        line(scenario("d")),
+    )
+
+    lines = invalid_lines(path)
+
+    assert [(i.line, [p.path for p in i.errors]) for i in lines] == [
+        (1, ["$.stimulus", "$.stimulus.strength"]),
+        (2, ["$.frame.facts.bot.health"]),
+    ]
