@@ -29,12 +29,6 @@ from gridworld.core.fastpath import (
     map_tables,
     proposal_set_info,
 )
-from gridworld.core.governor import (
-    ABSORBED,
-    HAZARD_COLLISION,
-    OUT_OF_BOUNDS,
-    WALL_COLLISION,
-)
 from gridworld.core.grid import GridMap
 from gridworld.core.kernel import (
     W_MEMORY_WRITE,
@@ -51,9 +45,6 @@ from gridworld.core.types import STAY
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
-# Refusals that depend on the kernel state, not on the map: the planner avoids
-# those cells for the rest of the episode.
-ENV_OR_ABSORBED = (OUT_OF_BOUNDS, WALL_COLLISION, HAZARD_COLLISION, ABSORBED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +218,7 @@ class Episode:
         count = len(proposals)
         base_work = count * W_PROPOSE + writes * W_MEMORY_WRITE
         moves = self.tables.moves[state.position]
-        chosen, reasons = decide_fast(
+        chosen, reasons, kernel_only = decide_fast(
             proposals,
             moves,
             governed=self.governed,
@@ -258,13 +249,9 @@ class Episode:
             work += W_MOVE
             e += move.risk
         b = kernel.b - min(kernel.b, work)
-        refused = tuple(
-            [
-                p.target
-                for p, r in zip(proposals, reasons, strict=True)
-                if r and not any(reason in ENV_OR_ABSORBED for reason in r)
-            ]
-        )
+        # Refusals by the kernel gates alone depend on the kernel state, not
+        # the map: the planner avoids those cells for the rest of the episode.
+        refused = tuple([proposals[i].target for i in kernel_only])
         self.pending_writes = proposer.feedback(refused) if refused else 0
         if move.hazard:
             self.violations.append(f"step_{t}:hazard_entry")

@@ -112,14 +112,20 @@ def decide_fast(
     decay: int,
     move_work: int,
     stay_work: int,
-) -> tuple[int, tuple[Reasons, ...]]:
-    """``governor.decide`` on precomputed verdicts: (chosen index, reasons)."""
+) -> tuple[int, tuple[Reasons, ...], list[int]]:
+    """``governor.decide`` on precomputed verdicts.
+
+    Returns the chosen index, every proposal's reasons, and the indices of the
+    proposals refused by the kernel gates alone (no environment reason, not
+    absorption): the planner avoids those cells for the rest of the episode.
+    """
     e_decayed = e - e // decay
     b_move = b - min(b, move_work)
     b_stay = b - min(b, stay_work)
     before = e + b
     absorbed = b <= 0
     all_reasons: list[Reasons] = []
+    kernel_only: list[int] = []
     best = -1
     best_score = 0
     for index, proposal in enumerate(proposals):
@@ -139,6 +145,8 @@ def decide_fast(
             if refuse_absorbed:
                 extra.append(ABSORBED)
             reasons = move.env_reasons + tuple(extra)
+            if not move.env_reasons and not refuse_absorbed:
+                kernel_only.append(index)
         else:
             reasons = move.env_reasons
         all_reasons.append(reasons)
@@ -150,7 +158,7 @@ def decide_fast(
         raise NoSafeAction(
             "every proposal was rejected; Stay must always be admissible"
         )
-    return best, tuple(all_reasons)
+    return best, tuple(all_reasons), kernel_only
 
 
 class ProposalSetInfo(NamedTuple):

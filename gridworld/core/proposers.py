@@ -58,10 +58,28 @@ def _patch_cell(obs: Observation, dx: int, dy: int) -> int:
     return obs.patch[PATCH_RADIUS + dy][PATCH_RADIUS + dx]
 
 
+# Proposals kept per plan (bounded: plans are cached by the thousand).
+PLAN_PROPOSALS_MAX = 64
+
+
+class Plan:
+    """BFS distances to a goal over a known map (``rows[y][x]``, -1 where
+    unreachable), and the proposals already made from it.
+
+    ``proposals`` is keyed by the agent's position and the four cells its patch
+    shows around it (WALL or HAZARD there changes a proposal), which with the
+    plan fix the five proposals completely.
+    """
+
+    __slots__ = ("proposals", "rows")
+
+    def __init__(self, rows: list[list[int]]) -> None:
+        self.rows = rows
+        self.proposals: dict[tuple[int, ...], tuple[Proposal, ...]] = {}
+
+
 @lru_cache(maxsize=4096)
-def _bfs(
-    width: int, height: int, blocked: tuple[int, ...], goal: Position
-) -> list[list[int]]:
+def _bfs(width: int, height: int, blocked: tuple[int, ...], goal: Position) -> Plan:
     """BFS steps to ``goal`` on a ``width`` x ``height`` grid whose ``blocked``
     cells are flat indices ``(y+1)*(width+2)+x+1`` of a grid framed by blocked
     cells (so the inner loop needs no bounds checks); -1 where unreachable.
@@ -88,13 +106,15 @@ def _bfs(
             if dist[near] == UNKNOWN:
                 dist[near] = here
                 queue.append(near)
-    return [
+    return Plan(
         [
-            max(d, UNKNOWN)
-            for d in dist[(y + 1) * stride + 1 : (y + 1) * stride + 1 + width]
+            [
+                max(d, UNKNOWN)
+                for d in dist[(y + 1) * stride + 1 : (y + 1) * stride + 1 + width]
+            ]
+            for y in range(height)
         ]
-        for y in range(height)
-    ]
+    )
 
 
 class GreedyProposer:
@@ -163,8 +183,8 @@ class PlannerProposer:
         self.known = [[UNKNOWN] * width for _ in range(height)]
         self.avoid: set[Position] = set()
         self._plan_key: tuple[Position, int] | None = None
-        self._plan: list[list[int]] = []
-        self._free_plan: list[list[int]] | None = None
+        self._plan = Plan([])
+        self._free_plan: Plan | None = None
         self._version = 0
         # Positions whose patch is in memory already: the map never changes,
         # so observing from there again writes nothing.
@@ -237,7 +257,7 @@ class PlannerProposer:
             self._version += 1
         return writes
 
-    def _distances(self, goal: Position, use_avoid: bool) -> list[list[int]]:
+    def _distances(self, goal: Position, use_avoid: bool) -> Plan:
         """BFS steps to ``goal`` over the known map; -1 where there is no route."""
         if self._blocked is None:
             self._blocked = tuple(
@@ -252,7 +272,7 @@ class PlannerProposer:
             blocked += tuple(sorted((y + 1) * stride + x + 1 for x, y in self.avoid))
         return _bfs(self.width, self.height, blocked, goal)
 
-    def _plan_for(self, state: GridState) -> list[list[int]]:
+    def _plan_for(self, state: GridState) -> Plan:
         key = (state.goal, self._version)
         if self._plan_key != key:
             self._plan = self._distances(state.goal, True)
@@ -260,11 +280,12 @@ class PlannerProposer:
             self._plan_key = key
         x, y = state.position
         plan = self._plan
-        if plan[y][x] >= 0:  # Stay's own cell: the common case, checked first
+        rows = plan.rows
+        if rows[y][x] >= 0:  # Stay's own cell: the common case, checked first
             return plan
         for dx, dy in DELTAS.values():
             nx, ny = x + dx, y + dy
-            if 0 <= nx < self.width and 0 <= ny < self.height and plan[ny][nx] >= 0:
+            if 0 <= nx < self.width and 0 <= ny < self.height and rows[ny][nx] >= 0:
                 return plan
         if self._free_plan is None:
             self._free_plan = self._distances(state.goal, False)
@@ -274,22 +295,37 @@ class PlannerProposer:
         self, state: GridState, obs: Observation, budget: int
     ) -> tuple[Proposal, ...]:
         plan = self._plan_for(state)
-        far = self.width * self.height + 1
         position = state.position
-        x, y = position
         patch = obs.patch
+        r = PATCH_RADIUS
+        key = (
+            *position,
+            patch[r - 1][r],
+            patch[r + 1][r],
+            patch[r][r + 1],
+            patch[r][r - 1],
+        )
+        cached = plan.proposals.get(key)
+        if cached is not None:
+            return cached
+        far = self.width * self.height + 1
+        rows = plan.rows
+        x, y = position
         proposals = []
         for action, dx, dy, row, column in _STEPS:
             target = (x + dx, y + dy)
             cell = patch[row][column]
             landing = position if cell == WALL else target
-            distance = plan[landing[1]][landing[0]]
+            distance = rows[landing[1]][landing[0]]
             if distance < 0 or (cell == HAZARD and action != STAY):
                 distance = far
             proposals.append(
                 Proposal(action, target, landing, distance, -distance * Q, 0)
             )
-        return tuple(proposals)
+        result = tuple(proposals)
+        if len(plan.proposals) < PLAN_PROPOSALS_MAX:
+            plan.proposals[key] = result
+        return result
 
 
 class ExternalProposer:
