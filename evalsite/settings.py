@@ -223,6 +223,13 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # In development static files come from the finders, refreshed on each request.
 WHITENOISE_AUTOREFRESH = DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
+# Cached for a year ("immutable"): names that change with their content, the
+# manifest's hashed copies (name.<12 hex>.ext) and vendored files, whose
+# version is in the name. Everything else (base.css in development) is
+# revalidated.
+WHITENOISE_IMMUTABLE_FILE_TEST = (
+    r"^.+\.[0-9a-f]{12}\.[A-Za-z0-9]+$|/vendor/[^/]+-[0-9]+\.[0-9]+\.[0-9]+[^/]*$"
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

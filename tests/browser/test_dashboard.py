@@ -300,3 +300,50 @@ def test_keyboard_reaches_the_content_and_the_filters(
     page.wait_for_url("**only=regressions**")
     assert page.locator("#case-table tbody tr").count() == 2
     assert page.js_errors == []
+
+
+def _interactive_ms(page: Any, url: str, selectors: tuple[str, ...]) -> float:
+    """Milliseconds from the start of navigating to ``url`` until every chart
+    is drawn (plotly binds its hover and click handlers as it draws)."""
+    page.goto(url)
+    for selector in selectors:
+        _plotted(page, selector)
+    return float(page.evaluate("performance.now()"))
+
+
+def test_compare_and_trends_are_interactive_fast_on_a_warm_cache(
+    page: Any,
+    live_server: Any,
+    owner: Any,
+    regression: tuple[Run, Run],
+    log_in: Any,
+) -> None:
+    good, regressed = regression
+    log_in("alice", "pw-alice")
+    pages = (
+        (
+            f"{live_server.url}/evals/compare?base={good.run_id}"
+            f"&candidate={regressed.run_id}",
+            ("#compare-rates", "#compare-changes"),
+        ),
+        (
+            f"{live_server.url}/evals/trends?benchmark=idle-v1&metric=action_rate",
+            ("#trend-metric", "#trend-latency", "#trend-scatter"),
+        ),
+    )
+    for url, selectors in pages:
+        _interactive_ms(page, url, selectors)  # fills the cache
+
+        warm = _interactive_ms(page, url, selectors)
+
+        bundle = page.evaluate(
+            "performance.getEntriesByType('resource')"
+            ".filter(e => e.name.includes('/vendor/plotly-basic-'))"
+            ".map(e => e.transferSize)"
+        )
+        # From the browser's cache: nothing transferred, not even a 304.
+        assert bundle == [0]
+        # The aim is under 1 s; the bound leaves room for a loaded CI machine.
+        assert warm < 3000, f"{url} interactive after {warm:.0f} ms"
+        print(f"warm cache: {url.split('?')[0]} interactive in {warm:.0f} ms")
+    assert page.js_errors == []

@@ -249,7 +249,7 @@ def test_suite_page_shows_versions_runs_and_the_trend_chart(
     assert '<span class="badge">current file</span>' in html
     assert 'id="suite-trend-figure" type="application/json"' in html
     assert 'src="/static/evals/js/suite_detail.js"' in html
-    assert 'src="/static/vendor/plotly-3.7.0.min.js"' in html
+    assert 'src="/static/vendor/plotly-basic-3.7.0.min.js"' in html
 
 
 def test_new_run_form_starts_a_run_and_redirects_to_it(
