@@ -108,6 +108,26 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "model": "scripted",
         "seed": 1,
     },
+    "/api/gridworld/batches": {"map": "maze", "episodes": 1, "seed": 7},
+    "/api/prkeepalive/explain": {
+        "event": "issue_comment",
+        "payload": {
+            "action": "created",
+            "issue": {"number": 7, "pull_request": {}},
+            "comment": {
+                "id": 99,
+                "body": "@codex go",
+                "user": {"login": "alice", "type": "User"},
+            },
+        },
+        "state": {
+            "labels": ["agents:keepalive"],
+            "gate": "success",
+            "activeRuns": 0,
+            "pr": {"number": 7, "headSha": "a" * 40},
+            "issueBody": "Fix the parser.",
+        },
+    },
     "/api/tasks/claim": {"executor": "bot"},
     "/api/tasks/{id}/progress": {
         "progress": 0.5,
