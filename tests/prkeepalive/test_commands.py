@@ -232,3 +232,33 @@ def test_sync_update_branch_and_escalate(github: Any, actions: dict[str, Path]) 
         "SYNC: action=update-branch head_changed=true trace=ka-41-r1",
         "SYNC: action=escalate head_changed=false trace=ka-41-r2",
     ]
+
+
+def test_dispatch_gate_lane_for_a_fork_pr_with_handed_over_activation(
+    github: Any, actions: dict[str, Path]
+) -> None:
+    pull = github.state.add_pull(41, body=ISSUE_BODY, fork=True)
+    head = pull["head"]["sha"]
+    first = github.state.add_comment(41, "@codex go")
+    second = github.state.add_comment(41, "@codex and again")
+    gate_run = github.state.add_run("Gate", head, pulls=())
+    actions["event"].write_text(
+        json.dumps({"action": "completed", "workflow_run": gate_run})
+    )
+    out, code = run(
+        "keepalive_dispatch",
+        "--event-name",
+        "workflow_run",
+        "--event-path",
+        str(actions["event"]),
+        "--activation-comment",
+        str(first),
+    )
+    assert code == 0, out
+    assert out.strip() == (
+        f"DISPATCH: ok=true path=gate reason=ok pr=#41 activation={first} agent=codex head={head[:7]} cap=2 active=0 trace=ka-41-r1"
+    )
+    assert (
+        github.state.comments[first]["reactions"]["rocket"]
+        and not github.state.comments[second]["reactions"]
+    )
