@@ -166,19 +166,27 @@ def case_changes_figure(
 DATE_AXIS_MIN_SPAN_S = 60
 
 
-def _time_axis(points: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+# Up to this many runs on a run-order axis, every run gets its own tick.
+EVERY_RUN_TICKED = 20
+
+
+def _time_axis(points: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
     """The x values and x axis of a chart over runs: their finish times on a
     date axis (never ticking below a second), or, when they all finished
-    within ``DATE_AXIS_MIN_SPAN_S`` (or there is one), the run ids in order
-    on a category axis."""
+    within ``DATE_AXIS_MIN_SPAN_S`` (or there is one), their order (1 = the
+    oldest; the hover names the run) on a whole-number axis."""
     moments = [p.completed_at or p.started_at for p in points]
     if len(moments) < 2 or (
         (max(moments) - min(moments)).total_seconds() < DATE_AXIS_MIN_SPAN_S
     ):
-        return [p.run_id for p in points], {
-            "title": {"text": "run (oldest first)"},
-            "type": "category",
+        axis: dict[str, Any] = {
+            "title": {"text": "run, oldest first"},
+            "type": "linear",
+            "tickformat": "d",
         }
+        if len(points) <= EVERY_RUN_TICKED:
+            axis.update(tick0=1, dtick=1)
+        return list(range(1, len(points) + 1)), axis
     return [str(m.isoformat()) for m in moments], {
         "title": {"text": "run finished"},
         "type": "date",

@@ -147,10 +147,14 @@ def test_a_single_run_or_runs_within_a_minute_are_drawn_over_run_order() -> None
     for figure, ids in ((single, ["r1"]), (close, ["r1", "r2"])):
         assert figure is not None
         assert figure["layout"]["xaxis"] == {
-            "title": {"text": "run (oldest first)"},
-            "type": "category",
+            "title": {"text": "run, oldest first"},
+            "type": "linear",
+            "tickformat": "d",
+            "tick0": 1,
+            "dtick": 1,
         }
-        assert figure["data"][0]["x"] == ids
+        assert figure["data"][0]["x"] == list(range(1, len(ids) + 1))
+        assert figure["data"][0]["text"] == ids
 
 
 def test_trend_without_values_or_baseline() -> None:

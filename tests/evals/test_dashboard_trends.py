@@ -314,8 +314,10 @@ def test_runs_close_together_are_drawn_over_run_order(owner_client: Any) -> None
         )[0]
     )
 
-    assert figure["layout"]["xaxis"]["type"] == "category"
-    assert figure["data"][0]["x"] == ["q0", "q1", "q2"]
+    assert figure["layout"]["xaxis"]["type"] == "linear"
+    assert figure["layout"]["xaxis"]["dtick"] == 1
+    assert figure["data"][0]["x"] == [1, 2, 3]
+    assert figure["data"][0]["text"] == ["q0", "q1", "q2"]
 
 
 def test_no_benchmark_shows_the_picker_and_unknown_is_404(
