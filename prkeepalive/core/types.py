@@ -97,8 +97,9 @@ class Event:
     ``issue_comment``: ``action``, ``comment``, ``issue_number`` and
     ``is_pull_request`` (GitHub sends issue comments for issues and PRs alike).
     ``workflow_run``: ``workflow_name``, ``action``, ``status``, ``conclusion``,
-    ``head_sha``, ``pull_numbers`` (empty for fork PRs) and the optional
-    ``activation_comment_id`` handed over by an earlier step.
+    ``head_sha``, ``pull_numbers`` (empty for fork PRs and dispatched runs),
+    the optional ``activation_comment_id`` handed over by an earlier step and
+    ``display_title`` (a dispatched worker run names its round's trace there).
     """
 
     name: str
@@ -112,6 +113,7 @@ class Event:
     head_sha: str = ""
     pull_numbers: tuple[int, ...] = ()
     activation_comment_id: int | None = None
+    display_title: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,9 @@ def parse_event(name: str, payload: Any) -> Event:
                 run.get("conclusion"), "payload.workflow_run.conclusion"
             ),
             head_sha=reader.str_(run.get("head_sha"), "payload.workflow_run.head_sha"),
+            display_title=reader.str_(
+                run.get("display_title"), "payload.workflow_run.display_title"
+            ),
             pull_numbers=tuple(sorted(set(numbers))),
             activation_comment_id=activation,
         )

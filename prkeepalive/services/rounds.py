@@ -288,13 +288,22 @@ def round_finish(*, round_pk: int, worker_done: bool) -> str:
 
 
 def worker_completed(repository: Repository, event: Event) -> None:
-    """The agent's workflow run completed: finish the PR's running round."""
-    numbers = list(event.pull_numbers)
-    rounds = Round.objects.filter(repository=repository, status=Round.Status.RUNNING)
-    rounds = (
-        rounds.filter(pull__number__in=numbers)
-        if numbers
-        else rounds.filter(head_before=event.head_sha)
-    )
+    """The agent's workflow run completed: finish its running round.
+
+    A ``workflow_dispatch`` run names no PR and runs on the dispatch ref, so
+    the worker workflow puts the trace in its run name
+    (``run-name: keepalive ${{ inputs.trace }}``); without it the round is
+    found by the run's PR, else by the head it started from.
+    """
+    running = Round.objects.filter(repository=repository, status=Round.Status.RUNNING)
+    words = set(event.display_title.split())
+    rounds = running.filter(trace__in=words) if words else running.none()
+    if not rounds.exists():
+        numbers = list(event.pull_numbers)
+        rounds = (
+            running.filter(pull__number__in=numbers)
+            if numbers
+            else running.filter(head_before=event.head_sha)
+        )
     for pk in rounds.order_by("created_at").values_list("pk", flat=True)[:1]:
         round_finish(round_pk=pk, worker_done=event.conclusion == "success")

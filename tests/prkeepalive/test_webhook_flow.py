@@ -142,7 +142,9 @@ def test_full_round_dispatch_instruction_worker_and_sync(
     assert PullRequest.objects.get().last_processed_instruction_id == instr["id"]
     # the agent's workflow finishes without moving the head: update-branch lands it
     github.state.update_moves_head.add(41)
-    run = github.state.add_run("Agents worker", head, pulls=(41,))
+    # a dispatched run: on main's head, no PR, the trace in its run name
+    run = github.state.add_run("Agents worker", "f" * 40, pulls=())
+    run["display_title"] = "keepalive ka-41-r1"
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("workflow_run", run_payload(github, run))
     rnd.refresh_from_db()
