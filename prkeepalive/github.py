@@ -73,6 +73,7 @@ class RunInfo:
     head_branch: str
     pull_numbers: tuple[int, ...]
     created_at: str
+    display_title: str = ""
 
 
 class GitHubClient:
@@ -296,6 +297,7 @@ class GitHubClient:
                 int(p["number"]) for p in raw.get("pull_requests") or []
             ),
             created_at=str(raw.get("created_at") or ""),
+            display_title=str(raw.get("display_title") or ""),
         )
 
     def list_runs(self, *, head_sha: str = "", status: str = "") -> list[RunInfo]:

@@ -3,7 +3,8 @@ PRs labelled ``agents:keepalive`` are re-read and decided as a Gate run of
 their head would be. A decision is recorded only when it dispatches or when
 its reason differs from the PR's last one, so the timeline shows changes,
 not a heartbeat. Deliveries stuck in ``processing`` (a worker died) are
-queued again.
+queued again, rounds locked but never started are started, and running
+rounds whose worker run completed unseen are finished.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.utils import timezone
 from prkeepalive.core.labels import has_keepalive_label
 from prkeepalive.core.types import Event
 from prkeepalive.github import GitHubError
-from prkeepalive.models import Decision, Delivery, Repository
+from prkeepalive.models import Decision, Delivery, Repository, Round
 from prkeepalive.services.config import client_for, policy_for
 from prkeepalive.services.dispatch import decide_and_record
 
@@ -81,12 +82,58 @@ def reconcile_repository(repository: Repository) -> int:
     return recorded
 
 
+def finish_lost_rounds(repository: Repository) -> int:
+    """Running rounds whose worker run completed while its webhook was lost
+    are finished (branch sync); returns how many."""
+    from prkeepalive.services.rounds import round_finish
+
+    running = list(
+        Round.objects.filter(repository=repository, status=Round.Status.RUNNING)
+    )
+    if not running:
+        return 0
+    with client_for(repository) as client:
+        completed = [
+            r
+            for r in client.list_runs(status="completed")
+            if r.name.strip().lower() == repository.worker_workflow.strip().lower()
+        ]
+    finished = 0
+    for rnd in running:
+        runs = [r for r in completed if rnd.trace in r.display_title.split()]
+        if runs:
+            latest = max(runs, key=lambda r: (r.created_at, r.id))
+            round_finish(round_pk=rnd.pk, worker_done=latest.conclusion == "success")
+            finished += 1
+    return finished
+
+
+def restart_stale_rounds() -> int:
+    """Rounds locked but never started (a worker died between the lock and
+    the instruction) are started again; the start is idempotent."""
+    cutoff = timezone.now() - timedelta(seconds=settings.PRKEEPALIVE_STALE_DELIVERY_S)
+    stale = list(
+        Round.objects.filter(
+            status=Round.Status.LOCKED,
+            instruction_comment_id__isnull=True,
+            created_at__lt=cutoff,
+        ).values_list("pk", flat=True)
+    )
+    from prkeepalive.tasks.rounds import start_round as start_round_task
+
+    for pk in stale:
+        start_round_task.delay(pk)
+    return len(stale)
+
+
 def reconcile_all() -> int:
     requeue_stale_deliveries()
+    restart_stale_rounds()
     total = 0
     for repository in Repository.objects.filter(is_active=True):
         try:
             total += reconcile_repository(repository)
+            finish_lost_rounds(repository)
         except GitHubError as exc:
             logger.warning(
                 "[PRKeepalive] reconcile_failed repository=%s status=%s",

@@ -187,3 +187,26 @@ def test_reconciler_decides_what_a_lost_webhook_would_have(
         "lock-held",
     ]
     assert len(github.state.dispatches) == 1
+
+
+@pytest.mark.django_db
+def test_reconciler_finishes_a_round_whose_worker_webhook_was_lost(
+    github: Any, repo: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    pull = github.state.add_pull(41, body=ISSUE_BODY)
+    github.state.add_run("Gate", pull["head"]["sha"], pulls=(41,))
+    github.state.add_comment(41, "@codex go")
+    github.state.update_moves_head.add(41)
+    with django_capture_on_commit_callbacks(execute=True):
+        reconcile_all()
+    rnd = Round.objects.get()
+    assert rnd.status == Round.Status.RUNNING
+    worker = github.state.add_run("Agents worker", "f" * 40)
+    worker["display_title"] = f"keepalive {rnd.trace}"
+    with django_capture_on_commit_callbacks(execute=True):
+        reconcile_all()
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.DONE
+    assert (
+        rnd.sync_line == "SYNC: action=update-branch head_changed=true trace=ka-41-r1"
+    )
