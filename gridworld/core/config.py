@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import SchemaInvalid, SchemaProblem
+from gridworld.core.collector import collector_paused
 from gridworld.core.episode import EpisodeConfig, EpisodeResult, run_episode
 from gridworld.core.governor import GOVERNOR_KINDS
 from gridworld.core.grid import (
@@ -203,18 +204,21 @@ def run_cases(
     chunk twice gives byte-identical receipts.
     """
     results: list[tuple[int, EpisodeResult]] = []
-    memory, next_index = "", -1
-    for index in sorted(set(indices)):
-        lane_start = index - index % batch.lane_size
-        if batch.proposer != "planner":
-            results.append((index, run_episode(batch.episode_config(index))))
-            continue
-        if not lane_start < next_index <= index:
-            memory, next_index = "", lane_start
-        while next_index < index:
-            memory = run_episode(batch.episode_config(next_index, memory)).final_memory
-            next_index += 1
-        result = run_episode(batch.episode_config(index, memory))
-        results.append((index, result))
-        memory, next_index = result.final_memory, index + 1
-    return results
+    with collector_paused():
+        memory, next_index = "", -1
+        for index in sorted(set(indices)):
+            lane_start = index - index % batch.lane_size
+            if batch.proposer != "planner":
+                results.append((index, run_episode(batch.episode_config(index))))
+                continue
+            if not lane_start < next_index <= index:
+                memory, next_index = "", lane_start
+            while next_index < index:
+                memory = run_episode(
+                    batch.episode_config(next_index, memory)
+                ).final_memory
+                next_index += 1
+            result = run_episode(batch.episode_config(index, memory))
+            results.append((index, result))
+            memory, next_index = result.final_memory, index + 1
+        return results

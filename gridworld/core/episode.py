@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from hashlib import sha256
 from typing import Any
 
+from gridworld.core.collector import collector_paused
 from gridworld.core.env import (
     REWARD_GOAL,
     REWARD_HAZARD,
@@ -363,7 +364,8 @@ def run_episode(config: EpisodeConfig) -> EpisodeResult:
     ``max_steps`` or ``absorbed`` (the budget reached 0 and stayed there: a
     governed agent then only Stays, which gate 4 shows on every step).
     """
-    episode = Episode(config)
-    while not episode.done:
-        episode.step()
-    return EpisodeResult(episode.receipt(), episode.proposer.memory_text())
+    with collector_paused():
+        episode = Episode(config)
+        while not episode.done:
+            episode.step()
+        return EpisodeResult(episode.receipt(), episode.proposer.memory_text())

@@ -131,3 +131,23 @@ def test_proposal_set_info_matches_encodings_and_merkle_root() -> None:
     assert info.decision_text(reasons) == ";".join(
         f"{c.decode()}:{','.join(r)}" for c, r in zip(encoded, reasons, strict=True)
     )
+
+
+def test_collector_pauses_nest_and_restore_the_previous_state() -> None:
+    import gc
+
+    from gridworld.core.collector import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # left off: it was off before
+    finally:
+        gc.enable()
