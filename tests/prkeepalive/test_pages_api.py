@@ -289,3 +289,100 @@ def test_overview_tile_links_to_keepalive(
     assert 'href="/prkeepalive/"' in html
     assert '1 <span class="unit">of 2 dispatched</span>' in html
     assert "last not run: <code>gate-pending</code> on #7" in html
+
+
+GATE_PAYLOAD = {
+    "action": "completed",
+    "workflow_run": {
+        "name": "Gate",
+        "status": "completed",
+        "conclusion": "success",
+        "head_sha": HEAD,
+        "pull_requests": [{"number": 7}],
+    },
+}
+HUMAN = {
+    "id": 99,
+    "author": "alice",
+    "body": "@codex go",
+    "createdAt": "2026-01-01T00:00:00Z",
+}
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "state", "expected"),
+    [
+        (
+            "issue_comment",
+            None,
+            {"gate": "pending"},
+            ["DISPATCH: ok=false path=comment reason=gate-pending pr=#7 "],
+        ),
+        (
+            "workflow_run",
+            GATE_PAYLOAD,
+            {"comments": [HUMAN]},
+            ["DISPATCH: ok=true path=gate reason=ok pr=#7 activation=99 "],
+        ),
+        (
+            "workflow_run",
+            GATE_PAYLOAD,
+            {"comments": [HUMAN], "activeRuns": 2},
+            [
+                "DISPATCH: ok=false path=gate reason=cap-reached ",
+                "cap=2 active=2 trace=-",
+            ],
+        ),
+        (
+            "workflow_run",
+            GATE_PAYLOAD,
+            {"comments": []},
+            ["DISPATCH: ok=false path=gate reason=no-activation-found "],
+        ),
+        (
+            "workflow_run",
+            GATE_PAYLOAD,
+            {"comments": [HUMAN], "issueBody": ""},
+            ["DISPATCH: ok=false path=gate reason=instruction-empty "],
+        ),
+        (
+            "workflow_run",
+            GATE_PAYLOAD,
+            {
+                "comments": [HUMAN],
+                "lastProcessed": {"instructionId": 99, "headSha": HEAD},
+            },
+            ["WORKER: action=skip reason=no-new-instruction-and-head-unchanged pr=#7 "],
+        ),
+        (
+            "workflow_run",
+            GATE_PAYLOAD,
+            {"comments": [HUMAN], "worker": {"done": True}},
+            ["SYNC: action=escalate head_changed=false trace=ka-7-r1"],
+        ),
+    ],
+    ids=[
+        "human-agent-before-gate",
+        "gate-success-with-prior-activation",
+        "cap-reached",
+        "no-activation-found-on-gate",
+        "instruction-empty",
+        "worker-skip",
+        "branch-sync-escalate",
+    ],
+)
+def test_test_matrix_through_the_explain_api(
+    owner: Any, event: str, payload: Any, state: dict[str, Any], expected: list[str]
+) -> None:
+    doc = explain_doc(**state)
+    doc["event"] = event
+    if payload is not None:
+        doc["payload"] = payload
+    api = APIClient()
+    api.force_authenticate(owner)
+    body = api.post("/api/prkeepalive/explain", doc, format="json").json()
+    text = "\n".join(body["lines"])
+    for fragment in expected:
+        assert fragment in text
+    if "instruction-empty" in expected[0]:
+        assert body["decision"]["failsJob"] is True
