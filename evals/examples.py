@@ -1,6 +1,7 @@
-"""Canonical example documents of the benchmark formats (seed 002): a pack
-manifest, a run summary, a shadow recall record and a baseline snapshot, each
-valid as built, with keyword overrides for what a caller varies.
+"""Canonical example documents: of the benchmark formats (seed 002) a pack
+manifest, a run summary, a shadow recall record and a baseline snapshot, and
+a scenario suite line (seed 000); each valid as built, with keyword
+overrides for what a caller varies.
 
 One place for them, shared by the tests, the demo data and the benchmarks,
 so a change of a format changes its examples once. Pure: plain dicts in
@@ -9,6 +10,7 @@ camelCase as they go on the wire and on disk; importable without Django.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -120,3 +122,39 @@ def example_snapshot(
         "benchmarks": [dict(entry) for entry in benchmarks],
         **extra,
     }
+
+
+def example_scenario(scenario_id: str = "s1", **overrides: Any) -> dict[str, Any]:
+    """One scenario of a suite: a calm, stable frame where acting is
+    discouraged; top-level keys of ``overrides`` replace the example's."""
+    document: dict[str, Any] = {
+        "scenario_id": scenario_id,
+        "stimulus": {
+            "kind": "low_stimulus_stable",
+            "strength": 0.1,
+            "action_affordance": "discouraged",
+        },
+        "frame": {
+            "facts": {
+                "bot": {
+                    "position": {"x": 1.5, "y": 64, "z": -3},
+                    "health": 20,
+                    "hunger": 18,
+                    "inventorySummary": [{"item": "bread", "count": 2}],
+                    "timeOfDay": "day",
+                },
+                "world": {
+                    "biome": "plains",
+                    "nearbyEntities": [{"kind": "cow", "count": 1, "distanceMin": 7.0}],
+                },
+            }
+        },
+        "oracle": {"oracle_version": "v1"},
+    }
+    document.update(overrides)
+    return document
+
+
+def example_suite_line(scenario_id: str = "s1", **overrides: Any) -> str:
+    """``example_scenario`` as one line of a JSONL suite (no newline)."""
+    return json.dumps(example_scenario(scenario_id, **overrides))

@@ -22,39 +22,11 @@ from evals.core.suite_types import (
     SuiteInvalid,
 )
 from evals.core.suites import load_suite, parse_suite, scenario_to_wire
+from evals.examples import example_scenario as scenario
 
 REPO = Path(__file__).resolve().parents[3]
 SCENARIO_SCHEMA = REPO / "evals" / "core" / "schemas" / "scenario.v1.schema.json"
 STREAM_FRAME_SCHEMA = REPO / "stream" / "core" / "schemas" / "frame.v1.schema.json"
-
-
-def scenario(scenario_id: str = "s1", **overrides: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "scenario_id": scenario_id,
-        "stimulus": {
-            "kind": "low_stimulus_stable",
-            "strength": 0.1,
-            "action_affordance": "discouraged",
-        },
-        "frame": {
-            "facts": {
-                "bot": {
-                    "position": {"x": 1.5, "y": 64, "z": -3},
-                    "health": 20,
-                    "hunger": 18,
-                    "inventorySummary": [{"item": "bread", "count": 2}],
-                    "timeOfDay": "day",
-                },
-                "world": {
-                    "biome": "plains",
-                    "nearbyEntities": [{"kind": "cow", "count": 1, "distanceMin": 7.0}],
-                },
-            }
-        },
-        "oracle": {"oracle_version": "v1"},
-    }
-    doc.update(overrides)
-    return doc
 
 
 def line(doc: Any) -> str:
