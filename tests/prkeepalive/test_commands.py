@@ -262,3 +262,28 @@ def test_dispatch_gate_lane_for_a_fork_pr_with_handed_over_activation(
         github.state.comments[first]["reactions"]["rocket"]
         and not github.state.comments[second]["reactions"]
     )
+
+
+def test_dispatch_reads_the_event_from_the_actions_environment(
+    github: Any, actions: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pull = github.state.add_pull(41, body=ISSUE_BODY)
+    github.state.add_run("Gate", pull["head"]["sha"], pulls=(41,))
+    cid = github.state.add_comment(41, "@codex go")
+    comment_event(github, actions["event"], cid)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issue_comment")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(actions["event"]))
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalsite.settings_test"}
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "keepalive_dispatch"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("DISPATCH: ok=true path=comment reason=ok pr=#41 ")
+    monkeypatch.delenv("GITHUB_EVENT_NAME")
+    assert run("keepalive_dispatch")[1] == 2

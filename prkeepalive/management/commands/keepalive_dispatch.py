@@ -9,6 +9,7 @@ or an unreadable event file.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -32,8 +33,16 @@ class Command(BaseCommand):
     help = "Decide whether this event dispatches a keepalive round (GitHub Actions)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--event-name", required=True)
-        parser.add_argument("--event-path", required=True)
+        parser.add_argument(
+            "--event-name",
+            default=os.environ.get("GITHUB_EVENT_NAME", ""),
+            help="default: $GITHUB_EVENT_NAME",
+        )
+        parser.add_argument(
+            "--event-path",
+            default=os.environ.get("GITHUB_EVENT_PATH", ""),
+            help="default: $GITHUB_EVENT_PATH",
+        )
         parser.add_argument(
             "--activation-comment",
             type=int,
@@ -43,6 +52,12 @@ class Command(BaseCommand):
         add_policy_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not options["event_name"] or not options["event_path"]:
+            raise CommandError(
+                "--event-name and --event-path (or GITHUB_EVENT_NAME and "
+                "GITHUB_EVENT_PATH) are required",
+                returncode=2,
+            )
         try:
             env = Env.read()
             payload = read_event(options["event_path"])
