@@ -385,6 +385,9 @@ if CELERY_BROKER_IS_EMBEDDED:
         "inflight_folder": str(CELERY_BROKER_DIR / "inflight"),
         "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
         "recover_interval": _RECOVER_INTERVAL_S,
+        # An idle worker lists the queue folder this often (kombu's default
+        # is once a second, which a person starting a run waits out).
+        "polling_interval": env_int("CELERY_BROKER_POLL_MS", 100, minimum=10) / 1000,
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -426,10 +429,11 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A chord without native join support (the embedded result backend) is
-# joined by celery.chord_unlock polling every few seconds; Celery lets it
-# poll forever. Bounded here: past EVALS_CHORD_MAX_WAIT_S the stale-run
-# sweeper owns the run.
-CELERY_RESULT_CHORD_RETRY_INTERVAL = 2
+# joined by celery.chord_unlock polling every second; Celery lets it poll
+# forever. Bounded here: past EVALS_CHORD_MAX_WAIT_S the stale-run sweeper
+# owns the run. The chunk that records a run's last case finalizes the run
+# itself (evals.tasks.runs), so the poll is only the safety net.
+CELERY_RESULT_CHORD_RETRY_INTERVAL = 1
 EVALS_CHORD_MAX_WAIT_S = env_int("EVALS_CHORD_MAX_WAIT_S", 6 * 3600, minimum=10)
 CELERY_TASK_ANNOTATIONS = {
     "celery.chord_unlock": {

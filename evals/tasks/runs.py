@@ -27,10 +27,18 @@ def run_chunk(self: Task, run_pk: int, case_ids: list[str]) -> int:
     A crash outside a case (database gone, disk full) is retried twice,
     then the run is marked failed so it never hangs in ``running``.
     """
-    from evals.services.runs.lifecycle import run_chunk_execute, run_fail
+    from evals.services.runs.lifecycle import (
+        run_chunk_execute,
+        run_fail,
+        run_finalize_if_complete,
+    )
 
     try:
-        return run_chunk_execute(run_pk=run_pk, case_ids=case_ids)
+        recorded = run_chunk_execute(run_pk=run_pk, case_ids=case_ids)
+        # The run is closed as soon as its last case is stored, not when the
+        # chord's join next polls (the join's finalize is then a no-op).
+        run_finalize_if_complete(run_pk=run_pk)
+        return recorded
     except Exception as exc:
         retries = self.request.retries
         if retries < 2:

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from core.errors import CoreError, ServiceUnavailable
@@ -289,6 +290,23 @@ def run_execute(*, run: Run, on_progress: ProgressCallback | None = None) -> Run
 
 
 # --- finishing ---------------------------------------------------------------
+
+
+def run_finalize_if_complete(*, run_pk: int) -> Run | None:
+    """``run_finalize`` once every case of an active run is stored; None
+    (nothing done) while cases are missing or the run has finished.
+
+    Safe beside the chord's own finalize: finalizing is a conditional
+    update, so whichever comes second returns the run as it is.
+    """
+    if not Run.objects.filter(
+        pk=run_pk,
+        status__in=ACTIVE_STATUSES,
+        completed_at__isnull=True,
+        progress_done__gte=F("total_cases"),
+    ).exists():
+        return None
+    return run_finalize(run_pk=run_pk)
 
 
 def run_fail(*, run_pk: int, error: str, code: str = "run_failed") -> Run:

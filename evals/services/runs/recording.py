@@ -21,7 +21,8 @@ from evals.services.runs.executors import CaseRecord
 # Results are committed in batches (one transaction per batch, not per
 # case); a worker that dies redoes at most one batch.
 RECORD_BATCH = 25
-RECORD_INTERVAL_S = 0.5
+# A batch is also committed after this long, so the progress bar moves.
+RECORD_INTERVAL_S = 0.2
 METRIC_INPUTS_KEY = "metricInputs"
 
 ProgressCallback = Callable[[int, int], None]
