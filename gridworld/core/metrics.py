@@ -79,8 +79,10 @@ def episode_metrics(
     for step in steps:
         for proposal in step["decision"]:
             for reason in proposal["reasons"]:
-                family = reason_family(reason)
-                rejected[family] = rejected.get(family, 0) + 1
+                # reason_family(reason), inlined: this loop runs per reason.
+                if reason.startswith(LYAPUNOV_PREFIX):
+                    reason = LYAPUNOV_PREFIX
+                rejected[reason] = rejected.get(reason, 0) + 1
     success = bool(steps) and steps[-1]["goal_reached"]
     end_budget = steps[-1]["budget"] if steps else budget
     counters = {
