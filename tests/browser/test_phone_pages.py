@@ -1,0 +1,79 @@
+"""Pages at phone width in a real Chromium: the compare metrics table says
+it scrolls and does scroll inside its box; a recorded run's page, the
+manifest format and the agent list fit the screen; every page has its icon."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals.examples import example_manifest, example_run_summary
+from evals.models import Run
+from evals.services.benchmark_records import benchmark_run_record
+from evals.services.benchmarks import benchmark_pack_create
+from evals.services.harness.create import eval_run_create
+from evals.services.runs.lifecycle import run_execute
+from tests.browser.conftest import PHONE
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def page_overflows(page: Any) -> bool:
+    return bool(
+        page.evaluate(
+            "document.scrollingElement.scrollWidth > "
+            "document.scrollingElement.clientWidth"
+        )
+    )
+
+
+def test_phone_width_pages_fit_and_the_metrics_table_says_it_scrolls(
+    page: Any, live_server: Any, owner: Any, suites: Any, log_in: Any
+) -> None:
+    runs = [
+        run_execute(
+            run=eval_run_create(
+                suite_path=suites / "idle-v1.jsonl",
+                profile="balanced",
+                mode="thought_only",
+                model="scripted",
+                script_path=suites / script if script else None,
+                schedule=False,
+            )
+        )
+        for script in (None, "idle-v1-regressed.script.jsonl")
+    ]
+    benchmark_pack_create(document=example_manifest("ama-memory"))
+    benchmark_run_record(
+        document=example_run_summary(
+            "pr-1", results={"case-0": True, "case-1": False}, gitRef="pr-1@abc"
+        )
+    )
+    log_in("alice", "pw-alice")
+    page.set_viewport_size(PHONE)
+
+    page.goto(
+        f"{live_server.url}/evals/compare?base={runs[0].run_id}"
+        f"&candidate={runs[1].run_id}"
+    )
+    hint = page.locator(".scroll-hint").first
+    assert hint.is_visible()
+    assert "Swipe the table sideways" in hint.inner_text()
+    wrap = page.locator(".table-wrap:has(table.metrics)").first
+    assert wrap.evaluate("box => box.scrollWidth > box.clientWidth")
+    assert not page_overflows(page)
+
+    for path in (
+        "/evals/runs/pr-1/",
+        "/benchmarks/upload/manifest-format",
+        "/benchmarks/upload",
+        "/stream/",
+    ):
+        page.goto(f"{live_server.url}{path}")
+        assert not page_overflows(page), path
+    assert Run.objects.get(run_id="pr-1").git_ref == "pr-1@abc"
+    assert page.locator("link[rel=icon]").get_attribute("href") == (
+        "/static/favicon.ico"
+    )
+    assert page.js_errors == []
