@@ -127,13 +127,20 @@ class EvalRunListCreateView(APIView):
     )
     def get(self, request: Request) -> Response:
         """Harness runs, newest first; filter by suite, status and verdict."""
+        # Every bad parameter is reported at once.
+        problems: dict[str, Any] = {}
         status_filter = request.query_params.get("status") or None
         if status_filter and status_filter not in Run.Status.values:
-            raise ValidationError({"status": [f"unknown status {status_filter!r}."]})
+            problems["status"] = [f"unknown status {status_filter!r}."]
         verdict = request.query_params.get("verdict") or None
         if verdict not in (None, "pass", "fail"):
-            raise ValidationError({"verdict": ["verdict must be pass or fail."]})
-        limit, offset = limit_offset(request)
+            problems["verdict"] = ["verdict must be pass or fail."]
+        try:
+            limit, offset = limit_offset(request)
+        except ValidationError as exc:
+            problems.update(exc.detail if isinstance(exc.detail, dict) else {})
+        if problems:
+            raise ValidationError(problems)
         runs = harness_run_list(
             suite=request.query_params.get("suite") or None,
             status=status_filter,

@@ -327,6 +327,22 @@ def test_bad_list_parameters_are_400(
     assert list(error_fields(response)) == [f"?{field}"]
 
 
+def test_every_bad_list_parameter_is_reported_at_once(
+    session_client: APIClient,
+) -> None:
+    response = session_client.get(
+        "/api/evals/runs?status=nope&verdict=maybe&limit=0&offset=x"
+    )
+
+    assert response.status_code == 400
+    assert error_fields(response) == {
+        "?status": ["unknown status 'nope'."],
+        "?verdict": ["verdict must be pass or fail."],
+        "?limit": ["limit must be between 1 and 200."],
+        "?offset": ["offset must be an integer."],
+    }
+
+
 def test_unknown_run_is_404(session_client: APIClient) -> None:
     response = session_client.get("/api/evals/runs/20260101000000-abcdef")
 
