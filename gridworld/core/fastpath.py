@@ -161,6 +161,10 @@ def decide_fast(
     return best, tuple(all_reasons), kernel_only
 
 
+# Preimage texts kept per proposal set (one per distinct reasons tuple).
+DECISION_TEXTS_MAX = 8
+
+
 class ProposalSetInfo(NamedTuple):
     codes: tuple[str, ...]
     digests: tuple[str, ...]
@@ -175,11 +179,13 @@ class ProposalSetInfo(NamedTuple):
             text = ";".join(
                 [f"{c}:{','.join(r)}" for c, r in zip(self.codes, reasons, strict=True)]
             )
-            self.texts[reasons] = text
+            # Bounded: Lyapunov reasons carry numbers, so variants are many.
+            if len(self.texts) < DECISION_TEXTS_MAX:
+                self.texts[reasons] = text
         return text
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def proposal_set_info(proposals: tuple[Proposal, ...]) -> ProposalSetInfo:
     """Encodings, their sha256 and the Merkle root of a proposal set (cached)."""
     encoded = tuple([p.encode() for p in proposals])
