@@ -45,6 +45,19 @@ def ensure_broker_folders(sender: Celery, **kwargs: Any) -> None:
 
 
 @worker_init.connect
+def cap_broker_waits(**kwargs: Any) -> None:
+    """The worker's loop gets control back after each poll of the embedded
+    broker (``evalsite.transport.Transport.drain_events``)."""
+    from django.conf import settings
+
+    if settings.CELERY_BROKER_IS_EMBEDDED:
+        from evalsite.transport import Transport
+
+        options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+        Transport.drain_cap_s = float(options["polling_interval"])
+
+
+@worker_init.connect
 def require_database(**kwargs: Any) -> None:
     """A worker never reports ready without a migrated database.
 

@@ -234,3 +234,17 @@ class Channel(filesystem.Channel):
 class Transport(filesystem.Transport):
     Channel = Channel
     driver_name = "evalsite-filesystem"
+    # Set in a worker's main process only (evalsite.celery): see drain_events.
+    drain_cap_s: float | None = None
+
+    def drain_events(self, connection: Any, timeout: float | None = None) -> Any:
+        """Celery's worker loop for a transport with no event loop (this one)
+        waits here up to 2 s at a time and acknowledges finished tasks only
+        between waits; with one message per process, the next task waited
+        for that acknowledgement. In a worker, return after ``drain_cap_s``
+        so acknowledgements and the next message follow at once. Callers
+        outside a worker keep the timeout they asked for."""
+        cap = self.drain_cap_s
+        if cap is not None and timeout is not None and timeout > cap:
+            timeout = cap
+        return super().drain_events(connection, timeout=timeout)

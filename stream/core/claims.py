@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from stream.core.goals import CANONICAL_ACTIONS
@@ -177,7 +178,12 @@ def _singular(word: str) -> tuple[str, ...]:
 
 
 def _lookup(words: list[str]) -> tuple[str, GroundingCategory] | None:
-    joined = "_".join(words)
+    return _lookup_joined("_".join(words))
+
+
+# Texts repeat few words: the lookup of a word (pure, small answers) is kept.
+@lru_cache(maxsize=16384)
+def _lookup_joined(joined: str) -> tuple[str, GroundingCategory] | None:
     for form in _singular(joined):
         if form in _ENTITY_NAMES:
             return form, GroundingCategory.MISSING_ENTITY
@@ -248,12 +254,19 @@ def _present(
             places.add(name)
             places.update(part for part in name.split("_") if part)
     places.update(f"the_{p}" for p in list(places))
-    named = {mention[0] for mention in _mentions(frame_text)}
+    named = _named_in_frame(frame_text)
     return {
         GroundingCategory.MISSING_ENTITY: entities | named,
         GroundingCategory.MISSING_ITEM: items | named,
         GroundingCategory.MISSING_LOCATION: places | named,
     }
+
+
+# The names a rendered frame mentions: scenarios that share a frame (and a
+# prompt profile) render the same text, so it is read once.
+@lru_cache(maxsize=1024)
+def _named_in_frame(frame_text: str) -> frozenset[str]:
+    return frozenset(mention[0] for mention in _mentions(frame_text))
 
 
 def ground_claims(

@@ -128,3 +128,26 @@ def test_visibility_timeout_outlasts_the_longest_chunk() -> None:
     assert settings.CELERY_TASK_ACKS_LATE is True
     assert settings.CELERY_TASK_REJECT_ON_WORKER_LOST is True
     assert settings.CELERY_WORKER_PREFETCH_MULTIPLIER == 1
+
+
+def test_a_worker_gets_control_back_after_one_poll_others_wait_as_asked(
+    broker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalsite.transport import Transport
+
+    connection, _, _ = broker
+    queue = Queue("work", routing_key="work")
+    with connection.Consumer(queue, callbacks=[lambda body, message: None]):
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            connection.drain_events(timeout=0.6)
+        asked = time.monotonic() - started
+
+        monkeypatch.setattr(Transport, "drain_cap_s", 0.05)
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            connection.drain_events(timeout=2.0)
+        capped = time.monotonic() - started
+
+    assert asked >= 0.6
+    assert capped < 0.5
