@@ -6,6 +6,8 @@ import logging
 import logging.config
 import os
 import time
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from celery import Celery
@@ -18,6 +20,87 @@ logger = logging.getLogger(__name__)
 app = Celery("evalsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def broker_transport_options(
+    *,
+    embedded: bool,
+    broker_dir: Path,
+    visibility_timeout_s: int,
+    connect_timeout_s: int,
+) -> dict[str, object]:
+    """``CELERY_BROKER_TRANSPORT_OPTIONS`` for the embedded broker (folders
+    under ``broker_dir``) or Redis.
+
+    A message nobody acknowledged within ``visibility_timeout_s`` belongs to
+    a dead worker and is delivered again; consumers look for such messages
+    often enough that a redelivery waits little longer than that. On Redis a
+    publish gives up after one retry, so the API answers 503 quickly when
+    the broker is down.
+    """
+    recover_interval_s = max(1, min(10, visibility_timeout_s // 4))
+    if embedded:
+        return {
+            "data_folder_in": str(broker_dir / "queue"),
+            "data_folder_out": str(broker_dir / "queue"),
+            "control_folder": str(broker_dir / "control"),
+            "inflight_folder": str(broker_dir / "inflight"),
+            "visibility_timeout": visibility_timeout_s,
+            "recover_interval": recover_interval_s,
+        }
+    return {
+        "visibility_timeout": visibility_timeout_s,
+        "unacked_restore_interval": recover_interval_s,
+        "unacked_restore_throttle": 1,
+        "socket_connect_timeout": connect_timeout_s,
+        "socket_timeout": 10,
+        "retry_on_timeout": False,
+        "max_retries": 1,
+    }
+
+
+def beat_schedule(
+    *,
+    heartbeat_s: int,
+    keepalive_tick_s: int,
+    agency_log_s: int,
+    evals_sweep_s: int,
+    planning_poll_s: int,
+    prkeepalive_reconcile_s: int,
+) -> dict[str, dict[str, Any]]:
+    """``CELERY_BEAT_SCHEDULE``: every periodic task, at the intervals settings
+    read (the stream's prune runs every 30 seconds)."""
+    return {
+        "heartbeat": {
+            "task": "evalsite.record_heartbeat",
+            "schedule": timedelta(seconds=heartbeat_s),
+            "args": ("beat",),
+        },
+        "keepalive": {
+            "task": "stream.keepalive_tick_all",
+            "schedule": timedelta(seconds=keepalive_tick_s),
+        },
+        "stream-prune": {
+            "task": "stream.prune_all",
+            "schedule": timedelta(seconds=30),
+        },
+        "agency-counters-log": {
+            "task": "stream.log_agency_counters",
+            "schedule": timedelta(seconds=agency_log_s),
+        },
+        "evals-sweep-stale-runs": {
+            "task": "evals.sweep_stale_runs",
+            "schedule": timedelta(seconds=evals_sweep_s),
+        },
+        "planning-poll": {
+            "task": "stream.planning_poll_all",
+            "schedule": timedelta(seconds=planning_poll_s),
+        },
+        "prkeepalive-reconcile": {
+            "task": "prkeepalive.reconcile_all",
+            "schedule": timedelta(seconds=prkeepalive_reconcile_s),
+        },
+    }
 
 
 @setup_logging.connect

@@ -1,4 +1,5 @@
-"""OpenAPI post-processing: the error answers every operation can give.
+"""OpenAPI: the schema's description and the error answers every operation
+can give.
 
 Every error answer has one shape (``evalsite.api``); this hook declares it
 as the ``Error`` component and lists, on every operation, the statuses it
@@ -11,6 +12,40 @@ operations with a body, 413 (over ``API_MAX_BODY_BYTES``) and 415.
 from __future__ import annotations
 
 from typing import Any
+
+# The schema's description: how to authenticate and the limits every request is held to.
+API_DESCRIPTION = (
+    "Cognitive stream, eval runs, benchmark packs, baselines and the CI gate. "
+    "Agents authenticate with `Authorization: Bearer <api key>` "
+    "(`python manage.py create_agent NAME`). "
+    "Limits: a body is UTF-8 JSON (no byte-order mark) of at most "
+    "API_MAX_BODY_BYTES (10 MiB by default; 413 past it) nesting at most "
+    "API_MAX_JSON_DEPTH levels (32); no string may hold NUL or a lone "
+    "surrogate, no number may be NaN or Infinity, integers fit 64 bits; "
+    "ids are path segments of at most 200 characters without control, "
+    "zero-width or bidi characters. Every error answers "
+    '`{"error": {"code", "message", "fields"}}`.'
+)
+
+
+def spectacular_settings() -> dict[str, Any]:
+    """``SPECTACULAR_SETTINGS``: the schema's title and description, the
+    vendored Swagger UI and ReDoc, and the post-processing hooks."""
+    return {
+        "TITLE": "evalsite API",
+        "DESCRIPTION": API_DESCRIPTION,
+        "VERSION": "1",
+        "SERVE_INCLUDE_SCHEMA": False,
+        "SWAGGER_UI_DIST": "SIDECAR",
+        "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+        "REDOC_DIST": "SIDECAR",
+        "COMPONENT_SPLIT_REQUEST": True,
+        "POSTPROCESSING_HOOKS": [
+            "drf_spectacular.hooks.postprocess_schema_enums",
+            "evalsite.openapi.add_error_responses",
+        ],
+    }
+
 
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",

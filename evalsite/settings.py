@@ -1,111 +1,42 @@
 """The one settings module of evalsite: everything comes from the environment.
 
-Read top to bottom. Helpers at the top parse variables strictly: a malformed
-value stops start-up with ``ImproperlyConfigured`` naming the variable, rather
-than silently falling back to a default.
+Read top to bottom. The readers (``evalsite/env.py``) parse variables
+strictly: a malformed value stops start-up with ``ImproperlyConfigured``
+naming the variable, rather than silently falling back to a default.
 """
 
 from __future__ import annotations
 
-import os
-from datetime import timedelta
-from pathlib import Path
-
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from evalsite.envfile import EnvFileError, load_env_file
+from evalsite.celery import beat_schedule, broker_transport_options
+from evalsite.database import sqlite_database
+from evalsite.env import (
+    BASE_DIR,
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_path,
+    env_redis_url,
+    env_secret,
+    env_secret_key,
+    env_str,
+    load_local_env,
+)
 from evalsite.logging import build_logging
+from evalsite.openapi import spectacular_settings
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+load_local_env()
 
-# The local .env (written once by `make demo`); real variables win, and an
-# empty EVALSITE_ENV_FILE turns the file off (the test settings do).
-_ENV_FILE = os.environ.get("EVALSITE_ENV_FILE", ".env")
-if _ENV_FILE:
-    try:
-        load_env_file(
-            Path(_ENV_FILE) if Path(_ENV_FILE).is_absolute() else BASE_DIR / _ENV_FILE
-        )
-    except EnvFileError as exc:
-        raise ImproperlyConfigured(str(exc)) from None
-
-
-def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool = False) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    value = raw.strip().lower()
-    if value in ("true", "1"):
-        return True
-    if value in ("false", "0"):
-        return False
-    raise ImproperlyConfigured(f"{name} must be one of true/false/1/0, got {raw!r}")
-
-
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def env_list(name: str, default: str = "") -> list[str]:
-    raw = os.environ.get(name, default)
-    return [item.strip() for item in raw.split(",") if item.strip()]
-
-
-def env_secret(name: str) -> str:
-    """``NAME_FILE`` (a path whose content is the secret) wins over ``NAME``."""
-    path = os.environ.get(f"{name}_FILE")
-    if path:
-        try:
-            return Path(path).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ImproperlyConfigured(f"{name}_FILE cannot be read: {exc}") from None
-    return os.environ.get(name, "")
-
-
-def env_path(name: str, default: Path) -> Path:
-    raw = os.environ.get(name)
-    path = Path(raw) if raw else default
-    return path if path.is_absolute() else BASE_DIR / path
-
-
-# ---------------------------------------------------------------------------
-# Core
-# ---------------------------------------------------------------------------
+# --- Core --------------------------------------------------------------------
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 VAR_DIR = env_path("EVALSITE_VAR_DIR", BASE_DIR / "var")
 
 DEV_SECRET_KEY = "dev-only-insecure-key-never-use-in-production"  # noqa: S105
-SECRET_KEY = env_secret("DJANGO_SECRET_KEY")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set when "
-            "DJANGO_DEBUG is off (for local use, `make demo` writes a .env with "
-            'both). Generate one with: python -c "import secrets; '
-            'print(secrets.token_urlsafe(50))"'
-        )
-    SECRET_KEY = DEV_SECRET_KEY
-elif not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
-    raise ImproperlyConfigured(
-        "DJANGO_SECRET_KEY is the development placeholder; set a real secret when "
-        "DJANGO_DEBUG is off"
-    )
+SECRET_KEY = env_secret_key(debug=DEBUG, placeholder=DEV_SECRET_KEY)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
@@ -163,9 +94,7 @@ TEMPLATES = [
     },
 ]
 
-# ---------------------------------------------------------------------------
-# Database: SQLite under var/ unless DATABASE_URL is set
-# ---------------------------------------------------------------------------
+# --- Database: SQLite under var/ unless DATABASE_URL is set ------------------
 
 # URLs may carry passwords: like every secret, read from NAME or NAME_FILE.
 DATABASE_URL = env_secret("DATABASE_URL")
@@ -178,27 +107,10 @@ if DATABASE_URL:
         )
     }
 else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "evalsite.sqlite3",
-            # web, worker and beat share the file: wait for the lock instead of
-            # failing, and take the write lock when a transaction starts so two
-            # writers never deadlock upgrading read locks.
-            "OPTIONS": {
-                "init_command": (
-                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                    "PRAGMA busy_timeout=10000;"
-                ),
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-            },
-        }
-    }
+    # Shared by web, worker and beat (evalsite/database.py).
+    DATABASES = {"default": sqlite_database(VAR_DIR / "evalsite.sqlite3")}
 
-# ---------------------------------------------------------------------------
-# Auth
-# ---------------------------------------------------------------------------
+# --- Auth --------------------------------------------------------------------
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -208,9 +120,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-# ---------------------------------------------------------------------------
-# Internationalisation, static files
-# ---------------------------------------------------------------------------
+# --- Internationalisation, static files --------------------------------------
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -241,9 +151,7 @@ STORAGES = {
     },
 }
 
-# ---------------------------------------------------------------------------
-# Security (production values when DEBUG is off)
-# ---------------------------------------------------------------------------
+# --- Security (production values when DEBUG is off) --------------------------
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEBUG)
@@ -278,9 +186,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 32, minimum=4)
 
-# ---------------------------------------------------------------------------
-# REST API
-# ---------------------------------------------------------------------------
+# --- REST API ----------------------------------------------------------------
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -308,10 +214,7 @@ if DEBUG:
 # Requests per API key: "<n>/<second|minute|hour|day>"; over it, 429 with
 # Retry-After. Counted in CACHE_URL's cache (per process without one).
 API_KEY_THROTTLE_RATE = env_str("API_KEY_THROTTLE_RATE", "1200/minute")
-CACHE_URL = env_secret("CACHE_URL")
-if CACHE_URL and not CACHE_URL.startswith("redis://"):
-    # Never echo the value: it may carry a password.
-    raise ImproperlyConfigured("CACHE_URL must be a redis:// URL")
+CACHE_URL = env_redis_url("CACHE_URL")
 CACHES = {
     "default": (
         {
@@ -323,35 +226,9 @@ CACHES = {
     )
 }
 
-SPECTACULAR_SETTINGS = {
-    "TITLE": "evalsite API",
-    "DESCRIPTION": (
-        "Cognitive stream, eval runs, benchmark packs, baselines and the CI gate. "
-        "Agents authenticate with `Authorization: Bearer <api key>` "
-        "(`python manage.py create_agent NAME`). "
-        "Limits: a body is UTF-8 JSON (no byte-order mark) of at most "
-        "API_MAX_BODY_BYTES (10 MiB by default; 413 past it) nesting at most "
-        "API_MAX_JSON_DEPTH levels (32); no string may hold NUL or a lone "
-        "surrogate, no number may be NaN or Infinity, integers fit 64 bits; "
-        "ids are path segments of at most 200 characters without control, "
-        "zero-width or bidi characters. Every error answers "
-        '`{"error": {"code", "message", "fields"}}`.'
-    ),
-    "VERSION": "1",
-    "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
-    "COMPONENT_SPLIT_REQUEST": True,
-    "POSTPROCESSING_HOOKS": [
-        "drf_spectacular.hooks.postprocess_schema_enums",
-        "evalsite.openapi.add_error_responses",
-    ],
-}
+SPECTACULAR_SETTINGS = spectacular_settings()
 
-# ---------------------------------------------------------------------------
-# Celery: embedded filesystem broker unless CELERY_BROKER_URL is set
-# ---------------------------------------------------------------------------
+# --- Celery: embedded filesystem broker unless CELERY_BROKER_URL is set ------
 
 CELERY_BROKER_URL = env_secret("CELERY_BROKER_URL") or "filesystem://"
 CELERY_BROKER_IS_EMBEDDED = CELERY_BROKER_URL.startswith("filesystem://")
@@ -366,39 +243,28 @@ CELERY_VISIBILITY_TIMEOUT_S = env_int(
     CELERY_TASK_TIME_LIMIT + 60,
     minimum=CELERY_TASK_TIME_LIMIT + 1,
 )
-# How often a consumer looks for messages to deliver again: often enough that
-# a redelivery waits little longer than the visibility timeout.
-_RECOVER_INTERVAL_S = max(1, min(10, CELERY_VISIBILITY_TIMEOUT_S // 4))
 # Publishing fails fast when the broker is down: the API answers 503 in about
 # a second instead of hanging (kombu retries forever by default).
 CELERY_BROKER_CONNECT_TIMEOUT_S = env_int(
     "CELERY_BROKER_CONNECT_TIMEOUT_S", 2, minimum=1
 )
+# The embedded broker keeps a message on disk until it is acknowledged
+# (evalsite/transport.py); on Redis an unacknowledged one comes back after the
+# visibility timeout. Folders and intervals: evalsite/celery.py.
+CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(
+    embedded=CELERY_BROKER_IS_EMBEDDED,
+    broker_dir=CELERY_BROKER_DIR,
+    visibility_timeout_s=CELERY_VISIBILITY_TIMEOUT_S,
+    connect_timeout_s=CELERY_BROKER_CONNECT_TIMEOUT_S,
+)
 if CELERY_BROKER_IS_EMBEDDED:
-    # At-least-once filesystem transport: a message stays on disk until it is
-    # acknowledged (evalsite/transport.py).
     CELERY_BROKER_TRANSPORT = "evalsite.transport:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
-        "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
-        "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
-        "control_folder": str(CELERY_BROKER_DIR / "control"),
-        "inflight_folder": str(CELERY_BROKER_DIR / "inflight"),
-        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
-        "recover_interval": _RECOVER_INTERVAL_S,
-        # An idle worker lists the queue folder this often (kombu's default
-        # is once a second, which a person starting a run waits out).
-        "polling_interval": env_int("CELERY_BROKER_POLL_MS", 100, minimum=10) / 1000,
-    }
+    # An idle worker lists the queue folder this often (kombu's default is
+    # once a second, which a person starting a run waits out).
+    CELERY_BROKER_TRANSPORT_OPTIONS["polling_interval"] = (
+        env_int("CELERY_BROKER_POLL_MS", 100, minimum=10) / 1000
+    )
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
-        "unacked_restore_interval": _RECOVER_INTERVAL_S,
-        "unacked_restore_throttle": 1,
-        "socket_connect_timeout": CELERY_BROKER_CONNECT_TIMEOUT_S,
-        "socket_timeout": 10,
-        "retry_on_timeout": False,
-        "max_retries": 1,
-    }
     CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
         "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S
     }
@@ -449,9 +315,7 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
-# ---------------------------------------------------------------------------
-# Cognitive stream and keep-alive loop (handed to services, never read by core)
-# ---------------------------------------------------------------------------
+# --- Cognitive stream and keep-alive loop (handed to services, never read by core) ---
 
 STREAM_QUEUE_HARD_CAP = env_int("STREAM_QUEUE_HARD_CAP", 500, minimum=1)
 STREAM_PROCESSED_MAX_AGE_S = env_int("STREAM_PROCESSED_MAX_AGE_S", 86400, minimum=1)
@@ -549,55 +413,26 @@ EVALS_STALE_RUN_MAX_RESUMES = env_int("EVALS_STALE_RUN_MAX_RESUMES", 3, minimum=
 EVALS_STALE_RUN_BATCH = 50
 EVALS_SWEEP_INTERVAL_S = env_int("EVALS_SWEEP_INTERVAL_S", 60, minimum=1)
 
-# The beat schedule, in one place.
-CELERY_BEAT_SCHEDULE = {
-    "heartbeat": {
-        "task": "evalsite.record_heartbeat",
-        "schedule": timedelta(seconds=env_int("HEARTBEAT_INTERVAL_S", 30, minimum=1)),
-        "args": ("beat",),
-    },
-    "keepalive": {
-        "task": "stream.keepalive_tick_all",
-        "schedule": timedelta(seconds=KEEPALIVE_TICK_S),
-    },
-    "stream-prune": {
-        "task": "stream.prune_all",
-        "schedule": timedelta(seconds=30),
-    },
-    "agency-counters-log": {
-        "task": "stream.log_agency_counters",
-        "schedule": timedelta(seconds=AGENCY_LOG_INTERVAL_S),
-    },
-    "evals-sweep-stale-runs": {
-        "task": "evals.sweep_stale_runs",
-        "schedule": timedelta(seconds=EVALS_SWEEP_INTERVAL_S),
-    },
-    "planning-poll": {
-        "task": "stream.planning_poll_all",
-        "schedule": timedelta(seconds=PLANNING_POLL_S),
-    },
-    "prkeepalive-reconcile": {
-        "task": "prkeepalive.reconcile_all",
-        "schedule": timedelta(seconds=PRKEEPALIVE_RECONCILE_S),
-    },
-}
+# The beat schedule, in one place (the tasks: evalsite/celery.py).
+CELERY_BEAT_SCHEDULE = beat_schedule(
+    heartbeat_s=env_int("HEARTBEAT_INTERVAL_S", 30, minimum=1),
+    keepalive_tick_s=KEEPALIVE_TICK_S,
+    agency_log_s=AGENCY_LOG_INTERVAL_S,
+    evals_sweep_s=EVALS_SWEEP_INTERVAL_S,
+    planning_poll_s=PLANNING_POLL_S,
+    prkeepalive_reconcile_s=PRKEEPALIVE_RECONCILE_S,
+)
 
-# ---------------------------------------------------------------------------
-# Logging
-# ---------------------------------------------------------------------------
+# --- Logging -----------------------------------------------------------------
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
-LOG_FORMAT = env_str("LOG_FORMAT", "text").lower()
-if LOG_FORMAT not in ("text", "json"):
-    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, got {LOG_FORMAT!r}")
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))
 LOG_REPEAT_WINDOW_S = env_int("LOG_REPEAT_WINDOW_S", 60, minimum=0)
 LOGGING = build_logging(
     level=LOG_LEVEL, fmt=LOG_FORMAT, repeat_window_s=LOG_REPEAT_WINDOW_S
 )
 
-# ---------------------------------------------------------------------------
-# Demo
-# ---------------------------------------------------------------------------
+# --- Demo --------------------------------------------------------------------
 
 # Each capability registers a function that loads its demo data (idempotent).
 DEMO_DATA_LOADERS: list[str] = [
