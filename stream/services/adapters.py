@@ -7,12 +7,8 @@ from pathlib import Path
 from django.conf import settings
 
 from core.errors import CoreError
-from stream.core.adapters import (
-    SAMPLERS,
-    BaselineAdapter,
-    ModelAdapter,
-    ScriptedAdapter,
-)
+from stream.core.adapters import SAMPLERS, ModelAdapter, ScriptedAdapter
+from stream.core.baseline import BaselineAdapter
 from stream.core.types import SamplerProfile
 
 MODEL_CHOICES = ("scripted", "baseline", "openai")

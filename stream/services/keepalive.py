@@ -21,7 +21,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from stream.core.adapters import BaselineAdapter, ModelAdapter
+from stream.core.adapters import ModelAdapter
+from stream.core.baseline import BaselineAdapter
 from stream.core.frames import facts_from_wire
 from stream.core.keepalive import (
     BypassReason,

@@ -12,13 +12,12 @@ import pytest
 from core.errors import CoreError, NotFound
 from stream.core.adapters import (
     SAMPLERS,
-    BaselineAdapter,
     ModelAdapter,
     ScriptedAdapter,
     ScriptInvalid,
     ScriptMissing,
-    observe,
 )
+from stream.core.baseline import BaselineAdapter, observe
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.pipeline import evaluate_output
 from stream.core.prompts import build_prompt

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stream.core.adapters import (
-    SAMPLERS,
-    BaselineAdapter,
-    ScriptedAdapter,
-    ScriptMissing,
-)
+from stream.core.adapters import SAMPLERS, ScriptedAdapter, ScriptMissing
+from stream.core.baseline import BaselineAdapter
 from stream.core.eligibility import decide_eligibility
 from stream.core.frames import render_frame
 from stream.core.grounding import ground
@@ -177,8 +173,9 @@ def test_core_reads_no_clock_no_environment_and_no_global_random() -> None:
         path.name: path.read_text() for path in (ROOT / "stream" / "core").glob("*.py")
     }
     mine = {
-        "adapters.py", "eligibility.py", "frames.py", "goals.py", "grounding.py",
-        "intent.py", "pipeline.py", "prompts.py", "sanitizer.py", "types.py", "wire.py",
+        "adapters.py", "baseline.py", "degeneration.py", "eligibility.py",
+        "frames.py", "goals.py", "grounding.py", "intent.py", "pipeline.py",
+        "prompts.py", "sanitizer.py", "types.py", "wire.py",
     }  # fmt: skip
     for name in sorted(mine):
         source = sources[name]

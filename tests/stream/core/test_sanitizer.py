@@ -6,20 +6,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stream.core.sanitizer import (
-    LEAK_PREFIXES,
+from stream.core.degeneration import (
     MAX_SCAN_WORDS,
-    STAGES,
     _third_trigram_bulk,
     _third_trigram_index,
     _third_trigram_short,
+    truncate_degeneration,
+)
+from stream.core.sanitizer import (
+    LEAK_PREFIXES,
+    STAGES,
     normalize_whitespace,
     sanitize,
     strip_code_fences,
     strip_system_prompt_leaks,
     strip_trailing_garbage,
     strip_wrapping_quotes,
-    truncate_degeneration,
 )
 from stream.core.types import Goal, GoalFailReason, IntentParse
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from stream.core.degeneration import truncate_degeneration
 from stream.core.goals import CANONICAL_ACTIONS, extract_goal_tag
 from stream.core.intent import extract_intent
 from stream.core.sanitizer import (
@@ -19,7 +20,6 @@ from stream.core.sanitizer import (
     strip_code_fences,
     strip_system_prompt_leaks,
     strip_trailing_garbage,
-    truncate_degeneration,
 )
 from stream.core.types import IntentParse
 
