@@ -485,12 +485,17 @@ def test_frame_part_matches_the_stream_frame_schema() -> None:
     assert _sorted_enums(our_frame) == _sorted_enums(their_frame)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 def test_ev_c2_frame_seen_valid_before_does_not_hide_other_problems(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: bool
 ) -> None:
     """A frame validated once is not validated again, but a line with that
     frame and a bad stimulus, or with one field of that frame broken, still
-    gets the full problem list."""
+    gets the full problem list (with the compiled validator and without)."""
+    import evals.core.suites as suites_module
+
+    if not compiled:
+        monkeypatch.setattr(suites_module, "_compiled_validator", lambda: None)
     load_suite(write(tmp_path, line(scenario("a")), name="warm.jsonl"))
     broken_frame = scenario("c")
     broken_frame["frame"]["facts"]["bot"]["health"] = -1
@@ -507,3 +512,31 @@ def test_ev_c2_frame_seen_valid_before_does_not_hide_other_problems(
         (1, ["$.stimulus", "$.stimulus.strength"]),
         (2, ["$.frame.facts.bot.health"]),
     ]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"scenario_id": "Upper"},
+        {"scenario_id": "a" * 129},
+        {"oracle": {"oracle_version": "1"}},
+        {"oracle": {"oracle_version": "v1", "extra": 1}},
+        {"stimulus": {"kind": "nightfall", "strength": 1.5}},
+        {"stimulus": {"kind": "x", "strength": 0.5, "action_affordance": "allowed"}},
+        {"tags": [""]},
+        {"tags": ["t"] * 33},
+        {"frame": {"facts": {}}},
+        {"frame": {"facts": {"bot": {}, "world": {}}, "extra": True}},
+        {"unknown": 1},
+    ],
+)
+def test_ev_c2_compiled_check_never_passes_what_jsonschema_refuses(
+    overrides: dict[str, Any],
+) -> None:
+    from core.schemas import load_validator, validate
+    from evals.core.suites import SCENARIO_SCHEMA, _compiled_validator
+
+    doc = {**scenario("s1"), **overrides}
+
+    assert validate(load_validator("evals.core", SCENARIO_SCHEMA), doc) != []
+    assert _compiled_validator().is_valid(doc) is False
