@@ -5,9 +5,10 @@ answer and the API schema), and the inputs the endpoints accept."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import (
     inline_serializer,
 )
@@ -168,3 +169,32 @@ class AckInputSerializer(serializers.Serializer):
         if len(value) > settings.STREAM_MAX_ACK_IDS:
             raise ValidationError(f"at most {settings.STREAM_MAX_ACK_IDS} ids per ack")
         return value
+
+
+class _MaxItemsSchema(OpenApiSerializerExtension):
+    """Declares in the API schema, as ``maxItems``, the item limits a
+    serializer checks in its ``validate_<field>`` methods, and ``minItems: 1``
+    for those lists (``allow_empty=False``). The limit is read from settings
+    each time the schema is built, so the schema states the configured value;
+    validation and its messages stay in the serializer."""
+
+    limits: ClassVar[dict[str, str]] = {}
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Any:
+        schema = auto_schema._map_serializer(
+            self.target, direction, bypass_extensions=True
+        )
+        for field, setting in self.limits.items():
+            schema["properties"][field]["minItems"] = 1
+            schema["properties"][field]["maxItems"] = getattr(settings, setting)
+        return schema
+
+
+class ThoughtBatchInputSchema(_MaxItemsSchema):
+    target_class = ThoughtBatchInputSerializer
+    limits: ClassVar[dict[str, str]] = {"thoughts": "STREAM_MAX_BATCH"}
+
+
+class AckInputSchema(_MaxItemsSchema):
+    target_class = AckInputSerializer
+    limits: ClassVar[dict[str, str]] = {"thoughtIds": "STREAM_MAX_ACK_IDS"}

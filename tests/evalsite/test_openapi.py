@@ -31,3 +31,33 @@ def test_swagger_ui_uses_local_assets(owner_client: Any) -> None:
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
     assert "cdn" not in html.lower()
     assert "<script>" not in html  # no inline scripts (CSP script-src 'self')
+
+
+def test_schema_declares_the_configured_list_limits(
+    settings: Any, owner_client: Any, agent_client: Any
+) -> None:
+    """The thoughts batch and the ack ids state their item limits as the
+    schema's maxItems, from the settings in force, and the API holds to them:
+    a batch at the limit is published, one past it refused with a 400."""
+    settings.STREAM_MAX_BATCH = 3
+    settings.STREAM_MAX_ACK_IDS = 5
+    schemas = owner_client.get("/api/schema/?format=json").json()["components"][
+        "schemas"
+    ]
+    batch = schemas["ThoughtBatchInputRequest"]["properties"]["thoughts"]
+    ack = schemas["AckInputRequest"]["properties"]["thoughtIds"]
+    assert (batch["minItems"], batch["maxItems"]) == (1, 3)
+    assert (ack["minItems"], ack["maxItems"]) == (1, 5)
+
+    def publish(count: int) -> Any:
+        body = {"thoughts": [{"content": f"I see tree {i}."} for i in range(count)]}
+        return agent_client.post("/api/cognitive-stream/thoughts", body, format="json")
+
+    assert publish(3).status_code == 201
+    refused = publish(4)
+    assert refused.status_code == 400
+    assert [f["path"] for f in refused.json()["error"]["fields"]] == ["$.thoughts"]
+    ids = {"thoughtIds": list(range(1, 7))}
+    refused = agent_client.post("/api/cognitive-stream/ack", ids, format="json")
+    assert refused.status_code == 400
+    assert [f["path"] for f in refused.json()["error"]["fields"]] == ["$.thoughtIds"]
