@@ -19,6 +19,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evalsite.paging import limit_offset
+from gridworld.core.config import (
+    MAX_BUDGET,
+    MAX_EPISODES,
+    MAX_LANE_SIZE,
+    MAX_SEED,
+    MAX_STEPS,
+)
+from gridworld.core.governor import GOVERNOR_KINDS
+from gridworld.core.proposers import PROPOSER_KINDS
 from gridworld.models import Episode, EpisodeBatch
 from gridworld.services.batches import batch_create
 from gridworld.services.episodes import episode_receipt_bytes, receipt_verify
@@ -110,14 +119,33 @@ class BatchListCreateView(APIView):
                     "name for map_text"
                 ),
                 "map_text": serializers.CharField(required=False),
-                "episodes": serializers.IntegerField(),
-                "proposer": serializers.CharField(required=False),
-                "governor": serializers.CharField(required=False),
-                "seed": serializers.IntegerField(required=False),
-                "drift_period": serializers.IntegerField(required=False),
-                "max_steps": serializers.IntegerField(required=False),
-                "budget": serializers.IntegerField(required=False),
-                "lane_size": serializers.IntegerField(required=False),
+                "episodes": serializers.IntegerField(
+                    min_value=1, max_value=MAX_EPISODES
+                ),
+                "proposer": serializers.ChoiceField(
+                    choices=sorted(PROPOSER_KINDS), required=False
+                ),
+                "governor": serializers.ChoiceField(
+                    choices=sorted(GOVERNOR_KINDS), required=False
+                ),
+                "seed": serializers.IntegerField(
+                    required=False,
+                    min_value=0,
+                    max_value=MAX_SEED - 1,
+                    help_text="seed + episodes must stay < 2^31",
+                ),
+                "drift_period": serializers.IntegerField(
+                    required=False, min_value=0, max_value=MAX_STEPS
+                ),
+                "max_steps": serializers.IntegerField(
+                    required=False, min_value=1, max_value=MAX_STEPS
+                ),
+                "budget": serializers.IntegerField(
+                    required=False, min_value=1, max_value=MAX_BUDGET
+                ),
+                "lane_size": serializers.IntegerField(
+                    required=False, min_value=1, max_value=MAX_LANE_SIZE
+                ),
             },
         ),
         responses={

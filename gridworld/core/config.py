@@ -37,6 +37,8 @@ DEFAULT_DRIFT_PERIOD = 10
 DEFAULT_MAX_STEPS = 200
 DEFAULT_BUDGET = 1000
 DEFAULT_LANE_SIZE = 25
+MAX_BUDGET = 1_000_000
+MAX_LANE_SIZE = 1000
 GENERATED = re.compile(r"^generated:(\d{1,9}):(\d{1,2})x(\d{1,2})$")
 
 
@@ -173,8 +175,8 @@ def parse_batch_config(doc: Any) -> BatchConfig:
     seed = _int(doc, "seed", 0, 0, MAX_SEED, problems)
     drift = _int(doc, "drift_period", DEFAULT_DRIFT_PERIOD, 0, MAX_STEPS, problems)
     steps = _int(doc, "max_steps", DEFAULT_MAX_STEPS, 1, MAX_STEPS, problems)
-    budget = _int(doc, "budget", DEFAULT_BUDGET, 1, 1_000_000, problems)
-    lane = _int(doc, "lane_size", DEFAULT_LANE_SIZE, 1, 1000, problems)
+    budget = _int(doc, "budget", DEFAULT_BUDGET, 1, MAX_BUDGET, problems)
+    lane = _int(doc, "lane_size", DEFAULT_LANE_SIZE, 1, MAX_LANE_SIZE, problems)
     if seed + episodes > MAX_SEED:
         problems.append(
             SchemaProblem("seed", "range", "seed + episodes must stay < 2^31")

@@ -1,4 +1,5 @@
-"""The OpenAPI schema generates without warnings; Swagger UI works offline."""
+"""The OpenAPI schema generates without warnings, states the limits the API
+enforces; Swagger UI works offline."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+
+from core.errors import SchemaInvalid
+from gridworld.core.config import parse_batch_config
 
 pytestmark = pytest.mark.django_db
 
@@ -61,3 +65,32 @@ def test_schema_declares_the_configured_list_limits(
     refused = agent_client.post("/api/cognitive-stream/ack", ids, format="json")
     assert refused.status_code == 400
     assert [f["path"] for f in refused.json()["error"]["fields"]] == ["$.thoughtIds"]
+
+
+def test_gridworld_batch_schema_states_the_config_limits(owner_client: Any) -> None:
+    """Every bound the batch schema declares is the one the config check
+    enforces: the bound itself is accepted, one past it refused on that field."""
+    schemas = owner_client.get("/api/schema/?format=json").json()["components"][
+        "schemas"
+    ]
+    properties = schemas["GridworldBatchCreateRequest"]["properties"]
+    bounded = {
+        name: (field["minimum"], field["maximum"])
+        for name, field in properties.items()
+        if "maximum" in field
+    }
+    assert set(bounded) == {
+        "episodes", "seed", "drift_period", "max_steps", "budget", "lane_size",
+    }  # fmt: skip
+    for name, (low, high) in bounded.items():
+        base = {"map": "simple", "episodes": 1, "seed": 0}
+        for value in (low, high):
+            parse_batch_config({**base, name: value})
+        for value in (low - 1, high + 1):
+            with pytest.raises(SchemaInvalid) as refused:
+                parse_batch_config({**base, name: value})
+            assert [p.path for p in refused.value.problems] == [name], (name, value)
+    for name, kinds in (("proposer", "ProposerEnum"), ("governor", "GovernorEnum")):
+        assert properties[name] == {"$ref": f"#/components/schemas/{kinds}"}
+        for kind in schemas[kinds]["enum"]:
+            parse_batch_config({"map": "simple", "episodes": 1, name: kind})
