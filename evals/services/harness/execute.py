@@ -33,11 +33,7 @@ from evals.core.outcomes import (
 )
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
-from evals.services.harness.artifacts import (
-    ArtifactWriter,
-    case_record,
-    write_artifact,
-)
+from evals.services.harness.artifacts import case_record, write_artifact
 from evals.services.harness.create import adapter_for
 from evals.services.harness.finish import suite_run_finished, suite_run_verdict
 from evals.services.harness.suites import suite_read
@@ -92,14 +88,14 @@ class SuiteExecutor(BaseCaseExecutor):
                 ran = _run_scenario(run, context, scenario)
                 _record_end_to_end(run, context, scenario, ran, agent, recorder)
             return
-        with ArtifactWriter(run, recorder) as writer:
-            for scenario in scenarios:
-                ran = _run_scenario(run, context, scenario)
-                artifact = scenario_document(
-                    run.run_id, context, scenario, ran, planning=None
-                )
-                _add_claims(run, scenario, ran, artifact)
-                writer.add(scenario, artifact)
+        for scenario in scenarios:
+            ran = _run_scenario(run, context, scenario)
+            artifact = scenario_document(
+                run.run_id, context, scenario, ran, planning=None
+            )
+            _add_claims(run, scenario, ran, artifact)
+            write_artifact(run, scenario, artifact)
+            recorder.add(case_record(scenario, artifact))
 
     def verdict(
         self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
