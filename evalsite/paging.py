@@ -1,10 +1,31 @@
 """``limit`` and ``offset`` of a list request, read the same way by every
-app's API: a 400 naming every parameter that is not a number in range."""
+app's API: a 400 naming every parameter that is not a number in range; and
+the same parameters as the API schema states them, with their bounds."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
+
+MAX_OFFSET = 10**9
+
+
+def limit_parameter(*, default: int, maximum: int) -> OpenApiParameter:
+    """``limit`` in the schema: an integer 1..``maximum``, ``default`` when absent."""
+    return OpenApiParameter(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+    )
+
+
+def page_parameters(*, default: int, maximum: int) -> list[OpenApiParameter]:
+    """``limit`` and ``offset`` in the schema, as ``limit_offset`` reads them."""
+    offset = {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0}
+    return [
+        limit_parameter(default=default, maximum=maximum),
+        OpenApiParameter("offset", offset),
+    ]
 
 
 def limit_offset(request: Request, *, default: int, maximum: int) -> tuple[int, int]:
@@ -13,7 +34,7 @@ def limit_offset(request: Request, *, default: int, maximum: int) -> tuple[int, 
     problems: dict[str, list[str]] = {}
     for name, fallback, low, high in (
         ("limit", default, 1, maximum),
-        ("offset", 0, 0, 10**9),
+        ("offset", 0, 0, MAX_OFFSET),
     ):
         raw = request.query_params.get(name) or ""
         try:

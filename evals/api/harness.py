@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evals.api.paging import limit_offset
+from evals.api.paging import PAGING, limit_offset
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
 from evals.selectors.runs import harness_run_list, run_config_shown, run_get
@@ -111,8 +111,7 @@ RUN_FILTERS = [
     OpenApiParameter("suite", str, description="suite id (file stem)"),
     OpenApiParameter("status", str, enum=list(Run.Status.values)),
     OpenApiParameter("verdict", str, enum=["pass", "fail"]),
-    OpenApiParameter("limit", int),
-    OpenApiParameter("offset", int),
+    *PAGING,
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, inline_serializer
+from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -33,7 +33,7 @@ DocumentSerializer = inline_serializer(
 )
 
 
-PAGING = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+PAGING = paging.page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
 
 
 def limit_offset(request: Request) -> tuple[int, int]:

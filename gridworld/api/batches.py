@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evalsite.paging import limit_offset
+from evalsite.paging import limit_offset, page_parameters
 from gridworld.core.config import (
     MAX_BUDGET,
     MAX_EPISODES,
@@ -86,7 +86,7 @@ def episode_to_wire(episode: Episode) -> dict[str, Any]:
     }
 
 
-PAGE = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+PAGE = page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
 LIST = inline_serializer(
     "GridworldList",
     {"count": serializers.IntegerField(), "results": serializers.ListField()},

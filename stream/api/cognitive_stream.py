@@ -10,7 +10,6 @@ from typing import Any
 
 from django.utils import timezone
 from drf_spectacular.utils import (
-    OpenApiParameter,
     PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
@@ -22,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evalsite.paging import limit_parameter
 from evalsite.parsers import require_no_body
 from stream.api.serializers import (
     AckInputSerializer,
@@ -69,9 +69,6 @@ def _limit(request: Request, *, default: int, maximum: int) -> int:
     if not 1 <= value <= maximum:
         raise ValidationError({"limit": [f"limit must be between 1 and {maximum}."]})
     return value
-
-
-LIMIT_PARAM = OpenApiParameter("limit", int, description="1..200 (recent), 1..100")
 
 
 class PerceptView(APIView):
@@ -184,7 +181,10 @@ class ThoughtPublishView(APIView):
 class RecentView(APIView):
     permission_classes = [IsAgent]
 
-    @extend_schema(parameters=[LIMIT_PARAM], responses=FeedSerializer)
+    @extend_schema(
+        parameters=[limit_parameter(default=20, maximum=200)],
+        responses=FeedSerializer,
+    )
     def get(self, request: Request) -> Response:
         limit = _limit(request, default=20, maximum=200)
         thoughts = thoughts_recent(agent=request.auth, limit=limit)
@@ -197,7 +197,7 @@ class ActionableView(APIView):
     permission_classes = [IsAgent]
 
     @extend_schema(
-        parameters=[LIMIT_PARAM],
+        parameters=[limit_parameter(default=10, maximum=100)],
         responses=FeedSerializer,
         description="Only unprocessed thoughts with convertEligible === true (SC-B1).",
     )

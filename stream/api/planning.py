@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
+from evalsite.paging import limit_parameter
 from stream.api.cognitive_stream import IsAgent, _limit
 from stream.core.planning import TaskStatus
 from stream.selectors import task_list
@@ -178,7 +179,7 @@ class TaskFailView(APIView):
 STATUS_PARAM = OpenApiParameter(
     "status", str, enum=[s.value for s in TaskStatus], description="filter"
 )
-LIMIT_PARAM = OpenApiParameter("limit", int, description="1..500, default 100")
+LIMIT_PARAM = limit_parameter(default=100, maximum=500)
 
 
 class TaskListView(APIView):

@@ -94,3 +94,37 @@ def test_gridworld_batch_schema_states_the_config_limits(owner_client: Any) -> N
         assert properties[name] == {"$ref": f"#/components/schemas/{kinds}"}
         for kind in schemas[kinds]["enum"]:
             parse_batch_config({"map": "simple", "episodes": 1, name: kind})
+
+
+def test_list_parameters_state_the_bounds_the_api_enforces(
+    settings: Any, staff_client: Any, agent_client: Any
+) -> None:
+    """Every ``limit``/``offset`` the schema bounds: its maximum is answered,
+    one past it is a 400 naming that parameter."""
+    settings.EVAL_HARNESS_ENABLED = True
+    settings.EVAL_SHADOW_MODE_ENABLED = True
+    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
+    settings.BENCHMARK_DELTA_REPORTER_ENABLED = True
+    paths = staff_client.get("/api/schema/?format=json").json()["paths"]
+    tried = []
+    for path, operations in paths.items():
+        parameters = operations.get("get", {}).get("parameters", [])
+        bounded = [p for p in parameters if p["name"] in ("limit", "offset")]
+        if "{" in path or not bounded:
+            continue
+        client = (
+            agent_client
+            if path.startswith(("/api/cognitive", "/api/tasks"))
+            else staff_client
+        )
+        for parameter in bounded:
+            name, schema = parameter["name"], parameter["schema"]
+            assert schema["minimum"] in (0, 1) and schema["maximum"] >= 100, path
+            ok = client.get(path, {name: schema["maximum"]})
+            assert ok.status_code == 200, (path, name, ok.content[:200])
+            refused = client.get(path, {name: schema["maximum"] + 1})
+            assert refused.status_code == 400, (path, name)
+            fields = refused.json()["error"]["fields"]
+            assert [f["path"] for f in fields] == [f"?{name}"], (path, fields)
+            tried.append((path, name))
+    assert len(tried) >= 12
