@@ -246,7 +246,11 @@ def rest_ingest(documents: list[dict[str, object]], batch: int) -> Timing:
     from stream.services.agents import agent_create
 
     owner, _ = get_user_model().objects.get_or_create(username="bench-ingest")
-    created = agent_create(name=f"bench-{os.getpid()}", owner=owner)
+    created = agent_create(
+        name=f"bench-{os.getpid()}",
+        owner=owner,
+        scopes=("benchmarks:write",),
+    )
     # Not the test server's name: the bench runs with the real ALLOWED_HOSTS.
     client = APIClient(HTTP_HOST="localhost")
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {created.api_key}")
