@@ -51,6 +51,16 @@ def wait_finished(run: Run, worker: Any, timeout: float = 90.0) -> Run:
     pytest.fail(f"run {run.run_id} did not finish; worker log:\n{worker.log()}")
 
 
+def wait_file(path: Path, timeout: float = 10.0) -> str:
+    """The file's text once the worker has written it: the run's row is
+    closed first and the executor's finished hook writes summary.json right
+    after, so a poller can see the run completed a moment before the file."""
+    deadline = time.monotonic() + timeout
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return path.read_text()
+
+
 def test_thought_only_run_on_a_real_worker(celery_worker_process: Any) -> None:
     run = eval_run_create(
         suite_path=SHIPPED / "smoke.jsonl",
@@ -70,7 +80,7 @@ def test_thought_only_run_on_a_real_worker(celery_worker_process: Any) -> None:
     assert sorted(run.case_results.values_list("case_id", flat=True)) == sorted(
         SMOKE_IDS
     )
-    summary = json.loads((Path(run.artifacts_dir) / "summary.json").read_text())
+    summary = json.loads(wait_file(Path(run.artifacts_dir) / "summary.json"))
     assert summary["run"]["status"] == "completed"
     log = celery_worker_process.log()
     assert log.count("[Eval] mode=thought_only") == 1
