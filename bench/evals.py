@@ -11,7 +11,8 @@ Runs, in one process and one go:
    written to a file;
 2. Inspect AI (``pip install -e '.[bench]'``): the same number of samples
    through its built-in ``mockllm/model`` with ``generate()`` and
-   ``includes()``, run offline as /work/shared/ANCHORS.md describes.
+   ``includes()``, run offline (its tiktoken token counter is swapped for
+   an approximation, as the script does).
 
 Also measures the limit: the thinking pipeline alone (``run_pipeline``) over
 the same scenarios and scripted outputs, frames parsed beforehand, nothing

@@ -1,4 +1,5 @@
-"""Demo data of benchmark packs, runs, shadow records and baselines (seed 002).
+"""Demo data of benchmark packs, runs, shadow records and baselines (the eval-store
+contract).
 
 Registered in ``DEMO_DATA_LOADERS``; ``make demo`` turns the feature flags
 on and calls ``load_demo``. What it loads, through the same services as

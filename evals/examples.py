@@ -1,6 +1,7 @@
-"""Canonical example documents: of the benchmark formats (seed 002) a pack
+"""Canonical example documents: of the benchmark formats (the eval-store contract) a
+pack
 manifest, a run summary, a shadow recall record and a baseline snapshot, and
-a scenario suite line (seed 000); each valid as built, with keyword
+a scenario suite line (the stream contract); each valid as built, with keyword
 overrides for what a caller varies.
 
 One place for them, shared by the tests, the demo data and the benchmarks,

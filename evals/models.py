@@ -1,9 +1,10 @@
 """The unified benchmark model: benchmarks, their runs and per-case results,
 shadow recall records, baseline snapshots and invalid uploads kept for review.
 
-A scenario suite (JSONL on disk), an uploaded benchmark pack (seed 002
+A scenario suite (JSONL on disk), an uploaded benchmark pack (the eval-store contract
 manifest) and a gridworld configuration are all ``Benchmark`` rows; every
-execution of one is a ``Run``. Wire documents of seed 002 are stored as they
+execution of one is a ``Run``. Wire documents of the eval-store contract are stored as
+they
 came (camelCase JSON) beside the columns the pages and the gate query.
 """
 
@@ -34,7 +35,8 @@ class Benchmark(models.Model):
     attack_class = models.CharField(max_length=200, blank=True)
     target_surface = models.CharField(max_length=200, blank=True)
     tags = models.JSONField(default=list, blank=True)
-    # The seed 002 manifest as uploaded (packs), or the suite's description.
+    # The eval-store contract's manifest as uploaded (packs), or the suite's
+    # description.
     manifest = models.JSONField(default=dict, blank=True)
     manifest_digest = models.CharField(max_length=64, blank=True)
     # Extra files of an uploaded pack: {relative path: base64 text}.
@@ -114,7 +116,7 @@ class Run(models.Model):
     metrics = models.JSONField(default=dict, blank=True)
     notes = models.TextField(blank=True)
     git_ref = models.CharField(max_length=200, blank=True)
-    # The run summary as seed 002 writes it (camelCase), kept for export.
+    # The run summary as the eval-store contract writes it (camelCase), kept for export.
     summary = models.JSONField(default=dict, blank=True)
     # Imported runs: where the summary sat in its eval store, relative to the
     # store root (runs/2026-03-07/x.json), so an export puts it back there;
@@ -188,7 +190,8 @@ class CaseResult(models.Model):
 
 
 class ShadowRecord(models.Model):
-    """A shadow recall record of seed 002 (no raw prompt or memory text)."""
+    """A shadow recall record of the eval-store contract (no raw prompt or memory
+    text)."""
 
     trace_id = models.CharField(max_length=200, unique=True)
     recorded_at = models.DateTimeField()

@@ -347,7 +347,7 @@ KEEPALIVE_SCRIPT = env_str("KEEPALIVE_SCRIPT")
 AGENCY_LOG_INTERVAL_S = env_int("AGENCY_LOG_INTERVAL_S", 60, minimum=1)
 
 # Planning: the thought-to-task poll and the executor task store. The drive
-# tick is a seed 000 non-goal, so it stays off unless asked for.
+# tick is a stream contract non-goal, so it stays off unless asked for.
 DRIVE_TICK_ENABLED = env_bool("DRIVE_TICK_ENABLED", False)
 # Percepts carry no game mode yet; whoever enables the drive tick states it.
 DRIVE_TICK_GAME_MODE = env_str("DRIVE_TICK_GAME_MODE", "survival")
@@ -372,7 +372,8 @@ EVALS_SUITES_DIR = env_path("EVALS_SUITES_DIR", BASE_DIR / "evals" / "suites")
 EVALS_ARTIFACTS_DIR = env_path("EVALS_ARTIFACTS_DIR", BASE_DIR / "artifacts")
 EVALS_CHUNK_SIZE = env_int("EVALS_CHUNK_SIZE", 25, minimum=1)
 
-# Benchmark packs, runs, shadow records and baselines (seed 002). The on-disk
+# Benchmark packs, runs, shadow records and baselines (the eval-store contract). The
+# on-disk
 # eval store is an import/export format of the database; the feature flags
 # default off, as in the seed (`make demo` turns them on).
 EVAL_STORE_DIR = env_path("EVAL_STORE_DIR", VAR_DIR / "eval-store")

@@ -16,7 +16,8 @@ def check_dev_thought_injection(app_configs: Any, **kwargs: Any) -> list[Error]:
                 "ALLOW_DEV_THOUGHT_INJECTION is on while DEBUG is off.",
                 hint=(
                     "convertEligible injection through POST /thoughts is a dev-only "
-                    "bypass (seed 004 §6.1); turn the flag off in production."
+                    "bypass (the agency contract §6.1); turn the flag off in "
+                    "production."
                 ),
                 id="stream.E001",
             )

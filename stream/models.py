@@ -64,7 +64,7 @@ class WorldSnapshot(models.Model):
 
 
 class Thought(models.Model):
-    """A cognitive stream entry (seed 000 definitions).
+    """A cognitive stream entry (the stream contract definitions).
 
     Invariants held by constraints, not only by code: an empty goalKey is never
     stored, and ``convert_eligible`` implies a goal that passed grounding (KA-A8).
@@ -86,7 +86,8 @@ class Thought(models.Model):
     convert_eligible = models.BooleanField(null=True, default=False)
     eligibility_reason = models.CharField(max_length=200)
     grounding_passed = models.BooleanField(null=True)
-    # NULL, never '', is "no goal key" (seed 004 §1.3; a constraint holds it).
+    # NULL, never '', is "no goal key" (the agency contract §1.3; a constraint holds
+    # it).
     goal_key = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     novelty = models.CharField(
         max_length=8, choices=Novelty.choices, default=Novelty.HIGH
@@ -211,9 +212,9 @@ class Task(models.Model):
     """A planning task: what an agent's executor claims and works on.
 
     Constraints hold the store's invariants even against buggy callers: at most
-    one task per thought, goalKey never '' (seed 004 §1.3), status and
+    one task per thought, goalKey never '' (the agency contract §1.3), status and
     progress in range, a blockedReason always comes with its blockedAt.
-    ``origin_*`` are stamped at creation and never updated (seed 004 §1.2).
+    ``origin_*`` are stamped at creation and never updated (the agency contract §1.2).
     """
 
     class Status(models.TextChoices):

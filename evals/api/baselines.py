@@ -1,4 +1,5 @@
-"""REST API of baseline snapshots and the stored-baseline gate (seed 002).
+"""REST API of baseline snapshots and the stored-baseline gate (the eval-store
+contract).
 
 Thin, like ``evals.api.benchmarks``: the services validate and decide.
 """

@@ -1,4 +1,5 @@
-"""REST API of seed 002: benchmark packs, run summaries, shadow recall records,
+"""REST API of the eval-store contract: benchmark packs, run summaries, shadow recall
+records,
 for agents and CI (baseline snapshots and the gate: ``evals.api.baselines``).
 
 Thin: the core validates every document inside the services
@@ -269,7 +270,8 @@ class BenchmarkRunListCreateView(APIView):
         responses={201: BenchmarkRunSavedSerializer, 200: BenchmarkRunSavedSerializer},
     )
     def post(self, request: Request) -> Response:
-        """Record a run summary (seed 002), optionally with ``caseResults``.
+        """Record a run summary (the eval-store contract), optionally with
+        ``caseResults``.
         201 when recorded, 200 when the same summary was already there, 409
         when the runId exists with other content."""
         result = benchmark_run_record(document=request.data, user=request.user)

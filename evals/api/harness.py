@@ -2,7 +2,7 @@
 
 Thin: serializers validate the shape, ``evals.services.harness`` decides.
 Session or agent-key authentication (the project defaults); anonymous
-callers get 401/403 from DRF. Output keys are camelCase like seed 002's.
+callers get 401/403 from DRF. Output keys are camelCase like the eval-store contract's.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Baseline snapshots (seed 002): validation and building one from runs.
+"""Baseline snapshots (the eval-store contract): validation and building one from runs.
 
 Decides whether a baseline snapshot is valid, reporting every problem with
 its JSON path and the seed's message (``schemaVersion must be 1``,

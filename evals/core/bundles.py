@@ -3,7 +3,7 @@
 Decides the run id, the on-disk layout and the content of the JSON
 artifacts; writes them atomically.
 
-Layout (exact, seed 000 EV-C4), under a configurable artifacts root::
+Layout (exact, the stream contract EV-C4), under a configurable artifacts root::
 
     <root>/evals/<SUITE>/<PROFILE>/<RUN_ID>/summary.json
     <root>/evals/<SUITE>/<PROFILE>/<RUN_ID>/scenarios/<SCENARIO_ID>.json
@@ -11,7 +11,8 @@ Layout (exact, seed 000 EV-C4), under a configurable artifacts root::
 Invariants:
 - Inputs are plain values and dicts (no ``stream.core`` types), so the
   bundle format does not move when the pipeline's types do.
-- Keys on disk are camelCase (as seed 002's formats are) and every document
+- Keys on disk are camelCase (as the eval-store contract's formats are) and every
+document
   carries ``schemaVersion``; metric names inside ``metrics`` stay the seed's
   snake_case (``action_rate``...).
 - Files are written as sorted-key, 2-space-indented UTF-8 JSON with a
@@ -234,7 +235,7 @@ def summary_artifact(
     ``suiteSha256``, ``suiteLineCount``, ``profile``, ``mode``, ``model``
     (id, adapter, sampler, samplerParams, seed), ``status``, ``startedAt``,
     ``completedAt``, ``durationMs``}; ``totalCases``, ``passedCases``,
-    ``failedCases`` (as in seed 002's run summary); ``metrics`` (the flat
+    ``failedCases`` (as in the eval-store contract's run summary); ``metrics`` (the flat
     ``metrics_to_wire`` map); ``verdict`` {``pass``, ``failedProperties``};
     ``scenarios`` [{``scenarioId``, ``pass``, ``failReasons``,
     ``artifact`` (path relative to the run directory)}] in suite order.

@@ -1,4 +1,4 @@
-"""Types of seed 002's eval-store formats (the field rules they share are
+"""Types of the eval-store contract's formats (the field rules they share are
 ``evals.core.format_rules``').
 
 The four formats (benchmark manifest, run summary, shadow recall record,
@@ -143,7 +143,8 @@ class Manifest:
 
 @dataclass(frozen=True, slots=True)
 class CaseResult:
-    """Outcome of one case in a run (beyond seed 002: optional per-case data)."""
+    """Outcome of one case in a run (beyond the eval-store contract: optional per-case
+    data)."""
 
     case_id: str
     passed: bool
@@ -272,7 +273,8 @@ class ShadowRecord:
 class BaselineBenchmark:
     """The latest completed run of one benchmark, frozen into a snapshot.
 
-    ``total_cases`` is beyond seed 002 (optional): it lets ``--min-cases``
+    ``total_cases`` is beyond the eval-store contract (optional): it lets
+    ``--min-cases``
     judge a stored baseline.
     """
 

@@ -1,4 +1,4 @@
-"""The CI gate of seed 002: did a change make outcomes better, worse, or
+"""The CI gate of the eval-store contract: did a change make outcomes better, worse, or
 just different?
 
 Compares a baseline with a candidate eval store and decides pass/fail.

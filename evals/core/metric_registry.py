@@ -10,7 +10,7 @@ Decides the direction of a metric name, in this order:
 4. everything else is higher-is-better.
 
 ``neutral`` metrics are compared and reported but never count as a
-regression or an improvement: seed 000 says a low-stimulus suite may pass
+regression or an improvement: the stream contract says a low-stimulus suite may pass
 with ``action_rate=0`` and "CI must NOT require action_rate > 0", and counts
 that only describe a suite's size are not quality.
 """
@@ -32,14 +32,14 @@ _LOWER = MetricDirection.LOWER_IS_BETTER
 _NEUTRAL = MetricDirection.NEUTRAL
 
 REGISTERED: Mapping[str, MetricDirection] = {
-    # seed 002 (Engram) metrics
+    # the eval-store contract (Engram) metrics
     "recallPrecisionAtK": _HIGHER,
     "actionOutcomeScore": _HIGHER,
     "objectiveStateCoverage": _HIGHER,
     "causalPathRecall": _HIGHER,
     "trustViolationRate": _LOWER,
     "creationRecoveryScore": _HIGHER,
-    # seed 000 eval-harness metrics (evals.core.metrics.metrics_to_wire)
+    # the stream contract eval-harness metrics (evals.core.metrics.metrics_to_wire)
     "action_rate": _NEUTRAL,
     "action_count": _NEUTRAL,
     "goals_emitted": _NEUTRAL,

@@ -1,4 +1,5 @@
-"""Benchmark pack manifests (seed 002): validation and reading a pack source.
+"""Benchmark pack manifests (the eval-store contract): validation and reading a pack
+source.
 
 Decides whether a manifest is a valid benchmark pack and reports every
 problem with its JSON path and the seed's message:

@@ -1,4 +1,5 @@
-"""Benchmark run summaries (seed 002): validation and "latest completed run".
+"""Benchmark run summaries (the eval-store contract): validation and "latest completed
+run".
 
 Decides whether a run summary is valid, reporting every problem with its JSON
 path and the seed's message (``schemaVersion must be 1``, ``status must be a
@@ -6,7 +7,7 @@ non-empty string``, ``status must be one of running|completed|failed|partial``,
 ``totalCases must be a non-negative number``, ...), and which run is the
 latest completed one of each benchmark.
 
-Beyond seed 002: unknown metric names are kept (any finite number; their
+Beyond the eval-store contract: unknown metric names are kept (any finite number; their
 direction comes from ``metric_registry``), and a run may carry
 ``caseResults`` (``[{caseId, passed, score?, durationMs?, notes?}]``), whose
 case ids are unique and whose pass/fail counts agree with

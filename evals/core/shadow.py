@@ -1,4 +1,4 @@
-"""Shadow recall records (seed 002): validation and where a record lives.
+"""Shadow recall records (the eval-store contract): validation and where a record lives.
 
 Decides whether a shadow recall record is valid, reporting every problem with
 its JSON path and the seed's message (``recallMode must be one of

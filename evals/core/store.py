@@ -1,4 +1,5 @@
-"""The on-disk eval store of seed 002: layout, reading, writing and status.
+"""The on-disk eval store of the eval-store contract: layout, reading, writing and
+status.
 
 Layout under a root directory::
 

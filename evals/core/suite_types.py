@@ -1,4 +1,5 @@
-"""Types of the scenario-suite side of the eval harness (seed 000 EV-C*, PA-D*).
+"""Types of the scenario-suite side of the eval harness (the stream contract EV-C*,
+PA-D*).
 
 Pure data: frozen dataclasses and StrEnums shared by ``suites``, ``metrics``
 and ``bundles``. Nothing here reads files, clocks or randomness.

@@ -1,4 +1,4 @@
-"""Conversions the benchmark formats share: instants as seed 002 writes
+"""Conversions the benchmark formats share: instants as the eval-store contract writes
 them, extra pack files as stored (base64 text), and problems of a nested
 document re-rooted under their place in the outer one.
 
@@ -17,7 +17,7 @@ from evals.core.format_rules import parse_timestamp
 
 
 def wire_timestamp(moment: datetime) -> str:
-    """``2026-03-06T10:00:00.000Z``: how seed 002 writes instants."""
+    """``2026-03-06T10:00:00.000Z``: how the eval-store contract writes instants."""
     text = moment.astimezone(UTC).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
 

@@ -101,7 +101,8 @@ def baseline_delta_report(
     overrides: Mapping[str, MetricDirection] | None = None,
 ) -> GateVerdict:
     """The stored baseline ``snapshot_id`` against the latest completed run
-    of every benchmark in the database (seed 002's baseline delta reporter).
+    of every benchmark in the database (the eval-store contract's baseline delta
+    reporter).
 
     Needs the delta-reporter flag (``FeatureDisabled``: "benchmark delta
     reporter is disabled"). Raises ``NotFound`` ("benchmark baseline

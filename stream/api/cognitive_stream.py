@@ -1,6 +1,6 @@
 """REST API of the cognitive stream: serializers and views, thin.
 
-Paths are exactly seed 000's (``/api/cognitive-stream/...``). Every endpoint
+Paths are exactly the stream contract's (``/api/cognitive-stream/...``). Every endpoint
 except ``whoami`` acts for the agent whose API key authenticated the call.
 """
 

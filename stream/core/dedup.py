@@ -1,4 +1,5 @@
-"""Content dedup and the broadcast rule for low-novelty thoughts (seed 004 §4.1).
+"""Content dedup and the broadcast rule for low-novelty thoughts (the agency contract
+§4.1).
 
 A thought whose normalised content equals a recent one is low novelty: it is
 recorded but not eligible; if it carries a goal it is still broadcast, else

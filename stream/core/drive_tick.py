@@ -1,6 +1,6 @@
 """Drive tick rules: when an idle agent gets a goal of its own, and which.
 
-Decides, without I/O, seed 004 §3's opt-in drive tick: the safety gates
+Decides, without I/O, the agency contract §3's opt-in drive tick: the safety gates
 (§3.1), the priority list (§3.3), the idempotency check against open tasks
 (§3.2, ``stream.core.planning``'s rule) and the thought it stores (§3.4).
 Time arrives as ``now_ms``. Invariants:

@@ -1,15 +1,15 @@
 """convertEligible: the single gate between a thought and a planning task.
 
 Decides whether a sanitized thought may be converted into a task, with the
-reason (PA-D2, PA-D3, KA-A8, seed 004 §4.3). Invariants:
+reason (PA-D2, PA-D3, KA-A8, the agency contract §4.3). Invariants:
 
 - ``convert_eligible`` is true only when a goal was extracted, its action is
   routable and grounding passed; then the reason is ``eligible``.
 - Otherwise the first failing check gives the reason, in this order:
   ``no_goal`` (no tag), ``goal_fail:<reason>`` (a tag that failed
   extraction), ``not_routable``, ``grounding_fail:<category>``.
-- The INTENT label plays no part: seed 000 forbids conversion pathways other
-  than explicit goal tags, and seed 004 §2.3 forbids building logic on it.
+- The INTENT label plays no part: the stream contract forbids conversion pathways other
+  than explicit goal tags, and the agency contract §2.3 forbids building logic on it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Goal tags: the one explicit way a model commits to an action (seed 004 §2.1).
+"""Goal tags: the one explicit way a model commits to an action (the agency contract
+§2.1).
 
 Decides whether model output contains a well-formed ``[GOAL: <action> <target>
 <amount>]`` tag and what it means. Invariants:
@@ -12,7 +13,7 @@ Decides whether model output contains a well-formed ``[GOAL: <action> <target>
 - The input text is never changed except to remove the matched tag; on any
   failure the text is returned untouched and the raw tag is kept for debugging.
 - An empty ``goalKey`` never leaves this module as a key: callers use
-  ``goal_key_or_none`` and treat ``None`` as absent (seed 004 §1.3).
+  ``goal_key_or_none`` and treat ``None`` as absent (the agency contract §1.3).
 """
 
 from __future__ import annotations
@@ -239,7 +240,7 @@ def _trailing_amount(text: str, pos: int) -> tuple[int | None, int] | None:
 def extract_goal_tag(text: str) -> GoalExtraction:
     """Find the first ``[GOAL: ...]`` tag in ``text`` and parse it.
 
-    Contract (seed 004 §2.1): the opener is case-insensitive; the tag ends at
+    Contract (the agency contract §2.1): the opener is case-insensitive; the tag ends at
     the first ``]`` within ``MAX_TAG_INNER`` characters, or, when a newline or
     another ``[`` (or the end of the text) comes first, right before it (a
     missing ``]``). If none of these occurs within the limit the tag fails with

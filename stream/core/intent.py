@@ -1,7 +1,7 @@
 """INTENT extraction: a compliance measurement that never survives in text.
 
 Decides which INTENT label (if any) the model declared and removes every
-``INTENT:`` token from the text (seed 004 §2.2, §2.3, §6.2). Invariants:
+``INTENT:`` token from the text (the agency contract §2.2, §2.3, §6.2). Invariants:
 
 - Two passes. Pass 1: the last non-empty line is exactly ``INTENT: <word>``
   -> that line is removed, ``final_line``. Pass 2: every other ``INTENT:``
@@ -76,7 +76,7 @@ def strip_inline_intent(text: str) -> tuple[str, str | None, bool]:
 
 
 def extract_intent(text: str) -> IntentExtraction:
-    """Two-pass INTENT parser (seed 004 §2.2); see the module docstring.
+    """Two-pass INTENT parser (the agency contract §2.2); see the module docstring.
 
     Deterministic; the output never contains ``INTENT:`` and has every newline
     of the input except the one ending the text before a final INTENT line.

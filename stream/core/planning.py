@@ -1,7 +1,8 @@
 """Planning rules: which thoughts become tasks, how tasks move, when they stall.
 
 Decides, without I/O, what the task store, the executor transitions and the
-thought-to-task poll act on (seed 004 §1, §3.2, §4, §7.3; seed 000 SC-B2,
+thought-to-task poll act on (the agency contract §1, §3.2, §4, §7.3; the stream
+contract SC-B2,
 PA-D3, I-3); the metadata rules are ``stream.core.planning_metadata``'s, the
 stall taxonomy ``stream.core.planning_stalls``', the drive tick's rules
 ``stream.core.drive_tick``'s, the soak checks ``stream.core.soak``'s. Time

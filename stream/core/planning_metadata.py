@@ -1,4 +1,5 @@
-"""Planning's metadata rules (seed 004 §1.1): which keys of an incoming thought's
+"""Planning's metadata rules (the agency contract §1.1): which keys of an incoming
+thought's
 metadata propagate to its task, which are rebuilt, which a patch may never
 write, and the task's metadata built from them. Pure."""
 

@@ -1,4 +1,4 @@
-"""Planning's stall taxonomy (seed 004 §7.3): why a task or a thought is not
+"""Planning's stall taxonomy (the agency contract §7.3): why a task or a thought is not
 moving, as one class with its reason. Pure; ``now`` comes in."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The sanitizer pipeline: raw model output -> clean thought + what it declared.
 
-Stages run in the exact order of seed 004 §2.4::
+Stages run in the exact order of the agency contract §2.4::
 
     strip_code_fences -> strip_wrapping_quotes -> strip_system_prompt_leaks
       -> extract_goal_tag -> extract_intent -> truncate_degeneration

@@ -1,4 +1,4 @@
-"""Soak acceptance: the 8 checks of seed 004 §7.2 over a run's history.
+"""Soak acceptance: the 8 checks of the agency contract §7.2 over a run's history.
 
 Decides, without I/O, whether a soak run passed, from the tasks it left
 (ms timestamps) and the counters it read; the soak service drives the run

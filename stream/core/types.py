@@ -193,7 +193,7 @@ class SanitizeResult:
     """Sanitized thought text plus what the sanitizer extracted from it.
 
     ``goal_fail_reason`` is ``None`` exactly when ``goal`` is set; ``goal_key``
-    is ``None`` whenever the canonical key would be empty (seed 004 §1.3).
+    is ``None`` whenever the canonical key would be empty (the agency contract §1.3).
     ``flags`` name the stages that changed the text, in pipeline order.
     ``raw_goal_tag`` is the first tag's raw text when it failed (for
     debugging), else ``None``; ``had_code_content`` says whether the raw

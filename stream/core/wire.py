@@ -70,7 +70,8 @@ def rendered_frame_to_wire(frame: RenderedFrame) -> dict[str, Any]:
 
 
 def grounding_to_wire(grounding: GroundingResult) -> dict[str, Any]:
-    """``{pass, reason, category, missing}`` (``pass`` as seed 000 spells it)."""
+    """``{pass, reason, category, missing}`` (``pass`` as the stream contract spells
+    it)."""
     return {
         "pass": grounding.passed,
         "reason": grounding.reason,

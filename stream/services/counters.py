@@ -1,4 +1,5 @@
-"""Agency counters (seed 004 §5): monotonic per agent, reset only explicitly."""
+"""Agency counters (the agency contract §5): monotonic per agent, reset only
+explicitly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Drive tick (opt-in, seed 004 §3): an idle agent's own goal, as a thought.
+"""Drive tick (opt-in, the agency contract §3): an idle agent's own goal, as a thought.
 
 The gates, priority list and thought shape are ``stream.core.drive_tick``'s;
 this module reads the agent's state and latest percept, takes the agent's
@@ -75,7 +75,7 @@ def drive_tick(
     night_approaching: bool = False,
     has_shelter: bool | None = None,
 ) -> DriveTickOutcome:
-    """One drive-tick evaluation (seed 004 §3), with explicit inputs.
+    """One drive-tick evaluation (the agency contract §3), with explicit inputs.
 
     Never reads ``DRIVE_TICK_ENABLED``: callers decide whether drive ticks
     run at all (the beat path only when enabled; the soak always). When the

@@ -1,4 +1,4 @@
-"""The keep-alive observation loop (seed 000 KA-*).
+"""The keep-alive observation loop (the stream contract KA-*).
 
 It observes: builds a factual frame (I-1), lets the model think, and
 publishes the thought non-actionable unless the model itself emitted a goal

@@ -5,7 +5,7 @@ models and logs the contract line (exact):
 
 - ``[projectIncomingMetadata] Dropped metadata key "<key>" — not in
   PROPAGATED_META_KEYS. If this key is needed, add it to the allowlist.``
-  (seed 004 §1.1, outside production, once per key per process).
+  (the agency contract §1.1, outside production, once per key per process).
 
 A task's origin is stamped once and never changes; metadata is rebuilt from
 the allowlist. The agent's planning state row is the lock planners and drive

@@ -1,4 +1,4 @@
-"""Retention of each agent's bounded thought queue (seed 000 SC-B4).
+"""Retention of each agent's bounded thought queue (the stream contract SC-B4).
 
 ``stream_cap_enforce`` runs after every publish path; ``stream_prune`` applies
 the whole policy (age limits, then the hard cap) and logs the contract's

@@ -1,4 +1,4 @@
-"""Soak (seed 004 §7): a simulated agent against the real planning services.
+"""Soak (the agency contract §7): a simulated agent against the real planning services.
 
 Drives percepts, drive ticks, scripted model thoughts, planning polls and a
 simulated executor on a compressed clock, then reads the stored rows into
@@ -349,12 +349,15 @@ def soak_report_text(report: SoakReport) -> str:
         f"tasks={len(report.tasks)} "
         + " ".join(f"{k}={v}" for k, v in report.counters.items()),
         "",
-        "Acceptance checks (seed 004 §7.2):",
+        "Acceptance checks (the agency contract §7.2):",
     ]
     for check in report.checks:
         verdict = "PASS" if check.passed else "FAIL"
         lines.append(f"  {verdict}  {check.check_id}. {check.name}: {check.observed}")
-    lines += ["", "Stall classes (seed 004 §7.3): seen during the run / open at end"]
+    lines += [
+        "",
+        "Stall classes (the agency contract §7.3): seen during the run / open at end",
+    ]
     for name, seen in report.stall_classes.items():
         lines.append(
             f"  {name}: {len(seen)} {seen} / {report.open_stall_classes.get(name, [])}"

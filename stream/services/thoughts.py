@@ -1,9 +1,9 @@
 """Use cases of the cognitive stream: percepts, thoughts, feeds, acks, retention.
 
-Contract lines (seed 000 SC-*, KA-A7, KA-A8) are logged here verbatim. Every
+Contract lines (the stream contract SC-*, KA-A7, KA-A8) are logged here verbatim. Every
 thought starts ``processed=false`` (SC-B3); only ``thoughts_ack`` sets it
 (I-4). ``convertEligible`` comes from the pipeline's decision, never from the
-caller, except through the dev-only injection flag (seed 004 §6.1).
+caller, except through the dev-only injection flag (the agency contract §6.1).
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ class ThoughtInput:
 
 
 def dev_injection_enabled() -> bool:
-    """Whether a client's ``convertEligible`` is honoured (seed 004 §6.1):
+    """Whether a client's ``convertEligible`` is honoured (the agency contract §6.1):
     only with ``ALLOW_DEV_THOUGHT_INJECTION`` on and DEBUG on."""
     return bool(settings.ALLOW_DEV_THOUGHT_INJECTION and settings.DEBUG)
 

@@ -15,7 +15,7 @@ def prune_all() -> None:
 
 @shared_task(name="stream.log_agency_counters", ignore_result=True)
 def log_agency_counters() -> None:
-    """Log each agent's `[Agency {uptimeMin}m] ...` line (seed 004 §5)."""
+    """Log each agent's `[Agency {uptimeMin}m] ...` line (the agency contract §5)."""
     from stream.services.counters import counters_log_all
 
     counters_log_all()

@@ -1,4 +1,4 @@
-"""REST API of baseline snapshots (seed 002): /api/benchmarks/baselines."""
+"""REST API of baseline snapshots (the eval-store contract): /api/benchmarks/baselines."""
 
 from __future__ import annotations
 

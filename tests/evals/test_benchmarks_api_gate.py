@@ -1,4 +1,4 @@
-"""REST API of the stored-baseline gate (seed 002): /api/benchmarks/gate."""
+"""REST API of the stored-baseline gate (the eval-store contract): /api/benchmarks/gate."""
 
 from __future__ import annotations
 

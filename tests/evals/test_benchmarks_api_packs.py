@@ -1,4 +1,4 @@
-"""REST API of benchmark packs (seed 002): /api/benchmarks/packs, and who may call the API."""
+"""REST API of benchmark packs (the eval-store contract): /api/benchmarks/packs, and who may call the API."""
 
 from __future__ import annotations
 

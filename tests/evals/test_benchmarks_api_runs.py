@@ -1,4 +1,4 @@
-"""REST API of run summaries (seed 002): /api/benchmarks/runs."""
+"""REST API of run summaries (the eval-store contract): /api/benchmarks/runs."""
 
 from __future__ import annotations
 

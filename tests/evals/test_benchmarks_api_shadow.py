@@ -1,4 +1,4 @@
-"""REST API of shadow recall records (seed 002): /api/benchmarks/shadow."""
+"""REST API of shadow recall records (the eval-store contract): /api/benchmarks/shadow."""
 
 from __future__ import annotations
 

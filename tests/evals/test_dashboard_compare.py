@@ -199,7 +199,7 @@ def test_metrics_are_side_by_side_and_coloured_by_direction(
         '<td>0</td><td>0.25</td><td class="delta bad">+0.25</td>'
         '<td class="muted">lower is better</td><td class="bad">regression</td></tr>'
     ) in html
-    # action_rate is neutral (seed 000: action_rate may be zero): shown,
+    # action_rate is neutral (the stream contract: action_rate may be zero): shown,
     # never judged.
     assert (
         '<tr class=""><th scope="row"><code>action_rate</code></th>'

@@ -1,4 +1,4 @@
-"""The keep-alive observation loop (seed 000 KA-A1..A6, KA-A3 with a clock)."""
+"""The keep-alive observation loop (the stream contract KA-A1..A6, KA-A3 with a clock)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The opt-in drive tick (seed 004 §3) through the services and the poll."""
+"""The opt-in drive tick (the agency contract §3) through the services and the poll."""
 
 from __future__ import annotations
 

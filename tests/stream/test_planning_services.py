@@ -206,7 +206,7 @@ def test_converted_task_carries_origin_provenance_and_rebuilt_metadata(
     assert list(task.events.values_list("kind", flat=True)) == ["created"]
 
 
-# --- goalKey idempotency (seed 004 §3.2) ---------------------------------------------
+# --- goalKey idempotency (the agency contract §3.2) ---------------------------------------------
 
 
 def _pending(agent: Any, goal_key: str, created: datetime) -> Task:
@@ -255,7 +255,7 @@ def test_goal_key_of_finished_task_does_not_suppress(agent: Any) -> None:
     assert planning_poll_once(agent=agent, now=T0).converted == 1
 
 
-# --- task store (seed 004 §1) ------------------------------------------------------
+# --- task store (the agency contract §1) ------------------------------------------------------
 
 
 def test_seed004_addTask_drops_empty_string_goalKey(agent: Any) -> None:  # noqa: N802

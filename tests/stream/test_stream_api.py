@@ -1,4 +1,4 @@
-"""The stream contract (seed 000 SC-*, MV-*, KA-A7/A8; seed 004 §4, §6)."""
+"""The stream contract (the stream contract SC-*, MV-*, KA-A7/A8; the agency contract §4, §6)."""
 
 from __future__ import annotations
 
@@ -314,7 +314,7 @@ def test_ka_a7_identical_awareness_after_window_is_published(
     ).thought
 
 
-# --- content dedup (seed 004 §4.1) --------------------------------------------
+# --- content dedup (the agency contract §4.1) --------------------------------------------
 
 
 def test_content_dedup_records_low_novelty_never_eligible(
@@ -345,7 +345,7 @@ def test_content_dedup_broadcasts_one_in_five_without_goal(
     assert counters["lowNoveltyBroadcast"] == 2
 
 
-# --- KA-A8 / seed 004 §6.1 -------------------------------------------------------
+# --- KA-A8 / the agency contract §6.1 -------------------------------------------------------
 
 
 def test_ka_a8_convert_eligible_in_body_is_ignored_by_default(
@@ -597,7 +597,7 @@ def test_stream_endpoints_need_an_agent_key(
     assert json.loads(owner_client.get(f"{API}recent").content)["error"]["code"]
 
 
-# --- counters (seed 004 §5) ---------------------------------------------------------
+# --- counters (the agency contract §5) ---------------------------------------------------------
 
 
 def test_counters_are_exposed_and_logged(

@@ -1,6 +1,7 @@
 """Finishing a scenario eval run: metrics, verdict, ``summary.json``.
 
-The lifecycle closes the run (status, counts, seed 002's run summary); these
+The lifecycle closes the run (status, counts, the eval-store contract's run summary);
+these
 are the harness's hooks into it. Metrics and the verdict are computed from
 the stored scenario artifacts in suite order. A scenario that never ran
 counts as errored, so the verdict FAILs on ``no_scenario_errors``, as does a
@@ -127,7 +128,8 @@ def _write_summary(
         suite_path=shown(config.get("suitePath")) or None,
     )
     document["run"]["versions"] = config.get("versions")
-    # Cases that never ran are neither passed nor failed (seed 002's counts
+    # Cases that never ran are neither passed nor failed (the eval-store contract's
+    # counts
     # then agree with the case results); notRunCases says how many.
     document["totalCases"] = run.total_cases
     document["notRunCases"] = max(run.total_cases - len(verdict.per_scenario), 0)

@@ -7,7 +7,8 @@ is: creating it ``queued``, sending its chunks as a Celery chord
 (``evals.run_chunk`` per chunk of case ids, joined by ``evals.finalize_run``),
 moving it ``queued -> running`` once, recording case results idempotently and
 bumping ``progress_done``, failing it, and finalizing it (status, counts,
-metrics, verdict, seed 002's run summary in ``Run.summary``). What a case is,
+metrics, verdict, the eval-store contract's run summary in ``Run.summary``). What a
+case is,
 how it runs and what its metrics are belongs to a *case executor*, one per
 benchmark kind (``Benchmark.kind``).
 

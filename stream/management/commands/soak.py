@@ -1,4 +1,4 @@
-"""``manage.py soak --minutes 12 --agent NAME``: the seed 004 §7 soak test."""
+"""``manage.py soak --minutes 12 --agent NAME``: the agency contract §7 soak test."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from stream.services.soak import (
 class Command(BaseCommand):
     help = (
         "Run a simulated agent against the real planning services on a "
-        "compressed clock and report the 8 acceptance checks (seed 004 §7.2) "
+        "compressed clock and report the 8 acceptance checks (the agency contract "
+        "§7.2) "
         "and the stall classes (§7.3). Exits 1 when a check fails. Use a "
         "dedicated agent: its counters are reset."
     )

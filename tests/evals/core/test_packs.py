@@ -1,4 +1,4 @@
-"""Benchmark pack manifests: every rule and message of seed 002."""
+"""Benchmark pack manifests: every rule and message of the eval-store contract."""
 
 from __future__ import annotations
 

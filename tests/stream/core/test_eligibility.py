@@ -1,4 +1,4 @@
-"""convertEligible (PA-D2, PA-D3, KA-A8, seed 004 §4.3) and its reasons."""
+"""convertEligible (PA-D2, PA-D3, KA-A8, the agency contract §4.3) and its reasons."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Goal tags (seed 004 §2.1, §1.3): vocabulary, bounded parse, goalKey."""
+"""Goal tags (the agency contract §2.1, §1.3): vocabulary, bounded parse, goalKey."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""INTENT extraction (seed 004 §2.2, §2.3, §6.2): two passes, fail closed."""
+"""INTENT extraction (the agency contract §2.2, §2.3, §6.2): two passes, fail closed."""
 
 from __future__ import annotations
 

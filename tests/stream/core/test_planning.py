@@ -113,7 +113,7 @@ def test_progress_accepted_iff_fraction_and_not_backwards(
     assert (check_progress(current, new) is None) == (0 <= new <= 1 and new >= current)
 
 
-# --- metadata projection (seed 004 §1) ---------------------------------------------------
+# --- metadata projection (the agency contract §1) ---------------------------------------------------
 
 
 def test_projection_keeps_the_allowlist_and_reports_the_rest() -> None:
@@ -212,7 +212,7 @@ def test_task_title() -> None:
     assert task_title("explore", "nearby", None) == "explore nearby"
 
 
-# --- idempotency (seed 004 §3.2) -----------------------------------------------------
+# --- idempotency (the agency contract §3.2) -----------------------------------------------------
 
 
 def open_task(
@@ -269,7 +269,7 @@ def test_find_suppressor_returns_the_oldest_blocker() -> None:
     assert find_suppressor(tasks, goal_key="x:y", now_ms=10 * MIN) is None
 
 
-# --- conversion (PA-D3, seed 004 §4.1) ----------------------------------------------------
+# --- conversion (PA-D3, the agency contract §4.1) ----------------------------------------------------
 
 GOAL = {"action": "collect", "target": "oak_log", "amount": 8}
 
@@ -426,7 +426,7 @@ def test_drive_tick_thought_converts_with_its_own_origin_and_tags() -> None:
     )
 
 
-# --- stall taxonomy (seed 004 §7.3) ----------------------------------------------------------
+# --- stall taxonomy (the agency contract §7.3) ----------------------------------------------------------
 
 
 def stall(**overrides: Any) -> StallClass | None:

@@ -25,7 +25,7 @@ P = TaskStatus.PENDING
 MIN = 60_000
 
 
-# --- drive tick (seed 004 §3) ---------------------------------------------------------
+# --- drive tick (the agency contract §3) ---------------------------------------------------------
 
 
 def inputs(**overrides: Any) -> DriveInputs:

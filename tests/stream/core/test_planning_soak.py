@@ -18,7 +18,7 @@ P, A, C, F = (
 MIN = 60_000
 
 
-# --- soak checks (seed 004 §7.2) -------------------------------------------------------
+# --- soak checks (the agency contract §7.2) -------------------------------------------------------
 
 
 def soak_task(task_id: int, key: str, created: int, **kw: Any) -> SoakTask:

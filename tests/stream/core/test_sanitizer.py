@@ -1,4 +1,4 @@
-"""The sanitizer pipeline (seed 004 §2): each stage, the order, the result."""
+"""The sanitizer pipeline (the agency contract §2): each stage, the order, the result."""
 
 from __future__ import annotations
 

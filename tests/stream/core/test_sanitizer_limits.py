@@ -1,4 +1,4 @@
-"""No input up to 1 MB makes any sanitizer stage slow (seed 004 §2.1).
+"""No input up to 1 MB makes any sanitizer stage slow (the agency contract §2.1).
 
 Every stage is timed on its own against inputs built to trip regex
 backtracking or quadratic loops: pathological brackets, repeated goal

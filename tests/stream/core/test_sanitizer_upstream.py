@@ -1,4 +1,4 @@
-"""The reference sanitizer's own expectations hold for ours (seed 004 §2).
+"""The reference sanitizer's own expectations hold for ours (the agency contract §2).
 
 The cases are the assertions of the upstream sanitizer and INTENT test
 suites, stage by stage and through the whole pipeline, plus behaviour
