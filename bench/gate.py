@@ -1,4 +1,4 @@
-"""Gate time of the seed-002 CI gate on big eval stores.
+"""Gate time of the eval-store CI gate on big eval stores.
 
 Builds two stores (base and candidate) of 100 benchmarks x 1,000 runs and
 100,000 shadow records each, then times ``python -m evals.gate``'s work:
@@ -103,24 +103,9 @@ def build_store(
         trace_id = f"{s:016x}"
         _write(
             str(folder / f"{trace_id}.json"),
-            {
-                "schemaVersion": 1,
-                "traceId": trace_id,
-                "recordedAt": f"{day}T10:{s % 60:02d}:00.000Z",
-                "sessionKey": "agent:main",
-                "promptHash": "abc123",
-                "promptLength": 42,
-                "retrievalQueryHash": "def456",
-                "retrievalQueryLength": 42,
-                "recallMode": "full",
-                "recallResultLimit": 4,
-                "source": "hot_qmd",
-                "recalledMemoryCount": 2,
-                "injected": True,
-                "contextChars": 240,
-                "memoryIds": ["mem-1", "mem-2"],
-                "durationMs": 22,
-            },
+            example_shadow_record(
+                trace_id, recordedAt=f"{day}T10:{s % 60:02d}:00.000Z"
+            ),
         )
 
 

@@ -162,7 +162,7 @@ class StreamEvent(models.Model):
 
 
 class AgencyCounters(models.Model):
-    """Seed 004 §5 counters of one agent: monotonic, reset only explicitly."""
+    """Agency contract §5 counters of one agent: monotonic, reset only explicitly."""
 
     agent = models.OneToOneField(
         Agent, on_delete=models.CASCADE, related_name="counters"

@@ -215,7 +215,7 @@ class BenchmarkPackDetailView(APIView):
 
 
 def run_to_wire(run: Run, *, request: Request, detail: bool = False) -> dict[str, Any]:
-    """A run of any benchmark; ``summary`` is its seed-002 run summary."""
+    """A run of any benchmark; ``summary`` is its eval-store run summary."""
     out: dict[str, Any] = {
         "runId": run.run_id,
         "benchmarkId": run.benchmark.benchmark_id,

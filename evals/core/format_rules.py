@@ -1,4 +1,4 @@
-"""Rules every seed-002 format shares: safe path segments, instants, numbers
+"""Rules every eval-store format shares: safe path segments, instants, numbers
 and strings, JSON documents parsed with limits, and JSON Schema problems
 translated into the seed's messages (every problem, sorted by path)."""
 

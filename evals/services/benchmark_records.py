@@ -1,7 +1,7 @@
 """Use cases of run summaries and shadow recall records (baseline snapshots:
 ``evals.services.baselines``).
 
-The seed-002 documents come in over REST, the commands and the demo; each is
+The eval-store documents come in over REST, the commands and the demo; each is
 validated by the core (``evals.core.runs``, ``shadow``, ``baselines``)
 before anything is written, and written in one transaction, so a refused
 document leaves nothing behind.

@@ -118,7 +118,7 @@ class Comparison:
 
 
 def run_summary_of(run: Run, cases: Sequence[CaseRow] | None) -> RunSummary:
-    """The seed-002 run summary of ``run`` as the gate reads it.
+    """The eval-store run summary of ``run`` as the gate reads it.
 
     ``cases`` become the summary's case results (``None`` or empty: the run
     carries none, so the gate lists no flipped cases for it).

@@ -1,4 +1,4 @@
-"""The seed-002 feature flags as the services see them: all off by default;
+"""The eval-store feature flags as the services see them: all off by default;
 a disabled feature is ``FeatureDisabled`` (409) with the seed's message and
 the settings to turn on."""
 
@@ -19,7 +19,7 @@ SHADOW_DISABLED = "eval shadow mode is disabled"
 
 
 class FeatureDisabled(Conflict):
-    """A seed-002 feature flag is off; ``details["settings"]`` names it."""
+    """An eval-store feature flag is off; ``details["settings"]`` names it."""
 
     code = "feature_disabled"
 

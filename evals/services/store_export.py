@@ -1,4 +1,4 @@
-"""Export of the database as a seed-002 eval store.
+"""Export of the database as an on-disk eval store.
 
 The on-disk eval store (``benchmarks/<id>/manifest.json``, ``runs/<id>.json``,
 ``shadow/YYYY-MM-DD/<traceId>.json``, ``baselines/<id>.json``) is an

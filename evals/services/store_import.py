@@ -1,4 +1,4 @@
-"""Import of a seed-002 eval store into the database (export:
+"""Import of an on-disk eval store into the database (export:
 ``evals.services.store_export``), with the core's reader
 (``evals.core.store``).
 

@@ -47,7 +47,7 @@ def run_summary(
     metrics: Mapping[str, float | int],
     cases: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """Seed 002's run summary of an executed run (``runs/<run-id>.json``).
+    """The eval-store run summary of an executed run (``runs/<run-id>.json``).
 
     ``passedCases``/``failedCases`` count the cases that ran, so they agree
     with ``caseResults``; ``totalCases`` counts every case, so a partial or

@@ -18,25 +18,9 @@ from evals.core.shadow import (
     shadow_relative_path,
     validate_shadow_record,
 )
+from evals.examples import example_shadow_record
 
-SEED_SHADOW: dict[str, Any] = {
-    "schemaVersion": 1,
-    "traceId": "3f3ec9f5b356c1f2",
-    "recordedAt": "2026-03-06T10:03:00.000Z",
-    "sessionKey": "agent:main",
-    "promptHash": "abc123",
-    "promptLength": 42,
-    "retrievalQueryHash": "def456",
-    "retrievalQueryLength": 42,
-    "recallMode": "full",
-    "recallResultLimit": 4,
-    "source": "hot_qmd",
-    "recalledMemoryCount": 2,
-    "injected": True,
-    "contextChars": 240,
-    "memoryIds": ["mem-1", "mem-2"],
-    "durationMs": 22,
-}
+SEED_SHADOW: dict[str, Any] = example_shadow_record("3f3ec9f5b356c1f2")
 NUMBER_FIELDS = [
     "promptLength",
     "retrievalQueryLength",
