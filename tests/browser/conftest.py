@@ -32,6 +32,41 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 SHIPPED_SUITES = Path(__file__).resolve().parents[2] / "evals" / "suites"
 
+# Added to every document the tab loads, before the page's scripts: reports
+# the progress box as the page shows it, once when the document is ready
+# and then after every change (one report per batch of changes).
+WATCH_PROGRESS = """
+(() => {
+  function shown() {
+    const box = document.getElementById("run-progress");
+    const status = document.getElementById("run-status");
+    if (!box || !status) { return null; }
+    const bar = box.querySelector("progress");
+    const place = bar.getBoundingClientRect();
+    const tile = box.closest(".tile").getBoundingClientRect();
+    return {
+      value: bar.getAttribute("value"),
+      max: bar.getAttribute("max"),
+      labelledby: bar.getAttribute("aria-labelledby"),
+      text: box.querySelector(".progress-text").textContent,
+      status: status.textContent,
+      bar: [place.x, place.y, place.width, place.height],
+      tile: [tile.x, tile.y, tile.width, tile.height],
+      viewport: window.innerWidth,
+    };
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    const first = shown();
+    if (first === null) { return; }
+    window.reportProgress(first);
+    const observer = new MutationObserver(() => window.reportProgress(shown()));
+    const watch = { attributes: true, childList: true, characterData: true, subtree: true };
+    observer.observe(document.getElementById("run-progress"), watch);
+    observer.observe(document.getElementById("run-status"), watch);
+  });
+})();
+"""
+
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
@@ -142,3 +177,28 @@ def screenshot(page: Any, artifacts_dir: Path) -> Callable[[str], Path]:
         return desktop
 
     return take
+
+
+@pytest.fixture
+def watch_progress(page: Any) -> Callable[..., list[dict[str, Any]]]:
+    """``watch_progress(extra=None)``: from now on, every state of a run
+    page's progress box (bar value and max, its text, the status, where the
+    bar and its tile are, the viewport width) is appended to the list
+    returned, in the order the page showed them; ``extra()``, when given,
+    adds its keys to each state as the test receives it."""
+
+    def start(
+        extra: Callable[[], dict[str, Any]] | None = None,
+    ) -> list[dict[str, Any]]:
+        reports: list[dict[str, Any]] = []
+
+        def report(shown: dict[str, Any] | None) -> None:
+            if shown is not None:
+                shown.update(extra() if extra is not None else {})
+                reports.append(shown)
+
+        page.expose_function("reportProgress", report)
+        page.add_init_script(WATCH_PROGRESS)
+        return reports
+
+    return start

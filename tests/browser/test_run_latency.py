@@ -1,5 +1,6 @@
 """A run started from the New run page on a real Celery worker over the
-embedded broker (no eager mode): how long until the page shows it done."""
+embedded broker (no eager mode): how long until the page shows it done,
+and how the progress bar ends."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def test_run_from_the_form_shows_completed_soon_on_a_real_worker(
     suites: Path,
     log_in: Any,
     worker_factory: Any,  # noqa: F811
+    watch_progress: Any,
     settings: Any,
 ) -> None:
     if not settings.CELERY_BROKER_IS_EMBEDDED:
@@ -32,11 +34,17 @@ def test_run_from_the_form_shows_completed_soon_on_a_real_worker(
     page.select_option("select[name=suite]", "idle-v1.jsonl")
     page.select_option("select[name=profile]", "balanced")
 
+    reports = watch_progress()
+
     started = time.perf_counter()
     page.click("main form button[type=submit]")
     page.wait_for_url(f"{live_server.url}/evals/runs/*/")
-    # A selector, not a script: the page's CSP refuses eval.
-    page.wait_for_selector("#run-status:text-is('completed')", timeout=30000)
+    # A selector, not a script: the page's CSP refuses eval. The finished
+    # view, not the progress page's own "completed" just before it reloads.
+    page.wait_for_selector(
+        "section.tiles:not(:has(#run-progress)) #run-status:text-is('completed')",
+        timeout=30000,
+    )
     elapsed = time.perf_counter() - started
 
     run = Run.objects.get()
@@ -44,6 +52,16 @@ def test_run_from_the_form_shows_completed_soon_on_a_real_worker(
     # The finished run's page: no progress bar, the run's tiles.
     assert page.locator("#run-progress").count() == 0
     assert "PASS" in page.inner_text("section.tiles")
+    # Over in a fraction of a second of work: the progress page may show
+    # nothing between queued and done, but its last state is the bar full
+    # with the run completed, never a jump from a part-way bar.
+    assert reports, "the progress page was never seen"
+    last = reports[-1]
+    assert (last["status"], last["value"], last["text"]) == (
+        "completed",
+        "20",
+        "20 of 20 scenarios done",
+    )
     # The aim is under 2 s on the embedded default; the bound leaves room
     # for a loaded CI machine (the broker used to add ~8 s of polling).
     assert elapsed < 5, f"submit -> completed took {elapsed:.2f} s"

@@ -13,7 +13,7 @@ import pytest
 from evals import charts
 from evals.models import Run
 from evals.services.harness.create import eval_run_create
-from evals.services.runs.lifecycle import run_execute
+from evals.services.runs.lifecycle import run_chunk_execute, run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -119,9 +119,42 @@ def test_running_run_page_polls_its_json_endpoint(owner_client: Any) -> None:
     html = owner_client.get(f"/evals/runs/{run.run_id}/").content.decode()
 
     assert f'data-status-url="/api/evals/runs/{run.run_id}"' in html
-    assert '<progress max="5" value="0"></progress>' in html
+    assert (
+        '<progress max="5" value="0" aria-labelledby="run-progress-text"></progress>'
+    ) in html
+    assert (
+        '<span id="run-progress-text" class="progress-text">'
+        "0 of 5 scenarios done</span>"
+    ) in html
     assert 'src="/static/evals/js/run_detail.js"' in html
     assert "<script>" not in html
+    assert "Scenarios appear here when the run finishes." in html
+
+
+def test_part_way_run_page_shows_true_counts(owner_client: Any) -> None:
+    run = make_run(execute=False)
+    first_two = ["smoke:stable-plains", "smoke:zombie-close"]
+    assert run_chunk_execute(run_pk=run.pk, case_ids=first_two) == 2
+
+    html = owner_client.get(f"/evals/runs/{run.run_id}/").content.decode()
+
+    assert '<p id="run-status" aria-live="polite">running</p>' in html
+    assert '<progress max="5" value="2"' in html
+    assert "2 of 5 scenarios done</span>" in html
+    # The passed count is the finished run's: not shown as "0 of 5" while
+    # scenarios are still running.
+    assert "scenarios passed" not in html
+    assert "not yet" in html
+    # The scenarios recorded when the page loaded, said to be so.
+    for case_id in first_two:
+        assert f'href="/evals/runs/{run.run_id}/scenarios/{case_id}/"' in html
+    assert "Those finished when the page loaded" in html
+
+    finished = run_execute(run=Run.objects.get(pk=run.pk))
+    html = owner_client.get(f"/evals/runs/{run.run_id}/").content.decode()
+    assert f"{finished.passed_cases} of 5 scenarios passed" in html
+    assert "<progress" not in html
+    assert "Those finished when the page loaded" not in html
 
 
 def test_scenario_page_shows_frame_output_goal_and_reasons(
