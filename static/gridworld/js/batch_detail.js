@@ -1,5 +1,7 @@
-// Batch page: draws the figures the server built (json_script elements) and,
-// while the batch runs, polls its JSON every 2 s and reloads when it is done.
+// Batch page: draws the figures the server built (json_script elements)
+// and, while the batch runs, shows its progress from the batch's JSON and
+// reloads into the finished view when it is done. Polling:
+// static/js/live_poll.js.
 (function () {
   "use strict";
   var config = { responsive: true, displaylogo: false };
@@ -12,27 +14,21 @@
     }
   });
   var box = document.getElementById("batch-progress");
-  if (!box || box.getAttribute("data-active") !== "1") { return; }
+  if (!box || box.getAttribute("data-active") !== "1" || !window.livePoll) { return; }
+  var url = box.getAttribute("data-status-url");
   var bar = box.querySelector("progress");
   var text = box.querySelector(".progress-text");
   var status = document.getElementById("batch-status");
-  var timer = null;
-  function poll() {
-    if (document.hidden) { return; }
-    fetch(box.getAttribute("data-status-url"), { credentials: "same-origin", headers: { "Accept": "application/json" } })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (batch) {
-        if (!batch) { return; }
-        bar.max = batch.progress.total;
-        bar.value = batch.progress.done;
-        text.textContent = batch.progress.done + "/" + batch.progress.total + " episodes";
-        status.textContent = batch.status;
-        if (batch.status !== "queued" && batch.status !== "running") {
-          window.clearInterval(timer);
-          window.location.reload();
-        }
-      })
-      .catch(function () { /* keep the last good view */ });
-  }
-  timer = window.setInterval(poll, 2000);
+  window.livePoll(function () {
+    return window.livePoll.getJSON(url).then(function (batch) {
+      if (!batch) { return false; }
+      bar.setAttribute("max", String(batch.progress.total));
+      bar.setAttribute("value", String(batch.progress.done));
+      text.textContent = batch.progress.done + " of " + batch.progress.total + " episodes done";
+      status.textContent = batch.status;
+      if (window.livePoll.isActive(batch.status)) { return false; }
+      window.livePoll.reloadAfterPaint();
+      return true;
+    });
+  }, { firstMs: 500, everyMs: 1000 });
 })();

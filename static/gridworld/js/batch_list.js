@@ -1,32 +1,26 @@
-// Live progress of the queued and running batches on the batches page: polls
-// each active batch's JSON every 2 s and reloads once none is active.
+// Live progress of the queued and running batches on the batches page:
+// one round of requests (every active batch's JSON) at a time; the page
+// reloads once none is active. Polling: static/js/live_poll.js.
 (function () {
   "use strict";
   var rows = Array.prototype.slice.call(document.querySelectorAll("#gw-batches tr[data-active='1']"));
-  if (!rows.length) { return; }
-  var timer = null;
-  function poll() {
-    if (document.hidden) { return; }
-    var pending = rows.map(function (row) {
-      return fetch(row.getAttribute("data-status-url"), { credentials: "same-origin", headers: { "Accept": "application/json" } })
-        .then(function (r) { return r.ok ? r.json() : null; })
-        .then(function (batch) {
-          if (!batch) { return true; }
-          var bar = row.querySelector("progress");
-          bar.max = batch.progress.total;
-          bar.value = batch.progress.done;
-          row.querySelector(".gw-progress").textContent = batch.progress.done + "/" + batch.progress.total;
-          row.querySelector(".gw-status").textContent = batch.status;
-          return batch.status === "queued" || batch.status === "running";
-        })
-        .catch(function () { return true; });
-    });
-    Promise.all(pending).then(function (active) {
-      if (active.every(function (a) { return !a; })) {
-        window.clearInterval(timer);
-        window.location.reload();
-      }
+  if (!rows.length || !window.livePoll) { return; }
+  function update(row) {
+    return window.livePoll.getJSON(row.getAttribute("data-status-url")).then(function (batch) {
+      if (!batch) { return true; }
+      var bar = row.querySelector("progress");
+      bar.setAttribute("max", String(batch.progress.total));
+      bar.setAttribute("value", String(batch.progress.done));
+      row.querySelector(".gw-progress").textContent = batch.progress.done + " of " + batch.progress.total;
+      row.querySelector(".gw-status").textContent = batch.status;
+      return window.livePoll.isActive(batch.status);
     });
   }
-  timer = window.setInterval(poll, 2000);
+  window.livePoll(function () {
+    return Promise.all(rows.map(update)).then(function (active) {
+      if (active.some(function (a) { return a; })) { return false; }
+      window.livePoll.reloadAfterPaint();
+      return true;
+    });
+  }, { firstMs: 1000, everyMs: 1000 });
 })();
