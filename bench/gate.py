@@ -15,13 +15,8 @@ Both gate modes are timed: stores (base latest runs vs candidate) and
 snapshot (``baselines/required-main.json`` of the base vs candidate), each in
 one process and with ``--workers`` processes.
 
-Shadow ingest over REST: records/s through ``POST /api/benchmarks/shadow``
-(batches of ``--ingest-batch`` records, agent-key auth, the whole Django +
-DRF stack in process, no socket) next to the raw insert rate of the same
-database in the same run (``executemany`` of the same rows, one transaction
-per batch), and their ratio. SQLite in a temporary directory unless
-DATABASE_URL names another database (rows with a per-run trace-id prefix
-are added to it).
+Then shadow ingest over REST next to the raw insert rate of the same
+database (``bench/ingest.py``, which also runs on its own).
 
 Usage: python bench/gate.py [--benchmarks 100] [--runs 1000] [--shadows 100000]
        [--workers N] [--dir DIR] [--ingest-records 20000] [--ingest-batch 500]
@@ -157,145 +152,6 @@ def time_gate(
     return _since(start), verdict
 
 
-# --- shadow ingest over REST -----------------------------------------------------
-
-
-def shadow_document(prefix: str, n: int) -> dict[str, object]:
-    day = f"2026-03-{1 + n % 28:02d}"
-    return example_shadow_record(
-        f"{prefix}{n:012x}",
-        recordedAt=f"{day}T10:{n % 60:02d}:00.000Z",
-        promptHash=f"{n:016x}",
-        retrievalQueryHash=f"{n:016x}",
-    )
-
-
-def _setup_django(var_dir: Path) -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-    os.environ.setdefault("DJANGO_DEBUG", "true")
-    os.environ["EVALSITE_VAR_DIR"] = str(var_dir)
-    os.environ["EVAL_HARNESS_ENABLED"] = "true"
-    os.environ["EVAL_SHADOW_MODE_ENABLED"] = "true"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-
-
-def raw_insert(documents: list[dict[str, object]], batch: int) -> Timing:
-    """The anchor: the same rows through ``executemany``, no validation."""
-    from datetime import UTC, date, datetime
-
-    from django.db import connection, transaction
-
-    from evals.models import ShadowRecord
-
-    fields = {f.name: f for f in ShadowRecord._meta.concrete_fields}
-    table = ShadowRecord._meta.db_table
-    columns = ("trace_id", "recorded_at", "day", "document", "created_at")
-    sql = (
-        f"INSERT INTO {connection.ops.quote_name(table)} "
-        f"({', '.join(connection.ops.quote_name(c) for c in columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))})"
-    )
-    now = datetime.now(UTC)
-    rows = [
-        (
-            document["traceId"],
-            fields["recorded_at"].get_db_prep_value(
-                datetime.fromisoformat(str(document["recordedAt"])), connection
-            ),
-            fields["day"].get_db_prep_value(
-                date.fromisoformat(str(document["recordedAt"])[:10]), connection
-            ),
-            fields["document"].get_db_prep_value(document, connection),
-            fields["created_at"].get_db_prep_value(now, connection),
-        )
-        for document in documents
-    ]
-    start = _clocks()
-    for index in range(0, len(rows), batch):
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.executemany(sql, rows[index : index + batch])
-    return _since(start)
-
-
-def rest_ingest(documents: list[dict[str, object]], batch: int) -> Timing:
-    """``POST /api/benchmarks/shadow`` with ``{"records": [...]}`` batches."""
-    from django.contrib.auth import get_user_model
-    from rest_framework.test import APIClient
-
-    from stream.services.agents import agent_create
-
-    owner, _ = get_user_model().objects.get_or_create(username="bench-ingest")
-    created = agent_create(
-        name=f"bench-{os.getpid()}",
-        owner=owner,
-        scopes=("benchmarks:write",),
-    )
-    # Not the test server's name: the bench runs with the real ALLOWED_HOSTS.
-    client = APIClient(HTTP_HOST="localhost")
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {created.api_key}")
-    # One request first, so lazy imports and the first query are not timed.
-    warm = dict(documents[0], traceId=f"{documents[0]['traceId']}-warm")
-    client.post("/api/benchmarks/shadow", {"records": [warm]}, format="json")
-    start = _clocks()
-    for index in range(0, len(documents), batch):
-        response = client.post(
-            "/api/benchmarks/shadow",
-            {"records": documents[index : index + batch]},
-            format="json",
-        )
-        if response.status_code != 201:
-            raise SystemExit(
-                f"ingest failed: {response.status_code} {response.content!r}"
-            )
-    return _since(start)
-
-
-def bench_ingest(records: int, batch: int) -> None:
-    var_dir = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
-    try:
-        _setup_django(var_dir)
-        from django.db import connection
-
-        from evals.models import ShadowRecord
-
-        prefix = f"b{os.getpid():x}{int(time.time()):x}"
-        rest_docs = [shadow_document(prefix + "r", n) for n in range(records)]
-        raw_docs = [shadow_document(prefix + "w", n) for n in range(records)]
-        print(
-            f"shadow ingest: {records} records in batches of {batch}, database "
-            f"{connection.vendor} ({connection.settings_dict['NAME']})"
-        )
-        raw = raw_insert(raw_docs, batch)
-        rest = rest_ingest(rest_docs, batch)
-        stored = (
-            ShadowRecord.objects.filter(trace_id__startswith=prefix)
-            .exclude(trace_id__endswith="-warm")
-            .count()
-        )
-        raw_rate, rest_rate = records / raw.wall, records / rest.wall
-        print(
-            f"raw insert (executemany, anchor): {raw_rate:,.0f} records/s "
-            f"(wall {raw.wall:.2f} s, cpu {raw.cpu:.2f} s)"
-        )
-        print(
-            f"REST POST /api/benchmarks/shadow: {rest_rate:,.0f} records/s "
-            f"(wall {rest.wall:.2f} s, cpu {rest.cpu:.2f} s)"
-        )
-        print(
-            f"REST / raw insert rate: {rest_rate / raw_rate:.3f} "
-            f"(REST costs {raw_rate / rest_rate:.1f}x the raw insert per record); "
-            f"rows stored: {stored} of {2 * records}"
-        )
-    finally:
-        shutil.rmtree(var_dir, ignore_errors=True)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmarks", type=int, default=100)
@@ -311,6 +167,8 @@ def main() -> int:
     if not args.skip_gate:
         bench_gate(args)
     if not args.skip_ingest:
+        from ingest import bench_ingest  # bench/ingest.py, beside this file
+
         bench_ingest(args.ingest_records, args.ingest_batch)
     return 0
 

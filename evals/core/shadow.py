@@ -11,16 +11,22 @@ A record lives at ``shadow/<recordedAt[0:10]>/<traceId>.json``; traceId is a
 safe path segment. Valid documents take a hand-written fast path (a property
 test keeps it no looser than the schema); everything else goes through JSON
 Schema and the full checks, which alone decide the problems reported.
+``fast_wire`` is the ingest's fast path: the wire form and instant of a
+record that is certainly valid and holds only storable text.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from datetime import datetime
 from typing import Any
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
+from core.text import INT_LIMIT, NAME_MAX_BYTES, storable_problem
 from evals.core.format_rules import (
+    SAFE_SEGMENT_MAX_CHARS,
     MessageTable,
     is_safe_path_segment,
     non_finite_problems,
@@ -28,7 +34,12 @@ from evals.core.format_rules import (
     raise_if_problems,
     translate_problems,
 )
-from evals.core.formats_types import RecallMode, RecallSource, ShadowRecord
+from evals.core.formats_types import (
+    SCHEMA_VERSION,
+    RecallMode,
+    RecallSource,
+    ShadowRecord,
+)
 
 SCHEMA_NAME = "shadow_record.v1.schema.json"
 
@@ -75,45 +86,107 @@ _MODES = {mode.value: mode for mode in RecallMode}
 _SOURCES = {source.value: source for source in RecallSource}
 
 
+# Printable ASCII but "/" and "\\", up to the segment limits: such a string is a
+# safe path segment unless it is "." or ".." or all spaces (checked apart).
+_SAFE_ASCII_SEGMENT = re.compile(
+    rf"[ -.0-\[\]-~]{{1,{min(SAFE_SEGMENT_MAX_CHARS, NAME_MAX_BYTES)}}}"
+)
+
+
+def _safe_segment(value: str) -> bool:
+    """``is_safe_path_segment``, answered by one regex for plain ASCII ids."""
+    if (
+        _SAFE_ASCII_SEGMENT.fullmatch(value) is not None
+        and value not in (".", "..")
+        and not value.isspace()
+    ):
+        return True
+    return is_safe_path_segment(value)
+
+
+def _fast_instant(document: Any) -> datetime | None:
+    """The recordedAt instant of a document that certainly passes every rule,
+    else ``None`` (which proves nothing)."""
+    if type(document) is not dict or document.keys() != _KEYS:
+        return None
+    version = document["schemaVersion"]
+    if type(version) is not int or version != 1:
+        return None
+    for name in _STRING_FIELDS:
+        value = document[name]
+        if type(value) is not str or not value.strip():
+            return None
+    for name in _NUMBER_FIELDS:
+        value = document[name]
+        kind = type(value)
+        if kind is int:
+            if value < 0:
+                return None
+        elif kind is not float or not 0 <= value < math.inf:
+            return None
+    memory_ids = document["memoryIds"]
+    if type(memory_ids) is not list:
+        return None
+    for memory_id in memory_ids:
+        if type(memory_id) is not str or not memory_id.strip():
+            return None
+    try:
+        if (
+            document["recallMode"] in _MODES
+            and document["source"] in _SOURCES
+            and type(document["injected"]) is bool
+            and _safe_segment(document["traceId"])
+        ):
+            return parse_timestamp(document["recordedAt"])
+    except TypeError:
+        return None
+    return None
+
+
 def fast_valid(document: Any) -> bool:
     """True only for documents that certainly pass every rule.
 
     ``False`` proves nothing: ask the ``*_problems`` function then.
     Written out by hand because it runs once per stored record.
     """
-    if type(document) is not dict or document.keys() != _KEYS:
-        return False
-    version = document["schemaVersion"]
-    if type(version) is not int or version != 1:
-        return False
-    for name in _STRING_FIELDS:
-        value = document[name]
-        if type(value) is not str or not value.strip():
-            return False
+    return _fast_instant(document) is not None
+
+
+def fast_wire(document: Any) -> tuple[dict[str, Any], datetime] | None:
+    """``(validate_shadow_record(document).to_wire(), recordedAt instant)``
+    for a document that certainly passes every rule and whose every string
+    and integer a database column can store (``core.text``); else ``None``,
+    which proves nothing. The ingest's per-record path."""
+    recorded_at = _fast_instant(document)
+    if recorded_at is None:
+        return None
+    memory_ids = document["memoryIds"]
+    texts = [document[name] for name in _STRING_FIELDS]
+    texts += memory_ids
+    if storable_problem("".join(texts)) is not None:
+        return None
     for name in _NUMBER_FIELDS:
         value = document[name]
-        kind = type(value)
-        if kind is int:
-            if value < 0:
-                return False
-        elif kind is not float or not 0 <= value < math.inf:
-            return False
-    memory_ids = document["memoryIds"]
-    if type(memory_ids) is not list:
-        return False
-    for memory_id in memory_ids:
-        if type(memory_id) is not str or not memory_id.strip():
-            return False
-    try:
-        return (
-            document["recallMode"] in _MODES
-            and document["source"] in _SOURCES
-            and type(document["injected"]) is bool
-            and is_safe_path_segment(document["traceId"])
-            and parse_timestamp(document["recordedAt"]) is not None
-        )
-    except TypeError:
-        return False
+        if type(value) is int and value >= INT_LIMIT:
+            return None
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "traceId": document["traceId"],
+        "recordedAt": document["recordedAt"],
+        "sessionKey": document["sessionKey"],
+        "promptHash": document["promptHash"],
+        "promptLength": document["promptLength"],
+        "retrievalQueryHash": document["retrievalQueryHash"],
+        "retrievalQueryLength": document["retrievalQueryLength"],
+        "recallMode": document["recallMode"],
+        "recallResultLimit": document["recallResultLimit"],
+        "source": document["source"],
+        "recalledMemoryCount": document["recalledMemoryCount"],
+        "injected": document["injected"],
+        "contextChars": document["contextChars"],
+        "memoryIds": list(memory_ids),
+        "durationMs": document["durationMs"],
+    }, recorded_at
 
 
 def shadow_record_problems(document: Any) -> list[SchemaProblem]:

@@ -25,22 +25,27 @@ Flags: shadow records need ``EVAL_HARNESS_ENABLED`` and
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
+from functools import partial
 from typing import Any
 
-from django.db import IntegrityError, transaction
+import orjson
+from django.db import IntegrityError, connection, transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from core.canonical import digest
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.formats_types import RunSummary
 from evals.core.formats_types import ShadowRecord as ShadowDocument
 from evals.core.runs import latest_completed_runs, validate_run_summary
-from evals.core.shadow import validate_shadow_record
+from evals.core.shadow import fast_wire, validate_shadow_record
 from evals.core.store import InvalidItem, StoredItem
 from evals.core.wire import instant, problems_at
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
@@ -260,20 +265,87 @@ def shadow_row(
     )
 
 
+def _json_text(value: Any) -> str:
+    """``json.dumps(value)`` through orjson: the same JSON value, compact,
+    non-ASCII as UTF-8; ``json.dumps`` itself where orjson refuses (never for
+    a stored wire form: no lone surrogates, no integer outside 64 bits)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
+class _OrjsonEncoder(json.JSONEncoder):
+    def encode(self, o: Any) -> str:
+        return _json_text(o)
+
+
+def _shadow_json_param() -> Any:
+    """How a wire form becomes the ``document`` parameter: the backend's
+    ``adapt_json_value`` with orjson doing the encoding (the plain text itself
+    where the backend takes ``json.dumps`` text as it is)."""
+    ops = connection.ops
+    if type(ops).adapt_json_value is BaseDatabaseOperations.adapt_json_value:
+        return _json_text
+    return partial(ops.adapt_json_value, encoder=_OrjsonEncoder)
+
+
+def _shadow_insert(rows: Sequence[tuple[str, dict[str, Any], datetime]]) -> None:
+    """``(traceId, wire, instant)`` rows in one ``executemany``: the columns
+    ``bulk_create`` would write, each adapted by the backend's own operations
+    (its per-object machinery cost more than the insert itself)."""
+    if not rows:
+        return
+    ops = connection.ops
+    json_param = _shadow_json_param()
+    table = ShadowRecord._meta.db_table
+    columns = ("trace_id", "recorded_at", "day", "document", "created_at")
+    sql = (
+        f"INSERT INTO {ops.quote_name(table)} "  # noqa: S608 - fixed names
+        f"({', '.join(ops.quote_name(column) for column in columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))})"
+    )
+    created_at = ops.adapt_datetimefield_value(timezone.now())
+    adapt_instant = ops.adapt_datetimefield_value
+    adapt_day = ops.adapt_datefield_value
+    params = [
+        (
+            trace_id,
+            adapt_instant(recorded_at),
+            adapt_day(date.fromisoformat(wire["recordedAt"][:10])),
+            json_param(wire),
+            created_at,
+        )
+        for trace_id, wire, recorded_at in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
 def stored_documents(
     model: type[ShadowRecord] | type[Run] | type[BaselineSnapshot],
     field: str,
     ids: Sequence[str],
     document_field: str,
 ) -> dict[str, Any]:
-    """``{id: stored document}`` for the ids that exist, in chunked queries."""
+    """``{id: stored document}`` for the ids that exist, in chunked queries
+    (plain SQL: building an ORM ``__in`` lookup cost a microsecond per id)."""
+    opts = model._meta
+    quote = connection.ops.quote_name
+    key_column = quote(opts.get_field(field).column)
+    document = opts.get_field(document_field)
     found: dict[str, Any] = {}
-    for start in range(0, len(ids), LOOKUP_CHUNK):
-        chunk = ids[start : start + LOOKUP_CHUNK]
-        rows = model.objects.filter(**{f"{field}__in": chunk}).values_list(
-            field, document_field
-        )
-        found.update(rows)
+    with connection.cursor() as cursor:
+        for start in range(0, len(ids), LOOKUP_CHUNK):
+            chunk = list(ids[start : start + LOOKUP_CHUNK])
+            cursor.execute(
+                f"SELECT {key_column}, {quote(document.column)} "  # noqa: S608
+                f"FROM {quote(opts.db_table)} "
+                f"WHERE {key_column} IN ({', '.join(['%s'] * len(chunk))})",
+                chunk,
+            )
+            for key, value in cursor.fetchall():
+                found[key] = document.from_db_value(value, None, connection)
     return found
 
 
@@ -311,25 +383,33 @@ def shadow_records_ingest(
             ],
         )
     problems: list[SchemaProblem] = []
-    records: dict[str, ShadowDocument] = {}
+    # traceId -> (wire form, recordedAt instant)
+    records: dict[str, tuple[dict[str, Any], datetime]] = {}
     for index, document in enumerate(documents):
-        prefix = f"$.records[{index}]" if batch else "$"
-        try:
-            record = validate_shadow_record(document)
-            require_storable(document, ShadowRecord, (), what="shadow record")
-        except SchemaInvalid as error:
-            problems.extend(problems_at(prefix, error.problems))
-            continue
-        seen = records.get(record.trace_id)
-        if seen is not None and seen != record:
+        fast = fast_wire(document)
+        if fast is None:
+            prefix = f"$.records[{index}]" if batch else "$"
+            try:
+                record = validate_shadow_record(document)
+                require_storable(document, ShadowRecord, (), what="shadow record")
+            except SchemaInvalid as error:
+                problems.extend(problems_at(prefix, error.problems))
+                continue
+            fast = (record.to_wire(), instant(record.recorded_at))
+        wire = fast[0]
+        trace_id = wire["traceId"]
+        seen = records.get(trace_id)
+        # Equal wire forms are equal records (the same fields, compared alike).
+        if seen is not None and seen[0] != wire:
+            prefix = f"$.records[{index}]" if batch else "$"
             problems.append(
                 SchemaProblem(
                     f"{prefix}.traceId",
                     "duplicate",
-                    f"traceId {record.trace_id} appears twice with different content",
+                    f"traceId {trace_id} appears twice with different content",
                 )
             )
-        records[record.trace_id] = record
+        records[trace_id] = fast
     if problems:
         raise SchemaInvalid("invalid shadow recall record(s)", problems=problems)
     try:
@@ -339,14 +419,15 @@ def shadow_records_ingest(
         return _shadow_store(records)
 
 
-def _shadow_store(records: Mapping[str, ShadowDocument]) -> ShadowIngestResult:
+def _shadow_store(
+    records: Mapping[str, tuple[dict[str, Any], datetime]],
+) -> ShadowIngestResult:
     ids = sorted(records)
-    wires = {trace_id: records[trace_id].to_wire() for trace_id in ids}
     stored = stored_documents(ShadowRecord, "trace_id", ids, "document")
     conflicts = [
         trace_id
         for trace_id, document in stored.items()
-        if not same_document(document, wires[trace_id])
+        if not same_document(document, records[trace_id][0])
     ]
     if conflicts:
         raise Conflict(
@@ -354,13 +435,9 @@ def _shadow_store(records: Mapping[str, ShadowDocument]) -> ShadowIngestResult:
             + ", ".join(sorted(conflicts)),
             details={"traceIds": sorted(conflicts)},
         )
-    new = [
-        shadow_row(records[trace_id], wires[trace_id])
-        for trace_id in ids
-        if trace_id not in stored
-    ]
+    new = [trace_id for trace_id in ids if trace_id not in stored]
     with transaction.atomic():
-        ShadowRecord.objects.bulk_create(new, batch_size=LOOKUP_CHUNK)
+        _shadow_insert([(trace_id, *records[trace_id]) for trace_id in new])
     logger.info(
         "[Eval] shadow_records_ingested created=%d unchanged=%d",
         len(new),

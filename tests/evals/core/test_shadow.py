@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import SchemaInvalid
+from core.text import unstorable_values
 from evals.core import shadow
+from evals.core.format_rules import is_safe_path_segment, parse_timestamp
 from evals.core.formats_types import RecallMode, RecallSource
 from evals.core.shadow import (
     shadow_record_problems,
@@ -230,3 +232,78 @@ def test_fast_path_accepts_only_valid_documents(
 
 def test_fast_path_takes_the_seed_example() -> None:
     assert shadow.fast_valid(copy.deepcopy(SEED_SHADOW))
+
+
+# --- the ingest's fast path: the validated wire form, storable text only ------
+
+_hostile_text = st.sampled_from(
+    ["a\x00b", "\ud800", "x\udfff", "caf\u00e9", "\u200b", "a/b", "a\\b", "\x7f", "  "]
+)
+_hostile_number = st.sampled_from(
+    [2**63 - 1, 2**63, 10**400, -1, 0.5, -0.0, math.inf, 1e308, True]
+)
+
+
+@settings(max_examples=400)
+@given(
+    drops=st.lists(st.sampled_from(_keys), max_size=2),
+    sets=st.dictionaries(
+        st.sampled_from(_keys),
+        _json_value | _hostile_text | _hostile_number,
+        max_size=3,
+    ),
+)
+def test_fast_wire_is_the_validated_storable_wire_form(
+    drops: list[str], sets: dict[str, Any]
+) -> None:
+    document = copy.deepcopy(SEED_SHADOW)
+    for key in drops:
+        document.pop(key, None)
+    document.update(sets)
+
+    fast = shadow.fast_wire(document)
+    if fast is not None:
+        wire, recorded_at = fast
+        expected = validate_shadow_record(document).to_wire()
+        assert list(wire.items()) == list(expected.items())
+        assert unstorable_values(document) == []
+        assert recorded_at == parse_timestamp(document["recordedAt"])
+    if shadow.fast_valid(document) and not unstorable_values(document):
+        # Valid and storable: the fast path takes it unless a number is a
+        # float-overflowing integer (which proves nothing either way).
+        assert fast is not None or any(
+            type(document[name]) is int and document[name] >= 2**63
+            for name in NUMBER_FIELDS
+        )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("sessionKey", "a\x00b"),
+        ("promptHash", "x\ud800"),
+        ("memoryIds", ["ok", "m\x00"]),
+        ("promptLength", 2**63),
+    ],
+)
+def test_fast_wire_leaves_unstorable_records_to_the_full_checks(
+    field: str, value: Any
+) -> None:
+    document = dict(copy.deepcopy(SEED_SHADOW), **{field: value})
+    assert shadow.fast_valid(document)
+    assert shadow.fast_wire(document) is None
+
+
+def test_fast_wire_takes_the_seed_example() -> None:
+    wire, _ = shadow.fast_wire(copy.deepcopy(SEED_SHADOW)) or ({}, None)
+    assert wire == validate_shadow_record(SEED_SHADOW).to_wire()
+
+
+@settings(max_examples=500)
+@given(
+    st.text(max_size=260)
+    | st.text(alphabet=st.characters(max_codepoint=127), max_size=260)
+    | st.sampled_from([".", "..", "...", " ", "  a", "a" * 200, "a" * 201, "é" * 200])
+)
+def test_safe_segment_answers_as_the_full_check(value: str) -> None:
+    assert shadow._safe_segment(value) == is_safe_path_segment(value)
