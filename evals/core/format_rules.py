@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from core.errors import SchemaInvalid, SchemaProblem
 from core.text import NAME_MAX_BYTES, json_path, name_problem, unstorable_values
 
@@ -43,8 +45,12 @@ def is_safe_path_segment(value: str) -> bool:
         and value not in (".", "..")
         and not value.isspace()
         and _UNSAFE_SEGMENT_RE.search(value) is None
-        and name_problem(value) is None
-        and len(value.encode()) <= NAME_MAX_BYTES
+        # ASCII past the pattern above has nothing name_problem refuses (its
+        # only ASCII refusals are control characters) and one byte a char.
+        and (
+            value.isascii()
+            or (name_problem(value) is None and len(value.encode()) <= NAME_MAX_BYTES)
+        )
     )
 
 
@@ -188,9 +194,15 @@ def parse_json_document(data: bytes | str, *, what: str) -> Any:
     when it is no JSON (or nests too deep for the parser), and one
     ``unstorable`` problem per value no database column can store (NUL, lone
     surrogates, integers past 64 bits) by its path. ``NaN``/``Infinity``
-    parse; every validator refuses them as numbers.
+    parse; every validator refuses them as numbers. A UTF-8 BOM, whitespace
+    around the value and duplicate keys (the last one wins) are accepted as
+    ``json.loads`` accepts them.
     """
-    value = _parse_json(data, what=what)
+    value, clean = _read_canonical(data) if isinstance(data, bytes) else _NO_VALUE
+    if clean:
+        return value
+    if value is _NOT_CANONICAL:
+        value = _parse_json(data, what=what)
     unstorable = unstorable_values(value)
     if unstorable:
         raise SchemaInvalid(
@@ -201,6 +213,49 @@ def parse_json_document(data: bytes | str, *, what: str) -> Any:
             ],
         )
     return value
+
+
+_NOT_CANONICAL = object()
+_NO_VALUE = (_NOT_CANONICAL, False)
+_CANONICAL = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+_CANONICAL_53_BITS = _CANONICAL | orjson.OPT_STRICT_INTEGER
+_NUL_ESCAPE = b"\\u0000"
+
+
+def _read_canonical(data: bytes) -> tuple[Any, bool]:
+    """``(value, clean)`` if ``data`` is exactly the canonical bytes of its
+    value (``store_json_bytes``, how the store writes every file), else
+    ``(_NOT_CANONICAL, False)``. ``clean``: the value certainly holds nothing
+    ``unstorable_values`` reports (``False`` proves nothing).
+
+    orjson reads in C but differs from ``json.loads`` at the edges: it refuses
+    a BOM, lone surrogates, NaN and Infinity and nesting past 1,024 levels,
+    reads integers past 64 bits as floats and keeps the last of duplicate
+    keys. Writing the value back canonically and getting ``data`` again proves
+    that none of that happened: each key appeared once, each number kept its
+    text (orjson writes the shortest text that reads back as the same float),
+    so ``json.loads`` reads the same value. Anything else is read by
+    ``json.loads``, which decides.
+
+    Canonical bytes hold no lone surrogate (orjson refuses them) and write a
+    NUL as ``\\u0000``; integers past 64 bits are past 53 bits, which the
+    first writing refuses. Without either, no value is unstorable.
+    """
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _NO_VALUE
+    clean = data.find(_NUL_ESCAPE) < 0  # not `in`: bytes.__contains__ is slower
+    try:
+        written = orjson.dumps(value, option=_CANONICAL_53_BITS)
+    except orjson.JSONEncodeError:
+        # An integer past 53 bits, or nesting orjson does not write.
+        clean = False
+        try:
+            written = orjson.dumps(value, option=_CANONICAL)
+        except orjson.JSONEncodeError:
+            return _NO_VALUE
+    return (value, clean) if written == data else _NO_VALUE
 
 
 def _parse_json(data: bytes | str, *, what: str) -> Any:

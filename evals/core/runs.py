@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from core.errors import SchemaProblem
@@ -99,12 +100,21 @@ def fast_valid(document: Any) -> bool:
     """True only for documents that certainly pass every rule.
 
     ``False`` proves nothing: ask the ``*_problems`` function then.
-    Written out by hand because it runs once per stored run.
+    """
+    return fast_recency(document) is not None
+
+
+def fast_recency(document: Any) -> datetime | None:
+    """``validate_run_summary(document).recency`` for a document that
+    certainly passes every rule, else ``None`` (which proves nothing).
+
+    Written out by hand because it runs once per stored run; the instant
+    comes with the check because the store's latest-run choice needs it.
     """
     if type(document) is not dict or not document.keys() <= _KEYS:
-        return False
+        return None
     if "caseResults" in document:
-        return False
+        return None
     get = document.get
     version = get("schemaVersion")
     run_id = get("runId")
@@ -125,32 +135,39 @@ def fast_valid(document: Any) -> bool:
         and failed >= 0
         and passed + failed <= total
     ):
-        return False
+        return None
     try:
         if get("status") not in _STATUSES:
-            return False
+            return None
     except TypeError:
-        return False
-    if not is_safe_path_segment(run_id) or parse_timestamp(started_at) is None:
-        return False
+        return None
+    if not is_safe_path_segment(run_id):
+        return None
+    recency = parse_timestamp(started_at)
+    if recency is None:
+        return None
     if "completedAt" in document:
         completed_at = document["completedAt"]
-        if type(completed_at) is not str or parse_timestamp(completed_at) is None:
-            return False
+        if type(completed_at) is not str:
+            return None
+        # A valid completedAt is never empty, so it is the recency.
+        recency = parse_timestamp(completed_at)
+        if recency is None:
+            return None
     for key in ("notes", "gitRef"):
         if key in document and type(document[key]) is not str:
-            return False
+            return None
     if "metrics" in document:
         metrics = document["metrics"]
         if type(metrics) is not dict:
-            return False
+            return None
         for value in metrics.values():
             kind = type(value)
             if kind is not int and (
                 kind is not float or not -math.inf < value < math.inf
             ):
-                return False
-    return True
+                return None
+    return recency
 
 
 def run_summary_problems(document: Any) -> list[SchemaProblem]:

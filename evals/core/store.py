@@ -48,12 +48,13 @@ from evals.core.formats_types import (
     ShadowRecord,
 )
 from evals.core.packs import validate_manifest
-from evals.core.runs import fast_valid as fast_valid_run
 from evals.core.runs import (
+    fast_recency,
     latest_completed_runs,
     run_summary_problems,
     validate_run_summary,
 )
+from evals.core.runs import fast_valid as fast_valid_run
 from evals.core.shadow import fast_valid as fast_valid_shadow
 from evals.core.shadow import (
     shadow_record_problems,
@@ -274,9 +275,12 @@ def _read_one(path: str) -> bytes:
             raise OSError(errno.ELOOP, "link")
         descriptor = os.open(path, _OPEN_FLAGS)
         try:
-            chunks = [os.read(descriptor, _READ_SIZE)]
-            while len(chunks[-1]) == _READ_SIZE:
-                chunks.append(os.read(descriptor, _READ_SIZE))
+            data = os.read(descriptor, _READ_SIZE)
+            if len(data) == _READ_SIZE:
+                chunks = [data]
+                while len(chunks[-1]) == _READ_SIZE:
+                    chunks.append(os.read(descriptor, _READ_SIZE))
+                data = b"".join(chunks)
         finally:
             os.close(descriptor)
     except OSError as error:
@@ -287,7 +291,7 @@ def _read_one(path: str) -> bytes:
                 "$", "unreadable", f"cannot read file: {error.strerror}"
             )
         raise SchemaInvalid(problem.message, problems=[problem]) from None
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,11 +331,42 @@ class _ChunkResult:
     valid_count: int
 
 
+def _offer_latest(
+    latest: dict[str, tuple[Any, str, Any]], relative: str, document: Any
+) -> None:
+    """Keep ``document`` in ``latest`` if it is the latest completed run of
+    its benchmark so far (first path on a tie, as ``_latest_stored_runs``);
+    ``SchemaInvalid`` if it is no valid run.
+
+    A run the fast check accepts is kept as its document and built only if
+    it stays the latest: the gate reads a thousand runs per benchmark and
+    keeps one.
+    """
+    entry: Any
+    recency = fast_recency(document)
+    if recency is not None:
+        if document["status"] != RunStatus.COMPLETED:
+            return
+        benchmark_id = document["benchmarkId"]
+        key = (recency, document["runId"])
+        entry = document
+    else:
+        entry = validate_run_summary(document)
+        if entry.status is not RunStatus.COMPLETED:
+            return
+        benchmark_id = entry.benchmark_id
+        key = (entry.recency, entry.run_id)
+    current = latest.get(benchmark_id)
+    if current is None or key > current[0]:
+        latest[benchmark_id] = (key, relative, entry)
+
+
 def _load_chunk(job: _Job) -> _ChunkResult:
     """Validate some files of one kind; keep valid items only if asked."""
     cut = len(job.root) + 1
     valid: list[StoredItem[Any]] = []
     invalid: list[InvalidItem] = []
+    latest: dict[str, tuple[Any, str, Any]] = {}
     count = 0
     build = _validator(job.kind, job.memory_red_team_enabled)
     check = _checker(job.kind, job.memory_red_team_enabled)
@@ -339,7 +374,9 @@ def _load_chunk(job: _Job) -> _ChunkResult:
         relative = path[cut:].replace(os.sep, "/")
         try:
             document = parse_json_document(_read_one(path), what=relative)
-            if job.keep:
+            if job.latest_only:
+                _offer_latest(latest, relative, document)
+            elif job.keep:
                 valid.append(StoredItem(relative, build(document)))
             elif problems := check(document):
                 raise SchemaInvalid("invalid", problems=problems)
@@ -347,7 +384,13 @@ def _load_chunk(job: _Job) -> _ChunkResult:
         except SchemaInvalid as error:
             invalid.append(InvalidItem(relative, error.problems))
     if job.latest_only:
-        valid = list(_latest_stored_runs(valid))
+        valid = [
+            StoredItem(
+                relative,
+                entry if isinstance(entry, RunSummary) else validate_run_summary(entry),
+            )
+            for _, relative, entry in sorted(latest.values(), key=lambda e: e[1])
+        ]
     return _ChunkResult(tuple(valid), tuple(invalid), count)
 
 

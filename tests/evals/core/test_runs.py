@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -370,7 +371,37 @@ def test_fast_path_accepts_only_valid_documents(
 
     if runs.fast_valid(document):
         assert run_summary_problems(document) == []
+        recency = runs.fast_recency(document)
+        assert recency == runs.validate_run_summary(document).recency
+        assert recency is not None and recency.tzinfo is not None
+    else:
+        assert runs.fast_recency(document) is None
 
 
 def test_fast_path_takes_the_seed_example() -> None:
     assert runs.fast_valid(copy.deepcopy(SEED_RUN))
+
+
+@pytest.mark.parametrize(
+    ("times", "recency"),
+    [
+        ({"startedAt": "2026-03-06T10:00:00Z"}, "2026-03-06T10:00:00+00:00"),
+        (
+            {
+                "startedAt": "2026-03-06T10:00:00Z",
+                "completedAt": "2026-03-06T12:30:00+02:00",
+            },
+            "2026-03-06T10:30:00+00:00",
+        ),
+    ],
+)
+def test_fast_recency_is_completed_at_else_started_at(
+    times: dict[str, str], recency: str
+) -> None:
+    document = {k: v for k, v in SEED_RUN.items() if k != "completedAt"} | times
+
+    found = runs.fast_recency(document)
+
+    assert found is not None
+    assert found == datetime.fromisoformat(recency)
+    assert found == runs.validate_run_summary(document).recency

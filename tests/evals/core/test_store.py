@@ -7,10 +7,12 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from core.errors import Conflict, SchemaInvalid
+from evals.core import format_rules
 from evals.core import store as store_module
 from evals.core.archive import UnsafeArchive
 from evals.core.baselines import validate_baseline_snapshot
@@ -505,6 +507,110 @@ def test_latest_runs_only_keeps_the_latest_completed_run_per_benchmark(
     assert parallel == sequential
     assert sequential.valid_counts.runs == 5
     assert sequential.latest_runs_only
+
+
+def test_latest_runs_only_builds_runs_the_fast_check_leaves_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run with case results is validated in full; it competes for latest
+    with runs kept as documents: the same instant goes to the greater runId,
+    the same runId to the first path."""
+    store = EvalStore(tmp_path)
+    with_cases = {
+        **RUN,
+        "runId": "run-b",
+        "completedAt": "2026-03-06T10:09:00Z",
+        "totalCases": 2,
+        "passedCases": 1,
+        "failedCases": 1,
+        "caseResults": [
+            {"caseId": "x", "passed": True},
+            {"caseId": "y", "passed": False},
+        ],
+    }
+    store.write_run(validate_run_summary({**RUN, "runId": "run-0"}))
+    store.write_run(validate_run_summary(with_cases))
+    store.write_run(
+        validate_run_summary(
+            {**RUN, "runId": "run-a", "completedAt": "2026-03-06T11:09:00+01:00"}
+        )
+    )
+    store.write_run(
+        validate_run_summary({**with_cases, "notes": "a copy"}),
+        relative="runs/zz/b.json",
+    )
+    (tmp_path / "runs" / "run-d.json").write_bytes(
+        json.dumps({**RUN, "runId": "run-d", "status": "failed"}).encode()
+    )
+    monkeypatch.setattr(store_module, "_CHUNK", 3)
+
+    contents = load_store(tmp_path, latest_runs_only=True)
+
+    assert [(s.path, s.item) for s in contents.runs] == [
+        ("runs/run-b.json", validate_run_summary(with_cases))
+    ]
+    assert contents.valid_counts.runs == 5
+    everything = load_store(tmp_path)
+    assert [s.item.run_id for s in everything.runs] == [
+        "run-0",
+        "run-a",
+        "run-b",
+        "run-d",
+        "run-b",
+    ]
+
+
+def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
+    """Canonical files take the orjson path; every other file the stdlib
+    one. The whole store's answer is the same as the stdlib reader's."""
+    store = EvalStore(tmp_path)
+    store.write_run(validate_run_summary(RUN))
+    store.write_shadow(validate_shadow_record(SHADOW))
+    odd = {
+        "runs/compact.json": json.dumps({**RUN, "runId": "compact"}).encode(),
+        "runs/bom.json": b"\xef\xbb\xbf" + store_json_bytes({**RUN, "runId": "bom"}),
+        "runs/dup.json": store_json_bytes({**RUN, "runId": "dup"}).replace(
+            b'"runId": "dup"', b'"runId": "x", "runId": "dup"'
+        ),
+        "runs/big.json": store_json_bytes({**RUN, "runId": "big", "totalCases": 2**63}),
+        "runs/huge.json": store_json_bytes({**RUN, "runId": "huge"}).replace(
+            b'"totalCases": 12', b'"totalCases": 99999999999999999999'
+        ),
+        "runs/nan.json": store_json_bytes({**RUN, "runId": "nan"}).replace(
+            b"0.67", b"NaN"
+        ),
+        "runs/nul.json": store_json_bytes({**RUN, "runId": "nul", "notes": "a\x00"}),
+        "runs/surrogate.json": store_json_bytes({**RUN, "runId": "s"}).replace(
+            b'"s"', b'"\\udc00"'
+        ),
+        "shadow/2026-03-06/small.json": store_json_bytes(
+            {**SHADOW, "traceId": "small", "durationMs": 1e-05}
+        ),
+    }
+    for relative, data in odd.items():
+        (tmp_path / relative).write_bytes(data)
+
+    fast = load_store(tmp_path)
+    with mock.patch.object(
+        format_rules, "_read_canonical", return_value=format_rules._NO_VALUE
+    ):
+        slow = load_store(tmp_path)
+
+    assert fast == slow
+    assert sorted(s.item.run_id for s in fast.runs) == [
+        "bom",
+        "compact",
+        "dup",
+        "run-001",
+    ]
+    assert [(i.path, i.problems[0].code) for i in fast.invalid_runs] == [
+        ("runs/big.json", "unstorable"),
+        ("runs/huge.json", "unstorable"),
+        ("runs/nan.json", "invalid"),
+        ("runs/nul.json", "unstorable"),
+        ("runs/surrogate.json", "unstorable"),
+    ]
+    assert fast.valid_counts.shadows == 2
 
 
 def test_run_file_names_limit_the_runs_read(tmp_path: Path) -> None:
