@@ -13,13 +13,19 @@ from typing import Any
 FLOAT_PLACES = 9
 
 
+# Values _round_floats returns as they are: not visited one call each.
+_KEPT = frozenset({str, int, bool, type(None)})
+
+
 def _round_floats(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, FLOAT_PLACES)
     if isinstance(value, dict):
-        return {k: _round_floats(v) for k, v in value.items()}
+        return {
+            k: v if type(v) in _KEPT else _round_floats(v) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
-        return [_round_floats(v) for v in value]
+        return [v if type(v) in _KEPT else _round_floats(v) for v in value]
     return value
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,6 +30,10 @@ _RESERVED = frozenset(
 )
 # Markers for the handlers, not fields of the line.
 _MARKERS = frozenset({"periodic"})
+_NOT_EXTRA = _RESERVED | _MARKERS
+# str.isspace() or a quote or "=" (the regex's \s is the same set of
+# characters as str.isspace()).
+_NEEDS_QUOTES = re.compile(r'[\s"=]')
 
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -36,13 +41,13 @@ def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
     return {
         key: value
         for key, value in record.__dict__.items()
-        if key not in _RESERVED and key not in _MARKERS and not key.startswith("_")
+        if key not in _NOT_EXTRA and not key.startswith("_")
     }
 
 
 def _text_value(value: Any) -> str:
-    text = str(value)
-    if not text or any(c.isspace() or c in '"=' for c in text):
+    text = value if type(value) is str else str(value)
+    if not text or _NEEDS_QUOTES.search(text):
         return json.dumps(text, ensure_ascii=False)
     return text
 
@@ -52,11 +57,36 @@ class TextFormatter(logging.Formatter):
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+        # (second, its strftime text): lines of the same second share it.
+        self._stamp: tuple[int, str] = (-1, "")
+
+    def formatTime(  # noqa: N802 (logging.Formatter's name)
+        self, record: logging.LogRecord, datefmt: str | None = None
+    ) -> str:
+        if datefmt is not None:
+            return super().formatTime(record, datefmt)
+        # localtime() floors to the second, as int() does for a positive time.
+        second = int(record.created)
+        stamped, text = self._stamp
+        if stamped != second:
+            text = time.strftime(self.default_time_format, self.converter(second))
+            self._stamp = (second, text)
+        return self.default_msec_format % (text, record.msecs)
 
     def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        message = record.getMessage()
-        pairs = [f"{k}={_text_value(v)}" for k, v in extra_fields(record).items()]
+        if record.exc_info or record.exc_text or record.stack_info:
+            line = super().format(record)
+            message = record.message
+        else:
+            # logging.Formatter.format without a traceback, the same text.
+            message = record.message = record.getMessage()
+            record.asctime = self.formatTime(record)
+            line = f"{record.asctime} {record.levelname} {record.name} {message}"
+        pairs = [
+            f"{k}={_text_value(v)}"
+            for k, v in record.__dict__.items()
+            if k not in _NOT_EXTRA and not k.startswith("_")
+        ]
         # A field the message already states (run_id=... in run_finished) once.
         pairs = [pair for pair in pairs if pair not in message]
         if not pairs:

@@ -26,6 +26,8 @@ document
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import random
@@ -37,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evals.core.json_bytes import indented_json_bytes
 from evals.core.suite_types import EvalVerdict
 
 SCHEMA_VERSION = 1
@@ -311,8 +314,8 @@ def write_json_atomic(
 ) -> None:
     """Write ``document`` to ``path`` via a same-directory temp file +
     ``os.replace``; creates missing parent directories. ``durable``: see
-    ``write_text_atomic``."""
-    write_text_atomic(path, json_text(document), durable=durable)
+    ``write_bytes_atomic``."""
+    write_bytes_atomic(path, json_bytes(document), durable=durable)
 
 
 def json_text(document: Mapping[str, Any]) -> str:
@@ -321,8 +324,26 @@ def json_text(document: Mapping[str, Any]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def json_bytes(document: Mapping[str, Any]) -> bytes:
+    """``json_text(document)`` encoded as UTF-8: the same bytes, made ~10x
+    faster by orjson where it writes them alike."""
+    return indented_json_bytes(document)
+
+
 def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, as ``write_json_atomic``.
+    """Write ``text`` (UTF-8) to ``path`` atomically, as ``write_bytes_atomic``."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable=durable)
+
+
+# Temp names: pid + a per-process counter, created exclusively (a name left
+# by a crashed process of the same pid falls back to a random one).
+_TEMP_COUNTER = itertools.count()
+
+
+def write_bytes_atomic(path: Path | str, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically: a same-directory temp file
+    (mode 0600, as ``mkstemp`` makes it) renamed over ``path``; creates
+    missing parent directories.
 
     A reader always sees the old file or the new one, never half of one.
     ``durable`` also fsyncs the file before the rename (a power cut cannot
@@ -330,25 +351,37 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     ``sync_to_disk``, which costs one call for many files instead of one
     fsync each (an fsync is most of the cost of writing a small file).
     """
+    target = os.fspath(path)
+    directory, name = os.path.split(target)
+    tmp_name = os.path.join(
+        directory, f".{name}.{os.getpid():x}-{next(_TEMP_COUNTER):x}.tmp"
+    )
     try:
-        fd, tmp_name = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
+        fd = os.open(tmp_name, _TEMP_FLAGS, 0o600)
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(directory or ".", exist_ok=True)
+        fd = os.open(tmp_name, _TEMP_FLAGS, 0o600)
+    except FileExistsError:
         fd, tmp_name = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+            dir=directory or None, prefix=f".{name}.", suffix=".tmp"
         )
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp_name, target)
     except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
         raise
+
+
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def sync_to_disk() -> None:

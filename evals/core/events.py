@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from evals.core.json_bytes import compact_json_text
 from stream.core.frames import PROFILE_BUDGETS
 from stream.core.types import PromptProfile
 
@@ -273,10 +274,7 @@ def run_events(
 
 def events_jsonl(events: Sequence[Mapping[str, Any]]) -> str:
     """One compact JSON object per line, each line ending in ``\\n``."""
-    return "".join(
-        json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
-        for event in events
-    )
+    return "".join(compact_json_text(event) + "\n" for event in events)
 
 
 def bundle_id(summary: Mapping[str, Any]) -> str:

@@ -177,10 +177,6 @@ def _singular(word: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
-def _lookup(words: list[str]) -> tuple[str, GroundingCategory] | None:
-    return _lookup_joined("_".join(words))
-
-
 # Texts repeat few words: the lookup of a word (pure, small answers) is kept.
 @lru_cache(maxsize=16384)
 def _lookup_joined(joined: str) -> tuple[str, GroundingCategory] | None:
@@ -194,6 +190,17 @@ def _lookup_joined(joined: str) -> tuple[str, GroundingCategory] | None:
     return None
 
 
+# What a name of several words can start with: every part of a name before
+# one of its underscores ("wither", "dark", "dark_oak"). Words joined with
+# "_" can only be a name (or its plural) when their first word, or first two
+# words, are in here, so most words are looked up alone.
+_NAME_HEADS: Final = frozenset(
+    name[:index]
+    for name in _ENTITY_NAMES | _ITEM_NAMES | _PLACE_NAMES
+    for index, char in enumerate(name)
+    if char == "_"
+)
+
 _Mention = tuple[str, GroundingCategory, tuple[str, ...], tuple[str, ...]]
 
 
@@ -201,21 +208,32 @@ def _mentions(text: str) -> list[_Mention]:
     """(name, category, up to 3 words before it and 2 after it in its
     sentence), longest name first at each position."""
     found: list[_Mention] = []
+    heads = _NAME_HEADS
+    lookup = _lookup_joined
     for sentence in _SENTENCE.split(text.lower()):
         tokens = [t.strip("'") for t in _TOKEN.findall(sentence)]
+        count = len(tokens)
         index = 0
-        while index < len(tokens):
-            for size in (3, 2, 1):
-                words = tokens[index : index + size]
-                if len(words) < size:
-                    continue
-                hit = _lookup(words)
-                if hit is not None:
-                    before = tuple(tokens[max(0, index - _WINDOW) : index])
-                    after = tuple(tokens[index + size : index + size + 2])
-                    found.append((hit[0], hit[1], before, after))
-                    index += size
-                    break
+        while index < count:
+            first = tokens[index]
+            hit = None
+            size = 1
+            if first in heads and index + 1 < count:
+                two = f"{first}_{tokens[index + 1]}"
+                if index + 2 < count and two in heads:
+                    hit = lookup(f"{two}_{tokens[index + 2]}")
+                    size = 3
+                if hit is None:
+                    hit = lookup(two)
+                    size = 2
+            if hit is None:
+                hit = lookup(first)
+                size = 1
+            if hit is not None:
+                before = tuple(tokens[max(0, index - _WINDOW) : index])
+                after = tuple(tokens[index + size : index + size + 2])
+                found.append((hit[0], hit[1], before, after))
+                index += size
             else:
                 index += 1
     return found
@@ -278,13 +296,15 @@ def ground_claims(
     ``frame_text`` the rendered frame the model saw, whose names count as
     present. Each name is reported once, in order of first mention.
     """
-    present = _present(facts, frame_text)
+    present: dict[GroundingCategory, set[str]] | None = None
     seen: set[str] = set()
     claims: list[ClaimCheck] = []
     for name, category, before, after in _mentions(text):
         if name in seen or not _is_claim(category, before, after):
             continue
         seen.add(name)
+        if present is None:  # read from the frame once a claim needs it
+            present = _present(facts, frame_text)
         claims.append(ClaimCheck(name, category, name in present[category]))
     return ClaimGrounding(tuple(claims))
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from core.errors import CoreError, SchemaInvalid
+from evals.core.bundles import json_text
 from evals.core.runs import validate_run_summary
 from evals.core.suite_types import SuiteInvalid
 from evals.models import Benchmark, CaseResult, Run, SuiteVersion
@@ -307,10 +308,9 @@ def test_ev_c4_bundle_has_summary_and_one_file_per_scenario(artifacts: Path) -> 
     )
     assert (run_dir / "summary.json").is_file()
     for case in run.case_results.all():
-        on_disk = json.loads(
-            (run_dir / "scenarios" / f"{case.case_id}.json").read_text()
-        )
-        assert on_disk == case.details
+        on_disk = (run_dir / "scenarios" / f"{case.case_id}.json").read_bytes()
+        assert json.loads(on_disk) == case.details
+        assert on_disk == json_text(case.details).encode()
 
 
 def test_ev_c4_scenario_artifact_holds_everything_the_seed_lists() -> None:

@@ -3,11 +3,13 @@ benchmark kind (gridworld batches) relies on."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from core.errors import CoreError
 from evals.models import Benchmark, CaseResult, Run
@@ -138,6 +140,79 @@ def test_a_redelivered_chunk_never_doubles_a_case(episodes: Episodes) -> None:
     assert episodes.executed == ["episode-0", "episode-1", "episode-2"]
     assert run.progress_done == 3
     assert run.case_results.count() == 3
+
+
+@pytest.fixture(params=["returning", "checked"])
+def insert_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways a batch is stored: one INSERT ... ON CONFLICT DO NOTHING
+    RETURNING, or (a database without RETURNING) filter, then insert."""
+    if request.param == "checked":
+        monkeypatch.setattr(
+            type(connection.features), "can_return_rows_from_bulk_insert", False
+        )
+    return str(request.param)
+
+
+def test_a_case_a_parallel_chunk_stored_is_skipped_and_never_counted(
+    insert_path: str,
+) -> None:
+    run = make_run(total=4)
+    recorder = CaseRecorder(run, on_progress=None)
+    recorder.record_now([CaseRecord(case_id="episode-1", passed=True)])
+
+    stored = recorder.record_now(
+        [
+            CaseRecord(case_id="episode-0", passed=True, details={"n": 0}),
+            CaseRecord(case_id="episode-1", passed=False, details={"n": 1}),
+            CaseRecord(case_id="episode-2", passed=False, tags=("a", "b")),
+            CaseRecord(case_id="episode-2", passed=True),
+        ]
+    )
+
+    run.refresh_from_db()
+    assert (stored, recorder.recorded, run.progress_done) == (2, 3, 3)
+    rows = {c.case_id: c for c in run.case_results.all()}
+    assert sorted(rows) == ["episode-0", "episode-1", "episode-2"]
+    assert rows["episode-1"].passed is True  # the first one stored stays
+    assert rows["episode-0"].details == {"n": 0}
+    assert (rows["episode-2"].passed, rows["episode-2"].tags) == (False, ["a", "b"])
+
+
+def test_a_document_given_encoded_is_stored_as_given(insert_path: str) -> None:
+    run = make_run(total=2)
+    details = {"b": ["é", 1.5], "a": None}
+    CaseRecorder(run, on_progress=None).record_now(
+        [
+            CaseRecord(
+                case_id="episode-0",
+                passed=True,
+                latency_ms=2.5,
+                error="late",
+                stimulus_kind="novel",
+                affordance="encouraged",
+                details=details,
+                details_json=json.dumps(details, indent=2, ensure_ascii=False),
+            ),
+            CaseRecord(
+                case_id="episode-1",
+                passed=True,
+                details=details,
+                details_json="{}",
+                metric_inputs={"steps": 3},
+            ),
+        ]
+    )
+
+    first, second = run.case_results.order_by("case_id")
+    assert first.details == details
+    assert (first.latency_ms, first.error, first.stimulus_kind, first.affordance) == (
+        2.5,
+        "late",
+        "novel",
+        "encouraged",
+    )
+    # metric inputs change the document: it is encoded again, with them.
+    assert second.details == {**details, "metricInputs": {"steps": 3}}
 
 
 def test_a_half_done_run_finalizes_partial(episodes: Episodes) -> None:

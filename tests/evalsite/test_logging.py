@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 from evalsite.logging import JsonFormatter, RepeatFilter, TextFormatter
@@ -100,3 +101,29 @@ def test_a_field_the_message_already_states_is_not_repeated() -> None:
         _record("[Eval] run_finished run_id=%s status=completed", "r1", run_id="r1")
     )
     assert line.endswith(" [Eval] run_finished run_id=r1 status=completed")
+
+
+def test_text_line_is_the_standard_formatter_line_with_the_fields() -> None:
+    standard = logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    formatter = TextFormatter()
+    for created in (1_700_000_000.25, 1_700_000_000.999, 1_700_000_001.0, 5.5):
+        record = _record("[Eval] no_goal scenario=%s", "s 1", run_id="r", n=3)
+        record.created = created
+        record.msecs = (created - int(created)) * 1000
+        expected = standard.format(record) + " run_id=r n=3"
+        assert formatter.format(record) == expected
+
+
+def test_a_traceback_stays_below_the_line_and_its_fields() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record = logging.LogRecord(
+            "evals.x", logging.ERROR, __file__, 1, "[Eval] crashed", (), sys.exc_info()
+        )
+    record.run_id = "r"
+
+    head, _, tail = TextFormatter().format(record).partition("\n")
+
+    assert head.endswith(" ERROR evals.x [Eval] crashed run_id=r")
+    assert tail.startswith("Traceback") and tail.endswith("ValueError: boom")

@@ -1,19 +1,21 @@
 """The scenario artifact (EV-C4) on disk and as the lifecycle records it.
 
 The document itself is ``evals.core.outcomes.scenario_document``'s;
-``write_artifact`` puts it under the run's bundle, ``case_record`` hands it
-to the recorder, ``case_outcome`` reads a stored case back into its
-``ScenarioOutcome``.
+``artifact_bytes`` encodes it once, ``write_artifact`` puts those bytes
+under the run's bundle and ``case_record`` hands the same text to the
+recorder, so the file and the case row hold one encoding of the document;
+``case_outcome`` reads a stored case back into its ``ScenarioOutcome``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 from evals.core.bundles import (
+    json_bytes,
     scenario_artifact_path,
-    write_json_atomic,
+    write_bytes_atomic,
 )
 from evals.core.outcomes import outcome_of
 from evals.core.suite_types import (
@@ -24,18 +26,28 @@ from evals.models import CaseResult, Run
 from evals.services.runs.executors import CaseRecord
 
 
-def write_artifact(run: Run, scenario: Scenario, artifact: dict[str, Any]) -> None:
-    # Not fsynced one by one: the case row committed beside it holds the same
-    # document, and the run's finish syncs them all before summary.json.
-    write_json_atomic(
-        Path(run.artifacts_dir) / scenario_artifact_path(scenario.scenario_id),
-        artifact,
+def artifact_bytes(artifact: dict[str, Any]) -> bytes:
+    """The artifact as its file holds it (sorted, indented UTF-8 JSON)."""
+    return json_bytes(artifact)
+
+
+def write_artifact(run: Run, scenario: Scenario, encoded: bytes) -> None:
+    """Write ``encoded`` (``artifact_bytes``) as the scenario's file.
+
+    Not fsynced one by one: the case row committed beside it holds the same
+    document, and the run's finish syncs them all before summary.json."""
+    write_bytes_atomic(
+        os.path.join(run.artifacts_dir, scenario_artifact_path(scenario.scenario_id)),
+        encoded,
         durable=False,
     )
 
 
-def case_record(scenario: Scenario, artifact: dict[str, Any]) -> CaseRecord:
-    """The stored case of a scenario whose artifact is written."""
+def case_record(
+    scenario: Scenario, artifact: dict[str, Any], encoded: bytes
+) -> CaseRecord:
+    """The stored case of a scenario whose artifact is written; its document
+    is stored as the file's text."""
     return CaseRecord(
         case_id=scenario.scenario_id,
         passed=artifact["pass"],
@@ -45,6 +57,7 @@ def case_record(scenario: Scenario, artifact: dict[str, Any]) -> CaseRecord:
         affordance=scenario.stimulus.action_affordance.value,
         tags=tuple(scenario.tags),
         details=artifact,
+        details_json=encoded.decode("utf-8"),
     )
 
 

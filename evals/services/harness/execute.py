@@ -33,7 +33,11 @@ from evals.core.outcomes import (
 )
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
-from evals.services.harness.artifacts import case_record, write_artifact
+from evals.services.harness.artifacts import (
+    artifact_bytes,
+    case_record,
+    write_artifact,
+)
 from evals.services.harness.create import adapter_for
 from evals.services.harness.finish import suite_run_finished, suite_run_verdict
 from evals.services.harness.suites import suite_read
@@ -94,8 +98,9 @@ class SuiteExecutor(BaseCaseExecutor):
                 run.run_id, context, scenario, ran, planning=None
             )
             _add_claims(run, scenario, ran, artifact)
-            write_artifact(run, scenario, artifact)
-            recorder.add(case_record(scenario, artifact))
+            encoded = artifact_bytes(artifact)
+            write_artifact(run, scenario, encoded)
+            recorder.add(case_record(scenario, artifact, encoded))
 
     def verdict(
         self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
@@ -241,8 +246,9 @@ def _record_end_to_end(
             run.run_id, context, scenario, ran, planning=planning
         )
         _add_claims(run, scenario, ran, artifact)
-        write_artifact(run, scenario, artifact)
-        return recorder.record_now([case_record(scenario, artifact)])
+        encoded = artifact_bytes(artifact)
+        write_artifact(run, scenario, encoded)
+        return recorder.record_now([case_record(scenario, artifact, encoded)])
 
 
 def _add_claims(

@@ -32,7 +32,10 @@ class CaseRecord:
 
     ``details`` is stored as the case's document (the harness: the scenario
     artifact); ``metric_inputs``, when given, is stored beside it under
-    ``details["metricInputs"]`` for the kind's ``verdict``.
+    ``details["metricInputs"]`` for the kind's ``verdict``. ``details_json``,
+    when given, is ``details`` already encoded as JSON text (the harness
+    hands over its artifact file's text): stored as it is instead of being
+    encoded again (not with ``metric_inputs``, which change the document).
     """
 
     case_id: str
@@ -44,6 +47,7 @@ class CaseRecord:
     stimulus_kind: str = ""
     affordance: str = ""
     tags: tuple[str, ...] = ()
+    details_json: str = ""
 
 
 @dataclass(frozen=True, slots=True)

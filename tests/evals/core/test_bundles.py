@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
+import stat
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -438,3 +440,27 @@ def test_rewriting_a_bundle_replaces_files(tmp_path: Path) -> None:
         "scenarios",
         "summary.json",
     ]
+
+
+def test_written_files_are_private_like_mkstemp_made_them(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "doc.json"
+
+    write_json_atomic(path, {"a": 1}, durable=False)
+
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in path.parent.iterdir()] == ["doc.json"]
+
+
+def test_a_temp_name_left_by_a_crashed_writer_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "doc.json"
+    monkeypatch.setattr(bundles, "_TEMP_COUNTER", itertools.count(7))
+    stale = tmp_path / f".doc.json.{os.getpid():x}-7.tmp"
+    stale.write_text("half a fi")
+
+    write_json_atomic(path, {"a": 1})
+
+    assert json.loads(path.read_text("utf-8")) == {"a": 1}
+    assert stale.read_text() == "half a fi"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [stale.name, "doc.json"]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stream.core import claims
 from stream.core.claims import CLAIM_GROUNDING_VERSION, claims_to_wire, ground_claims
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.types import PromptProfile
@@ -91,3 +96,58 @@ def test_wire_shape_and_each_name_once() -> None:
         "pass": False,
         "ungrounded": [{"name": "zombie", "category": "missing_entity"}],
     }
+
+
+def _mentions_word_by_word(text: str) -> list[Any]:
+    """The mention scan without the name-head shortcut: every window of 3,
+    2 and 1 words is looked up."""
+    found = []
+    for sentence in claims._SENTENCE.split(text.lower()):
+        tokens = [t.strip("'") for t in claims._TOKEN.findall(sentence)]
+        index = 0
+        while index < len(tokens):
+            for size in (3, 2, 1):
+                words = tokens[index : index + size]
+                if len(words) < size:
+                    continue
+                hit = claims._lookup_joined("_".join(words))
+                if hit is not None:
+                    before = tuple(tokens[max(0, index - 3) : index])
+                    after = tuple(tokens[index + size : index + size + 2])
+                    found.append((hit[0], hit[1], before, after))
+                    index += size
+                    break
+            else:
+                index += 1
+    return found
+
+
+_NAMES = sorted(claims.CLAIM_ENTITIES | claims.CLAIM_ITEMS | claims.CLAIM_PLACES)
+_WORDS = sorted(
+    {part for name in _NAMES for part in name.split("_")}
+    | {w for name in _NAMES for w in (name, name + "s", name + "es")}
+    | {"no", "my", "have", "might", "i", "see", "the", "a", "x'", "oak_", "'"}
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_WORDS),
+            st.sampled_from([" ", " ", ". ", "\n", "; ", ", ", "' ", "_"]),
+        ),
+        max_size=30,
+    ),
+    st.sampled_from([str, str.upper, str.title]),
+)
+def test_looking_up_words_by_name_heads_finds_what_every_window_finds(
+    parts: list[tuple[str, str]], case: Any
+) -> None:
+    text = case("".join(word + sep for word, sep in parts))
+    assert claims._mentions(text) == _mentions_word_by_word(text)
+
+
+def test_multi_word_names_are_found_as_written() -> None:
+    found = [m[0] for m in claims._mentions("My dark oak logs and a wither skeleton")]
+    assert found == ["dark_oak_log", "wither_skeleton"]
