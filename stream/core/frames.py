@@ -19,6 +19,7 @@ EV-C3):
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -109,10 +110,52 @@ def facts_from_wire(doc: Any) -> SituationFacts:
     errors) and raises ``SchemaInvalid`` listing every problem, sorted by
     path. Pure; no defaults are invented for absent optional fields.
     """
+    key = _frame_key(doc)
+    parsed = _PARSED_FRAMES.get(key) if key is not None else None
+    if parsed is not None:
+        return parsed
     problems = validate(load_validator("stream.core", FRAME_SCHEMA), doc)
     if problems:
         raise SchemaInvalid("frame does not match frame.v1", problems=problems)
-    return facts_from_valid_wire(doc)
+    parsed = facts_from_valid_wire(doc)
+    if key is not None:
+        if len(_PARSED_FRAMES) >= PARSED_FRAMES_CACHE_SIZE:
+            _PARSED_FRAMES.pop(next(iter(_PARSED_FRAMES)))
+        _PARSED_FRAMES[key] = parsed
+    return parsed
+
+
+PARSED_FRAMES_CACHE_SIZE: Final = 256
+# Valid documents already parsed, by their exact JSON text (key order, int vs
+# float, NaN all kept apart): a stream re-reads its agent's latest snapshot on
+# every publish, and validating it cost more than the rest of the read.
+# Values are immutable, so sharing them is safe.
+_PARSED_FRAMES: dict[str, SituationFacts] = {}
+
+
+_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
+
+
+def _frame_key(doc: Any) -> str | None:
+    """The JSON text of ``doc`` when it is made of plain JSON values only
+    (exact types, string keys: then equal texts mean equal documents), else
+    None (not cached)."""
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            if not all(type(key) is str for key in item):
+                return None
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind not in _SCALARS:
+            return None
+    try:
+        return json.dumps(doc, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def facts_from_valid_wire(doc: Mapping[str, Any]) -> SituationFacts:

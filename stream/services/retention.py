@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
+from stream.selectors import queue_holds_more_than
 
 logger = logging.getLogger(__name__)
 
@@ -88,12 +89,7 @@ def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
     Returns the number dropped.
     """
     cap = settings.STREAM_QUEUE_HARD_CAP
-    over = (
-        Thought.objects.filter(agent=agent)
-        .order_by()
-        .values_list("pk", flat=True)[cap : cap + 1]
-    )
-    if not list(over):
+    if not queue_holds_more_than(agent=agent, count=cap):
         return 0
     return stream_prune(agent=agent, now=now, keep=cap - max(cap // 20, 1))
 

@@ -37,7 +37,9 @@ from stream.core.wire import goal_to_wire, grounding_to_wire
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors import (
     actionable_queryset,
-    latest_facts,
+    counter_value,
+    latest_facts_only,
+    recent_content_hashes,
     with_agent,
 )
 from stream.services.counters import counters_increment
@@ -221,9 +223,11 @@ def _metadata(
 def _recent_hashes(agent: Agent, *, eval_scenario: str = "") -> set[str]:
     if settings.STREAM_DEDUP_WINDOW == 0:
         return set()
-    rows = Thought.objects.filter(agent=agent)
-    if eval_scenario:
-        rows = rows.filter(metadata__evalScenario=eval_scenario)
+    if not eval_scenario:
+        return recent_content_hashes(
+            agent=agent, limit=settings.STREAM_DEDUP_WINDOW, exclude_type=AWARENESS_TYPE
+        )
+    rows = Thought.objects.filter(agent=agent, metadata__evalScenario=eval_scenario)
     rows = (
         rows.exclude(type=AWARENESS_TYPE)
         .order_by("-created_at", "-pk")
@@ -321,11 +325,13 @@ def thoughts_publish(
     """
     now = now or timezone.now()
     if facts is None and use_latest_facts:
-        _, facts = latest_facts(agent=agent)
+        facts = latest_facts_only(agent=agent)
     recent_by_scope: dict[str, set[str]] = {}
     from stream.services.counters import counters_get
 
-    low_seen = counters_get(agent=agent).low_novelty_recorded
+    low_seen = counter_value(agent=agent, name="low_novelty_recorded")
+    if low_seen is None:
+        low_seen = counters_get(agent=agent).low_novelty_recorded
     built: list[tuple[Thought, bool]] = []
     totals: dict[str, int] = {}
     for item in items:

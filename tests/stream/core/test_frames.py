@@ -377,3 +377,42 @@ def test_digest_is_sha256_of_text_and_rendering_is_deterministic(
 )
 def test_format_number(value: float, text: str) -> None:
     assert format_number(value) == text
+
+
+def test_parsed_documents_are_remembered_only_for_equal_json(
+    calm_doc: dict[str, Any],
+) -> None:
+    """Parsing is cached by exact JSON text: a document that differs only in
+    a number's type, a NaN, or a non-string key gets the answer it gets
+    with nothing cached."""
+    import copy
+
+    from stream.core import frames
+
+    def answer(doc: Any) -> str:
+        try:
+            return repr(facts_from_wire(doc))
+        except SchemaInvalid as error:
+            return repr(error.problems)
+
+    first = facts_from_wire(calm_doc)
+    assert facts_from_wire(copy.deepcopy(calm_doc)) is first
+    variants = []
+    for value in (20.0, float("nan"), None, True, "20", 10**30):
+        doc = copy.deepcopy(calm_doc)
+        doc["facts"]["bot"]["health"] = value
+        variants.append(doc)
+    doc = copy.deepcopy(calm_doc)
+    doc["facts"]["bot"][1] = "x"  # not a JSON key: never cached
+    assert frames._frame_key(doc) is None
+    variants.append(doc)
+    cached = [answer(doc) for doc in variants for _ in range(2)]
+    frames._PARSED_FRAMES.clear()
+    fresh = []
+    for doc in variants:
+        fresh.append(answer(doc))
+        frames._PARSED_FRAMES.clear()
+        fresh.append(answer(doc))
+        frames._PARSED_FRAMES.clear()
+    assert cached == fresh
+    assert len(set(cached[::2])) > 3  # the variants do differ

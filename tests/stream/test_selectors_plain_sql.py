@@ -1,0 +1,99 @@
+"""The publish path's plain-SQL reads return what the ORM queries they
+replace return: same rows, same ties broken the same way, same limits."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from stream.core.thought_types import AWARENESS_TYPE
+from stream.models import AgencyCounters, Thought, WorldSnapshot
+from stream.selectors import (
+    counter_value,
+    latest_facts,
+    latest_facts_document,
+    latest_facts_only,
+    latest_snapshot,
+    queue_holds_more_than,
+    recent_content_hashes,
+)
+from stream.services.agents import agent_create
+from stream.services.counters import counters_get
+
+pytestmark = pytest.mark.django_db
+
+
+def _thought(agent: Any, n: int, *, kind: str = "reflection", at: Any) -> Thought:
+    return Thought(
+        agent=agent,
+        type=kind,
+        content=f"t{n}",
+        content_hash=f"{n:016x}",
+        eligibility_reason="test",
+        source="agent",
+        metadata={},
+        created_at=at,
+    )
+
+
+def test_recent_hashes_match_the_orm_query(agent: Any, owner: Any) -> None:
+    other = agent_create(name="other", owner=owner).agent
+    now = timezone.now()
+    rows = [
+        # Ties on created_at: the greater pk is newer.
+        _thought(agent, n, at=now - timedelta(seconds=n // 3))
+        for n in range(30)
+    ]
+    rows += [_thought(agent, 100 + n, kind=AWARENESS_TYPE, at=now) for n in range(5)]
+    rows += [_thought(other, 200 + n, at=now + timedelta(seconds=1)) for n in range(5)]
+    Thought.objects.bulk_create(rows)
+    for limit in (1, 4, 7, 20, 100):
+        expected = set(
+            Thought.objects.filter(agent=agent)
+            .exclude(type=AWARENESS_TYPE)
+            .order_by("-created_at", "-pk")
+            .values_list("content_hash", flat=True)[:limit]
+        )
+        got = recent_content_hashes(
+            agent=agent, limit=limit, exclude_type=AWARENESS_TYPE
+        )
+        assert got == expected
+        assert len(got) == min(limit, 30)
+
+
+def test_queue_count_boundary(agent: Any) -> None:
+    now = timezone.now()
+    Thought.objects.bulk_create([_thought(agent, n, at=now) for n in range(5)])
+    assert queue_holds_more_than(agent=agent, count=4)
+    assert not queue_holds_more_than(agent=agent, count=5)
+    assert not queue_holds_more_than(agent=agent, count=6)
+
+
+def test_latest_facts_document_is_the_latest_snapshots(
+    agent: Any, calm_facts: dict[str, Any]
+) -> None:
+    assert latest_facts_document(agent=agent) is None
+    assert latest_facts_only(agent=agent) is None
+    now = timezone.now()
+    for n, at in enumerate([now, now, now - timedelta(seconds=5)]):
+        facts = {"facts": dict(calm_facts, bot=dict(calm_facts["bot"], health=n))}
+        WorldSnapshot.objects.create(
+            agent=agent, facts=facts, content_hash=f"{n}", received_at=at
+        )
+        snapshot = latest_snapshot(agent=agent)
+        assert snapshot is not None
+        assert latest_facts_document(agent=agent) == snapshot.facts
+        assert latest_facts_only(agent=agent) == latest_facts(agent=agent)[1]
+    # The tie at `now` goes to the greater pk: health 1.
+    assert latest_facts_document(agent=agent)["facts"]["bot"]["health"] == 1
+
+
+def test_counter_value_before_and_after_the_row_exists(agent: Any) -> None:
+    AgencyCounters.objects.filter(agent=agent).delete()
+    assert counter_value(agent=agent, name="low_novelty_recorded") is None
+    counters_get(agent=agent)
+    AgencyCounters.objects.filter(agent=agent).update(low_novelty_recorded=7)
+    assert counter_value(agent=agent, name="low_novelty_recorded") == 7
