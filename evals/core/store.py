@@ -441,8 +441,9 @@ def load_store(
             paths = [path for path in paths if os.path.basename(path) in names]
         for start in range(0, len(paths), _CHUNK):
             chunk = tuple(paths[start : start + _CHUNK])
-            latest_only = latest_runs_only and kind is StoreKind.RUNS
             keep = kind not in counted
+            # Runs that are only counted keep no latest one either.
+            latest_only = latest_runs_only and kind is StoreKind.RUNS and keep
             jobs.append(
                 _Job(base, kind, chunk, memory_red_team_enabled, keep, latest_only)
             )

@@ -560,6 +560,18 @@ def test_latest_runs_only_builds_runs_the_fast_check_leaves_out(
     ]
 
 
+def test_counted_only_runs_keep_no_latest_run(tmp_path: Path) -> None:
+    store = EvalStore(tmp_path)
+    store.write_run(validate_run_summary(RUN))
+
+    contents = load_store(
+        tmp_path, counted_only={StoreKind.RUNS}, latest_runs_only=True
+    )
+
+    assert contents.runs == ()
+    assert contents.valid_counts.runs == 1
+
+
 def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
     """Canonical files take the orjson path; every other file the stdlib
     one. The whole store's answer is the same as the stdlib reader's."""
