@@ -196,6 +196,46 @@ def counter_value(*, agent: Agent, name: str) -> int | None:
     return rows[0][0] if rows else None
 
 
+def _columns(model: type[Model]) -> str:
+    quote = connection.ops.quote_name
+    return ", ".join(quote(field.column) for field in model._meta.concrete_fields)
+
+
+def active_agent_by_prefix(prefix: str) -> Agent | None:
+    """``Agent.objects.select_related("owner").filter(key_prefix=prefix,
+    is_active=True).first()``, as two plain queries (raw querysets: the
+    columns still go through the fields' converters)."""
+    table, key_prefix, is_active, pk = _names(Agent, "key_prefix", "is_active", "id")
+    agent = next(
+        iter(
+            Agent.objects.raw(
+                f"SELECT {_columns(Agent)} FROM {table} "  # noqa: S608
+                f"WHERE {key_prefix} = %s AND {is_active} = %s ORDER BY {pk} LIMIT 1",
+                [prefix, True],
+            )
+        ),
+        None,
+    )
+    if agent is None:
+        return None
+    owner_model = Agent._meta.get_field("owner").related_model
+    owner_table, owner_pk = _names(owner_model, owner_model._meta.pk.name)
+    owner = next(
+        iter(
+            owner_model._default_manager.raw(
+                f"SELECT {_columns(owner_model)} FROM {owner_table} "  # noqa: S608
+                f"WHERE {owner_pk} = %s",
+                [agent.owner_id],
+            )
+        ),
+        None,
+    )
+    if owner is None:  # the join found no row
+        return None
+    agent.owner = owner
+    return agent
+
+
 def latest_facts(*, agent: Agent) -> tuple[WorldSnapshot | None, SituationFacts | None]:
     """The agent's newest world snapshot and its facts (both None without one)."""
     snapshot = latest_snapshot(agent=agent)

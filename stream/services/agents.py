@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from core.scopes import DEFAULT_SCOPES, parse_scopes
 from stream.models import Agent
+from stream.selectors import active_agent_by_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -84,11 +85,7 @@ def agent_authenticate(*, key: str) -> Agent | None:
     parts = key.split("_")
     if len(parts) < 3 or parts[0] != "es":
         return None
-    agent = (
-        Agent.objects.select_related("owner")
-        .filter(key_prefix=parts[1], is_active=True)
-        .first()
-    )
+    agent = active_agent_by_prefix(parts[1])
     if agent is None or not hmac.compare_digest(agent.key_hash, _hash_key(key)):
         return None
     now = timezone.now()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from django.db.models import F
+from django.db import connection
 from django.utils import timezone
 
 from stream.models import AgencyCounters, Agent
@@ -43,16 +43,35 @@ def counters_get(*, agent: Agent) -> AgencyCounters:
 
 
 def counters_increment(*, agent: Agent, **amounts: int) -> None:
-    """Add to counters atomically (an UPDATE with F(), safe under concurrency)."""
-    updates = {name: F(name) + n for name, n in amounts.items() if n}
+    """Add to counters atomically (``UPDATE ... SET c = c + n``, safe under
+    concurrency; plain SQL: every publish makes it, and building the ORM
+    update cost 10x running it)."""
+    updates = {name: n for name, n in amounts.items() if n}
     if not updates:
         return
     unknown = set(amounts) - set(COUNTER_FIELDS)
     if unknown:
         raise ValueError(f"unknown counters: {sorted(unknown)}")
-    if not AgencyCounters.objects.filter(agent=agent).update(**updates):
+    if not _add(agent, updates):
         counters_get(agent=agent)
-        AgencyCounters.objects.filter(agent=agent).update(**updates)
+        _add(agent, updates)
+
+
+def _add(agent: Agent, amounts: dict[str, int]) -> int:
+    """``AgencyCounters.objects.filter(agent=agent).update(c=F(c) + n, ...)``:
+    the number of rows updated."""
+    quote = connection.ops.quote_name
+    meta = AgencyCounters._meta
+    columns = [quote(meta.get_field(name).column) for name in amounts]
+    assignments = ", ".join(f"{column} = {column} + %s" for column in columns)
+    agent_id = quote(meta.get_field("agent").column)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(meta.db_table)} SET {assignments} "  # noqa: S608
+            f"WHERE {agent_id} = %s",
+            [*amounts.values(), agent.pk],
+        )
+        return cursor.rowcount
 
 
 def counters_reset(*, agent: Agent, now: datetime | None = None) -> AgencyCounters:

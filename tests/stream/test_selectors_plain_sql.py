@@ -1,5 +1,6 @@
-"""The publish path's plain-SQL reads return what the ORM queries they
-replace return: same rows, same ties broken the same way, same limits."""
+"""The publish path's plain-SQL reads and the counters update do what the
+ORM queries they replace did: same rows, same ties broken the same way,
+same limits, the same converted values."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 from django.utils import timezone
 
 from stream.core.thought_types import AWARENESS_TYPE
-from stream.models import AgencyCounters, Thought, WorldSnapshot
+from stream.models import AgencyCounters, Agent, Thought, WorldSnapshot
 from stream.selectors import (
+    active_agent_by_prefix,
     counter_value,
     latest_facts,
     latest_facts_document,
@@ -21,7 +23,7 @@ from stream.selectors import (
     recent_content_hashes,
 )
 from stream.services.agents import agent_create
-from stream.services.counters import counters_get
+from stream.services.counters import counters_get, counters_increment
 
 pytestmark = pytest.mark.django_db
 
@@ -97,3 +99,41 @@ def test_counter_value_before_and_after_the_row_exists(agent: Any) -> None:
     counters_get(agent=agent)
     AgencyCounters.objects.filter(agent=agent).update(low_novelty_recorded=7)
     assert counter_value(agent=agent, name="low_novelty_recorded") == 7
+
+
+def test_agent_by_prefix_matches_the_orm_query(agent: Any, owner: Any) -> None:
+    Agent.objects.filter(pk=agent.pk).update(last_seen_at=timezone.now())
+    other = agent_create(name="retired", owner=owner).agent
+    Agent.objects.filter(pk=other.pk).update(is_active=False)
+    for prefix in (agent.key_prefix, other.key_prefix, "nope"):
+        expected = (
+            Agent.objects.select_related("owner")
+            .filter(key_prefix=prefix, is_active=True)
+            .first()
+        )
+        got = active_agent_by_prefix(prefix)
+        if expected is None:
+            assert got is None
+            continue
+        assert got is not None
+        fields = Agent._meta.concrete_fields
+        assert [getattr(got, f.attname) for f in fields] == [
+            getattr(expected, f.attname) for f in fields
+        ]
+        user_fields = type(expected.owner)._meta.concrete_fields
+        assert [getattr(got.owner, f.attname) for f in user_fields] == [
+            getattr(expected.owner, f.attname) for f in user_fields
+        ]
+        assert got.last_seen_at is not None and got.last_seen_at.tzinfo is not None
+
+
+def test_counters_increment_adds_and_creates(agent: Any) -> None:
+    AgencyCounters.objects.filter(agent=agent).delete()
+    counters_increment(agent=agent, llm_calls=2, goal_tags=0, drive_ticks=1)
+    counters = counters_get(agent=agent)
+    assert (counters.llm_calls, counters.goal_tags, counters.drive_ticks) == (2, 0, 1)
+    counters_increment(agent=agent, llm_calls=3)
+    counters.refresh_from_db()
+    assert counters.llm_calls == 5
+    with pytest.raises(ValueError, match="unknown counters"):
+        counters_increment(agent=agent, llm_calls=1, bogus=1)
