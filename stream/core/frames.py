@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from core.caches import remember
 from core.canonical import sha256_hex
 from core.errors import SchemaInvalid
 from core.schemas import load_validator, validate
@@ -119,9 +120,7 @@ def facts_from_wire(doc: Any) -> SituationFacts:
         raise SchemaInvalid("frame does not match frame.v1", problems=problems)
     parsed = facts_from_valid_wire(doc)
     if key is not None:
-        if len(_PARSED_FRAMES) >= PARSED_FRAMES_CACHE_SIZE:
-            _PARSED_FRAMES.pop(next(iter(_PARSED_FRAMES)))
-        _PARSED_FRAMES[key] = parsed
+        remember(_PARSED_FRAMES, key, parsed, size=PARSED_FRAMES_CACHE_SIZE)
     return parsed
 
 

@@ -21,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from core.caches import remember
 from core.canonical import sha256_hex
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from evals.core.bundles import bundle_paths, new_run_id
@@ -263,10 +264,12 @@ def adapter_for(model: str, script: Path | None) -> tuple[ModelAdapter, str | No
     key = (str(script), script_sha256)
     adapter = _ADAPTER_CACHE.get(key)
     if adapter is None:
-        adapter = model_adapter(model, script_path=script)
-        if len(_ADAPTER_CACHE) >= CACHE_SIZE:
-            _ADAPTER_CACHE.pop(next(iter(_ADAPTER_CACHE)))
-        _ADAPTER_CACHE[key] = adapter
+        adapter = remember(
+            _ADAPTER_CACHE,
+            key,
+            model_adapter(model, script_path=script),
+            size=CACHE_SIZE,
+        )
     return adapter, script_sha256
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from core.caches import remember
 from core.canonical import sha256_hex
 from core.errors import SchemaInvalid, SchemaProblem
 from core.text import path_problem
@@ -179,10 +180,9 @@ def suite_read(path: Path) -> LoadedSuite:
     key = (str(path), sha256_hex(data))
     suite = _SUITE_CACHE.get(key)
     if suite is None:
-        suite = parse_suite(data, path=path)
-        if len(_SUITE_CACHE) >= CACHE_SIZE:
-            _SUITE_CACHE.pop(next(iter(_SUITE_CACHE)))
-        _SUITE_CACHE[key] = suite
+        suite = remember(
+            _SUITE_CACHE, key, parse_suite(data, path=path), size=CACHE_SIZE
+        )
     return suite
 
 
