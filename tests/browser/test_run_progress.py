@@ -12,11 +12,9 @@ as the page showed it).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ import pytest
 from evals.models import Run
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.integration.conftest import worker_factory  # noqa: F401 (fixture)
+from tests.model_endpoint import ModelHandler, completion, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,47 +46,16 @@ class SlowModel:
 def slow_model() -> Iterator[tuple[str, SlowModel]]:
     model = SlowModel()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(ModelHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.read_body()
             time.sleep(DELAY_S)
             with model.lock:
                 model.answered += 1
-            payload = json.dumps(
-                {
-                    "id": "1",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {
-                                "role": "assistant",
-                                "content": "Calm here; nothing to do now.",
-                            },
-                        }
-                    ],
-                }
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            self.send_json(200, completion("Calm here; nothing to do now.", "1"))
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        yield f"http://{host}:{port}/v1", model
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(Handler) as url:
+        yield url, model
 
 
 def progressbar_of(page: Any) -> dict[str, Any]:

@@ -16,7 +16,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from django.db.models import Count
 
 from evals.models import CaseResult, Run
 from evals.services.harness.create import eval_run_create
+from tests.model_endpoint import ModelHandler, completion, serve
 
 pytestmark = pytest.mark.integration
 
@@ -57,10 +57,9 @@ class SlowModel:
 def slow_model() -> Iterator[tuple[str, SlowModel]]:
     model = SlowModel()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(ModelHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            length = int(self.headers.get("Content-Length", "0"))
-            self.rfile.read(length)
+            self.read_body()
             with model.lock:
                 model.count += 1
                 number = model.count
@@ -68,45 +67,15 @@ def slow_model() -> Iterator[tuple[str, SlowModel]]:
                 model.held.set()
                 model.release.wait(timeout=60)
             time.sleep(model.delay_s)
-            payload = json.dumps(
-                {
-                    "id": str(number),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {
-                                "role": "assistant",
-                                "content": "Calm here; nothing to do now.",
-                            },
-                        }
-                    ],
-                }
-            ).encode()
-            try:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the worker died waiting
+            self.send_json(
+                200, completion("Calm here; nothing to do now.", str(number))
+            )
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        yield f"http://{host}:{port}/v1", model
-    finally:
-        model.release.set()
-        server.shutdown()
-        server.server_close()
+    with serve(Handler) as url:
+        try:
+            yield url, model
+        finally:
+            model.release.set()  # before the server stops: free a held request
 
 
 def write_suite(folder: Path) -> Path:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -17,6 +15,7 @@ from core.errors import CoreError
 from stream.adapters_http import OpenAIChatAdapter
 from stream.core.adapters import SAMPLERS, ModelAdapter, ModelError, ModelUnavailable
 from stream.core.types import Generation
+from tests.model_endpoint import ModelHandler, completion, serve
 
 
 @dataclass
@@ -28,60 +27,26 @@ class Script:
     requests: list[dict[str, Any]] = field(default_factory=list)
 
 
-def completion(content: Any) -> str:
-    return json.dumps(
-        {
-            "id": "x",
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}}
-            ],
-        }
-    )
-
-
 @pytest.fixture
 def endpoint() -> Iterator[tuple[str, Script]]:
     script = Script()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(ModelHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            length = int(self.headers.get("Content-Length", "0"))
             script.requests.append(
                 {
                     "path": self.path,
                     "authorization": self.headers.get("Authorization"),
-                    "body": json.loads(self.rfile.read(length)),
+                    "body": json.loads(self.read_body()),
                 }
             )
             if script.delay_s:
                 time.sleep(script.delay_s)
             index = min(len(script.requests), len(script.answers)) - 1
-            status, body = script.answers[index]
-            payload = body.encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout test)
+            self.send_json(*script.answers[index])
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        yield f"http://{host}:{port}/v1", script
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(Handler) as url:
+        yield url, script
 
 
 def _clock() -> Any:
