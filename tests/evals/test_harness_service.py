@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from core.errors import CoreError, SchemaInvalid
+from evals.core import bundles
 from evals.core.bundles import json_text
 from evals.core.runs import validate_run_summary
 from evals.core.suite_types import SuiteInvalid
@@ -311,6 +313,35 @@ def test_ev_c4_bundle_has_summary_and_one_file_per_scenario(artifacts: Path) -> 
         on_disk = (run_dir / "scenarios" / f"{case.case_id}.json").read_bytes()
         assert json.loads(on_disk) == case.details
         assert on_disk == json_text(case.details).encode()
+
+
+def test_ev_c4_scenario_files_are_synced_before_summary_is_written(
+    artifacts: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[int, list[str], bool]] = []
+
+    def syncfs(fd: int) -> None:
+        run_dir = next((artifacts / "evals" / "smoke" / "balanced").iterdir())
+        seen.append(
+            (
+                os.fstat(fd).st_ino,
+                sorted(p.name for p in (run_dir / "scenarios").iterdir()),
+                (run_dir / "summary.json").exists(),
+            )
+        )
+
+    monkeypatch.setattr(bundles, "_SYNCFS", syncfs)
+    monkeypatch.setattr(bundles.os, "sync", lambda: pytest.fail("os.sync called"))
+
+    run = run_suite(SHIPPED / "smoke.jsonl")
+
+    run_dir = Path(run.artifacts_dir)
+    # The filesystem of the run's directory, once every scenario file is
+    # there and before summary.json is.
+    assert seen == [
+        (run_dir.stat().st_ino, sorted(f"{sid}.json" for sid in SMOKE_IDS), False)
+    ]
+    assert (run_dir / "summary.json").is_file()
 
 
 def test_ev_c4_scenario_artifact_holds_everything_the_seed_lists() -> None:
@@ -740,6 +771,75 @@ def test_results_are_committed_in_batches_with_progress(
         case_ids=SMOKE_IDS,
         on_progress=lambda done, total: seen.append((done, total)),
     )
+
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+class SteppingClock:
+    """``monotonic`` that moves ``step`` seconds per call."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        # The clock stands still: one commit at the end of the chunk, not
+        # one per RECORD_BATCH cases.
+        (0.0, [(5, 5)]),
+        # 1/8 s per reading (a binary fraction, so no rounding): a commit
+        # once 0.2 s have passed since the last one, every second case.
+        (0.125, [(2, 5), (4, 5), (5, 5)]),
+    ],
+)
+def test_in_one_process_results_are_committed_by_time(
+    suites: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    step: float,
+    expected: list[tuple[int, int]],
+) -> None:
+    monkeypatch.setattr("evals.services.runs.recording.RECORD_BATCH", 2)
+    monkeypatch.setattr(
+        "evals.services.runs.recording.time", SteppingClock(step), raising=True
+    )
+    run = eval_run_create(
+        suite_path=suites / "smoke.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        schedule=False,
+    )
+    seen: list[tuple[int, int]] = []
+
+    run = run_execute(
+        run=run, on_progress=lambda done, total: seen.append((done, total))
+    )
+
+    assert seen == expected
+    assert (run.status, run.case_results.count()) == (Run.Status.COMPLETED, 5)
+
+
+def test_in_one_process_a_batch_holds_at_most_the_in_process_count(
+    suites: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("evals.services.runs.recording.IN_PROCESS_RECORD_BATCH", 2)
+    monkeypatch.setattr("evals.services.runs.lifecycle.IN_PROCESS_RECORD_BATCH", 2)
+    monkeypatch.setattr("evals.services.runs.recording.time", SteppingClock(0.0))
+    run = eval_run_create(
+        suite_path=suites / "smoke.jsonl",
+        profile="balanced",
+        mode="thought_only",
+        model="scripted",
+        schedule=False,
+    )
+    seen: list[tuple[int, int]] = []
+
+    run_execute(run=run, on_progress=lambda done, total: seen.append((done, total)))
 
     assert seen == [(2, 5), (4, 5), (5, 5)]
 

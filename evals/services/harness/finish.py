@@ -98,6 +98,10 @@ def suite_run_finished(run: Run, verdict: RunVerdict) -> None:
         )
 
 
+def _existing(*directories: Path) -> list[Path]:
+    return [d for d in directories if d.is_dir()]
+
+
 def _write_summary(
     run: Run,
     verdict: EvalVerdict,
@@ -143,8 +147,10 @@ def _write_summary(
     document["run"]["bundleId"] = bundle_id(document)
     run_dir = Path(run.artifacts_dir)
     # summary.json on disk means the bundle is complete (EV-C4): the scenario
-    # files, written without a sync each, reach the disk first.
-    sync_to_disk()
+    # files, written without a sync each, reach the disk first (the run's
+    # directory and the scenarios' directory: the same filesystem, unless
+    # one of them is a mount point of its own).
+    sync_to_disk(*_existing(run_dir, run_dir / "scenarios"))
     write_json_atomic(run_dir / "summary.json", document)
     context = run_context(
         run_id=run.run_id,

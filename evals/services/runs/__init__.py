@@ -73,12 +73,13 @@ Guarantees to an executor
   after ``prepare`` succeeded, with the ids of the chunk that have no
   ``CaseResult`` yet, in the order the chunk gave them.
 - ``recorder.add`` buffers results and commits them in batches of
-  ``RECORD_BATCH`` (or every ``RECORD_INTERVAL_S``), one transaction per
-  batch; ``recorder.record_now`` stores at once inside the caller's
-  transaction, for an executor whose case must commit together with its own
-  writes (the harness's end_to_end mode). A case id recorded already (a
-  redelivered or parallel chunk got there first) is skipped and never
-  counted twice (unique ``run, case_id``).
+  ``RECORD_BATCH`` (or every ``RECORD_INTERVAL_S``; in ``run_execute``,
+  every ``RECORD_INTERVAL_S`` with ``IN_PROCESS_RECORD_BATCH`` cases at
+  most), one transaction per batch; ``recorder.record_now`` stores at once
+  inside the caller's transaction, for an executor whose case must commit
+  together with its own writes (the harness's end_to_end mode). A case id
+  recorded already (a redelivered or parallel chunk got there first) is
+  skipped and never counted twice (unique ``run, case_id``).
 - ``verdict`` gets every stored ``CaseResult`` of the run, ``missing`` (cases
   that never ran) and ``failed`` (the run was failed); it returns the cases
   in report order. The lifecycle decides the status: ``failed`` if the run

@@ -19,7 +19,11 @@ from django.utils import timezone
 from core.errors import CoreError, ServiceUnavailable
 from evals.models import Benchmark, CaseResult, Run
 from evals.services.runs.executors import CaseExecutor, RunBroken, executor_for
-from evals.services.runs.recording import CaseRecorder, ProgressCallback
+from evals.services.runs.recording import (
+    IN_PROCESS_RECORD_BATCH,
+    CaseRecorder,
+    ProgressCallback,
+)
 from evalsite.services import broker_send
 
 logger = logging.getLogger(__name__)
@@ -246,12 +250,15 @@ def run_chunk_execute(
     run_pk: int,
     case_ids: Iterable[str],
     on_progress: ProgressCallback | None = None,
+    record_batch: int | None = None,
 ) -> int:
     """Run the given cases of a run; returns how many were recorded now.
 
     Does nothing for a run that is no longer queued or running; fails the
     run when the executor's ``prepare`` raises ``RunBroken``; skips cases
-    that already have a ``CaseResult``.
+    that already have a ``CaseResult``. ``record_batch``: the most cases
+    committed together (``RECORD_BATCH`` by default; a batch is committed
+    after ``RECORD_INTERVAL_S`` in any case).
     """
     run = Run.objects.select_related("benchmark").get(pk=run_pk)
     if run.status not in ACTIVE_STATUSES:
@@ -269,7 +276,7 @@ def run_chunk_execute(
             "case_id", flat=True
         )
     )
-    recorder = CaseRecorder(run, on_progress)
+    recorder = CaseRecorder(run, on_progress, batch=record_batch)
     executor.execute(run, context, [i for i in wanted if i not in done], recorder)
     recorder.flush()
     return recorder.recorded
@@ -285,11 +292,18 @@ def run_execute(*, run: Run, on_progress: ProgressCallback | None = None) -> Run
     ids = list(_executor_of(run).case_ids(run))
     # Nothing runs beside a chunk here, so chunks are larger than the
     # workers' and what every chunk pays (loading the run, checking the
-    # suite, listing what is recorded) is paid less often; results are still
-    # committed a batch at a time.
+    # suite, listing what is recorded) is paid less often. Results are
+    # committed every RECORD_INTERVAL_S (the progress still moves) and at the
+    # end of each chunk, not every RECORD_BATCH cases: each commit is a disk
+    # flush on Postgres, and a crash here redoes at most one batch too.
     size = max(settings.EVALS_CHUNK_SIZE, IN_PROCESS_CHUNK_SIZE)
     for chunk in case_chunks(ids, size):
-        run_chunk_execute(run_pk=run.pk, case_ids=chunk, on_progress=on_progress)
+        run_chunk_execute(
+            run_pk=run.pk,
+            case_ids=chunk,
+            on_progress=on_progress,
+            record_batch=IN_PROCESS_RECORD_BATCH,
+        )
         if Run.objects.filter(pk=run.pk, status=Run.Status.FAILED).exists():
             break
     return run_finalize(run_pk=run.pk)

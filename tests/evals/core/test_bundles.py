@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import os
 import random
 import stat
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -464,3 +466,67 @@ def test_a_temp_name_left_by_a_crashed_writer_is_not_reused(
     assert json.loads(path.read_text("utf-8")) == {"a": 1}
     assert stale.read_text() == "half a fi"
     assert sorted(p.name for p in tmp_path.iterdir()) == [stale.name, "doc.json"]
+
+
+# ---------------------------------------------------------------- sync
+
+
+def _fd_inode(fd: int) -> int:
+    return os.fstat(fd).st_ino
+
+
+def test_sync_to_disk_syncs_the_filesystem_of_each_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(bundles, "_SYNCFS", lambda fd: synced.append(_fd_inode(fd)))
+    monkeypatch.setattr(bundles.os, "sync", lambda: pytest.fail("os.sync called"))
+    (tmp_path / "scenarios").mkdir()
+
+    bundles.sync_to_disk(tmp_path, tmp_path / "scenarios")
+
+    # One filesystem: one syncfs, on the first directory.
+    assert synced == [tmp_path.stat().st_ino]
+
+
+@pytest.mark.parametrize("syncfs", [None, "fails"])
+def test_sync_to_disk_falls_back_to_a_global_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, syncfs: str | None
+) -> None:
+    def failing(fd: int) -> None:
+        raise OSError(5, "syncfs: Input/output error")
+
+    synced: list[str] = []
+    monkeypatch.setattr(bundles, "_SYNCFS", failing if syncfs else None)
+    monkeypatch.setattr(bundles.os, "sync", lambda: synced.append("sync"))
+
+    bundles.sync_to_disk(tmp_path)
+
+    assert synced == ["sync"]
+
+
+def test_sync_to_disk_falls_back_when_a_directory_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[str] = []
+    monkeypatch.setattr(bundles, "_SYNCFS", lambda fd: synced.append("syncfs"))
+    monkeypatch.setattr(bundles.os, "sync", lambda: synced.append("sync"))
+
+    bundles.sync_to_disk(tmp_path / "missing")
+
+    assert synced == ["sync"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux syncfs")
+def test_the_c_librarys_syncfs_is_found_and_reports_failures(tmp_path: Path) -> None:
+    syncfs = bundles._load_syncfs()
+    assert syncfs is not None
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        syncfs(fd)
+    finally:
+        os.close(fd)
+    # A closed descriptor: the call's -1 and errno become an OSError.
+    with pytest.raises(OSError, match="^\\[Errno 9\\] syncfs: ") as failure:
+        syncfs(fd)
+    assert failure.value.errno == errno.EBADF
