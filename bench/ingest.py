@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import resource
+import secrets
 import shutil
 import sys
 import tempfile
@@ -65,7 +66,10 @@ def shadow_document(prefix: str, n: int) -> dict[str, object]:
 
 def _setup_django(var_dir: Path) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-    os.environ.setdefault("DJANGO_DEBUG", "true")
+    # As deployed: DEBUG off (with it on, Django also logs every query's SQL
+    # text, which costs both sides but the REST side more: more queries).
+    os.environ.setdefault("DJANGO_DEBUG", "false")
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     os.environ["EVALSITE_VAR_DIR"] = str(var_dir)
     os.environ["EVAL_HARNESS_ENABLED"] = "true"
     os.environ["EVAL_SHADOW_MODE_ENABLED"] = "true"
@@ -139,7 +143,10 @@ def ingest_client(tag: str):  # noqa: ANN201 - APIClient, imported after setup
 
 
 def post(client, body: bytes) -> None:  # noqa: ANN001
-    response = client.generic("POST", URL, body, content_type="application/json")
+    # secure: over HTTPS, as deployed (DEBUG off redirects plain HTTP).
+    response = client.generic(
+        "POST", URL, body, content_type="application/json", secure=True
+    )
     if response.status_code not in (200, 201):
         raise SystemExit(f"ingest failed: {response.status_code} {response.content!r}")
 
@@ -177,13 +184,15 @@ def bench_ingest(
     var_dir = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
     try:
         _setup_django(var_dir)
+        from django.conf import settings
         from django.db import connection
 
         from evals.models import ShadowRecord
 
         print(
             f"shadow ingest: {records} records in batches of {batch}, database "
-            f"{connection.vendor} ({connection.settings_dict['NAME']}); "
+            f"{connection.vendor} ({connection.settings_dict['NAME']}), "
+            f"DEBUG={settings.DEBUG}; "
             f"cpus={os.cpu_count()}, load average={os.getloadavg()[0]:.2f}"
         )
         for run in range(repeat):

@@ -49,17 +49,27 @@ from evals.api.paging import (
     page_of,
     query_choice,
 )
+from evals.core.shadow import CheckedShadowBatch, decode_shadow_batch
 from evals.models import Benchmark, Run, ShadowRecord
 from evals.selectors.baselines import shadow_record_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
-from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
+from evals.services.benchmark_records import (
+    benchmark_run_record,
+    shadow_batch_ingest,
+    shadow_records_ingest,
+)
 from evals.services.benchmarks import (
     MAX_SHADOW_BATCH,
     benchmark_pack_create,
     benchmark_pack_upload,
 )
-from evalsite.parsers import BoundedJSONParser, PayloadTooLarge
+from evalsite.parsers import (
+    BoundedJSONParser,
+    PayloadTooLarge,
+    parse_json_body,
+    read_bounded,
+)
 from stream.auth import request_key
 
 # --- packs --------------------------------------------------------------------
@@ -297,7 +307,23 @@ class BenchmarkRunDetailView(APIView):
 # --- shadow records -------------------------------------------------------------
 
 
+class ShadowBatchParser(BoundedJSONParser):
+    """``BoundedJSONParser``, but a batch body whose every record
+    ``decode_shadow_batch`` proves valid comes back as that
+    ``CheckedShadowBatch`` (decoded and checked in one pass); any other body
+    is parsed and checked as everywhere else, which words every refusal."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context=None):
+        raw = read_bounded(stream)
+        checked = decode_shadow_batch(raw)
+        if checked is not None:
+            return checked
+        return parse_json_body(raw)
+
+
 class ShadowRecordListCreateView(APIView):
+    parser_classes = [ShadowBatchParser, MultiPartParser, FormParser]
+
     @extend_schema(
         operation_id="benchmarks_shadow_list",
         parameters=[
@@ -344,7 +370,9 @@ class ShadowRecordListCreateView(APIView):
         """Record one shadow recall record, or a batch ``{"records": [...]}``
         (all or nothing). Needs shadow mode (409 ``feature_disabled``)."""
         data = request.data
-        if isinstance(data, dict) and "records" in data:
+        if isinstance(data, CheckedShadowBatch):
+            result = shadow_batch_ingest(batch=data)
+        elif isinstance(data, dict) and "records" in data:
             extra = sorted(key for key in data if key != "records")
             if extra:
                 raise ValidationError(

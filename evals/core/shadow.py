@@ -13,6 +13,11 @@ test keeps it no looser than the schema); everything else goes through JSON
 Schema and the full checks, which alone decide the problems reported.
 ``fast_wire`` is the ingest's fast path: the wire form and instant of a
 record that is certainly valid and holds only storable text.
+``decode_shadow_batch`` goes one step further for a batch body: it decodes
+the JSON bytes straight into typed records (msgspec checks the types, the
+key set and the bounds while decoding) and answers only when every record
+certainly passes; ``None`` proves nothing and the body takes the ordinary
+parser and checks, which alone word refusals.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal, NamedTuple
+
+import msgspec
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
@@ -187,6 +194,118 @@ def fast_wire(document: Any) -> tuple[dict[str, Any], datetime] | None:
         "memoryIds": list(memory_ids),
         "durationMs": document["durationMs"],
     }, recorded_at
+
+
+# --- batch bodies decoded straight into records ------------------------------
+
+# A count: an integer in 64 bits or a float, never negative. msgspec refuses
+# numbers that overflow a float, and JSON has no NaN or Infinity.
+_Count = (
+    Annotated[int, msgspec.Meta(ge=0, le=INT_LIMIT - 1)]
+    | Annotated[float, msgspec.Meta(ge=0)]
+)
+
+
+# Not empty here; not all whitespace is checked after decoding (a pattern
+# here would cost more than the whole decode).
+_Text = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class WireShadow(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A shadow recall record as decoded by ``decode_shadow_batch``: the
+    fields of ``ShadowRecord.to_wire()`` in its order, every one required,
+    no other key. Holds only what the type checks alone allow; the rest of
+    the rules are ``decode_shadow_batch``'s."""
+
+    schemaVersion: Literal[1]
+    traceId: _Text
+    recordedAt: _Text
+    sessionKey: _Text
+    promptHash: _Text
+    promptLength: _Count
+    retrievalQueryHash: _Text
+    retrievalQueryLength: _Count
+    recallMode: Literal["no_recall", "minimal", "full", "graph_mode"]
+    recallResultLimit: _Count
+    source: Literal["none", "hot_qmd", "hot_embedding", "cold_fallback", "recent_scan"]
+    recalledMemoryCount: _Count
+    injected: bool
+    contextChars: _Count
+    memoryIds: list[_Text]
+    durationMs: _Count
+
+
+class _WireBatch(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    records: Annotated[list[WireShadow], msgspec.Meta(min_length=1)]
+
+
+_BATCH_DECODER = msgspec.json.Decoder(_WireBatch)
+
+
+class CheckedShadow(NamedTuple):
+    """A record ``decode_shadow_batch`` proved valid and storable."""
+
+    record: WireShadow
+    recorded_at: datetime
+
+
+class CheckedShadowBatch(NamedTuple):
+    """The records of a batch body, in order, each proved valid and storable."""
+
+    records: list[CheckedShadow]
+
+
+def decode_shadow_batch(body: bytes) -> CheckedShadowBatch | None:
+    """The records of a ``{"records": [...]}`` body whose every record
+    certainly passes every rule and holds only storable text, each with its
+    recordedAt instant; else ``None``, which proves nothing.
+
+    Accepting here means the standard-library parse of ``body`` gives
+    ``{"records": [r.to_wire() for r in ...]}`` and ``fast_wire`` (so the
+    full checks) takes every record, values and key order alike.
+    """
+    try:
+        batch = _BATCH_DECODER.decode(body)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    checked: list[CheckedShadow] = []
+    for record in batch.records:
+        # Types, key set, bounds and empty strings are msgspec's checks; lone
+        # surrogates are malformed JSON to it; NUL (an escape) is not.
+        trace_id = record.traceId
+        memory_ids = record.memoryIds
+        if (
+            trace_id.isspace()
+            or record.recordedAt.isspace()
+            or record.sessionKey.isspace()
+            or record.promptHash.isspace()
+            or record.retrievalQueryHash.isspace()
+            or not _safe_segment(trace_id)
+        ):
+            return None
+        for memory_id in memory_ids:
+            if memory_id.isspace():
+                return None
+        texts = [
+            trace_id,
+            record.recordedAt,
+            record.sessionKey,
+            record.promptHash,
+            record.retrievalQueryHash,
+        ]
+        texts += memory_ids
+        if storable_problem("".join(texts)) is not None:
+            return None
+        recorded_at = parse_timestamp(record.recordedAt)
+        if recorded_at is None:
+            return None
+        checked.append(CheckedShadow(record, recorded_at))
+    return CheckedShadowBatch(checked)
+
+
+def wire_of(record: WireShadow) -> dict[str, Any]:
+    """``record`` as its wire form (``ShadowRecord.to_wire()``'s dict)."""
+    return msgspec.structs.asdict(record)
 
 
 def shadow_record_problems(document: Any) -> list[SchemaProblem]:

@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import partial
 from typing import Any
 
+import msgspec
 import orjson
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import OuterRef, Subquery
@@ -45,7 +47,13 @@ from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.formats_types import RunSummary
 from evals.core.formats_types import ShadowRecord as ShadowDocument
 from evals.core.runs import latest_completed_runs, validate_run_summary
-from evals.core.shadow import fast_wire, validate_shadow_record
+from evals.core.shadow import (
+    CheckedShadowBatch,
+    WireShadow,
+    fast_wire,
+    validate_shadow_record,
+    wire_of,
+)
 from evals.core.store import InvalidItem, StoredItem
 from evals.core.wire import instant, problems_at
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
@@ -268,7 +276,24 @@ def shadow_row(
 def _json_text(value: Any) -> str:
     """``json.dumps(value)`` through orjson: the same JSON value, compact,
     non-ASCII as UTF-8; ``json.dumps`` itself where orjson refuses (never for
-    a stored wire form: no lone surrogates, no integer outside 64 bits)."""
+    a stored wire form: no lone surrogates, no integer outside 64 bits).
+
+    A decoded record (``WireShadow``) is encoded by msgspec, which writes the
+    bytes orjson writes for its wire form, floats aside (``1e16`` where
+    orjson writes ``1e+16``): a record holding a float goes through its wire
+    form and orjson, so the column holds the same text either way.
+    """
+    if type(value) is WireShadow:
+        if (
+            type(value.promptLength) is int
+            and type(value.retrievalQueryLength) is int
+            and type(value.recallResultLimit) is int
+            and type(value.recalledMemoryCount) is int
+            and type(value.contextChars) is int
+            and type(value.durationMs) is int
+        ):
+            return msgspec.json.encode(value).decode()
+        value = wire_of(value)
     try:
         return orjson.dumps(value).decode()
     except TypeError:
@@ -290,7 +315,30 @@ def _shadow_json_param() -> Any:
     return partial(ops.adapt_json_value, encoder=_OrjsonEncoder)
 
 
-def _shadow_insert(rows: Sequence[tuple[str, dict[str, Any], datetime]]) -> None:
+# traceId -> (wire form, or the decoded record; recordedAt instant)
+_Records = Mapping[str, tuple[dict[str, Any] | WireShadow, datetime]]
+
+
+def _recorded_at(document: dict[str, Any] | WireShadow) -> str:
+    if type(document) is WireShadow:
+        return document.recordedAt
+    return document["recordedAt"]  # type: ignore[index]
+
+
+def _instant_param() -> Callable[[datetime], Any]:
+    """The backend's ``adapt_datetimefield_value`` for aware instants; on
+    SQLite its own steps written out (to the connection's zone, naive, as
+    text), without its checks that cost more than the conversion."""
+    ops = connection.ops
+    if connection.vendor == "sqlite" and settings.USE_TZ:
+        zone = connection.timezone
+        return lambda value: str(value.astimezone(zone).replace(tzinfo=None))
+    return ops.adapt_datetimefield_value
+
+
+def _shadow_insert(
+    rows: Sequence[tuple[str, dict[str, Any] | WireShadow, datetime]],
+) -> None:
     """``(traceId, wire, instant)`` rows in one ``executemany``: the columns
     ``bulk_create`` would write, each adapted by the backend's own operations
     (its per-object machinery cost more than the insert itself)."""
@@ -306,18 +354,18 @@ def _shadow_insert(rows: Sequence[tuple[str, dict[str, Any], datetime]]) -> None
         f"VALUES ({', '.join(['%s'] * len(columns))})"
     )
     created_at = ops.adapt_datetimefield_value(timezone.now())
-    adapt_instant = ops.adapt_datetimefield_value
+    adapt_instant = _instant_param()
     adapt_day = ops.adapt_datefield_value
-    params = [
-        (
-            trace_id,
-            adapt_instant(recorded_at),
-            adapt_day(date.fromisoformat(wire["recordedAt"][:10])),
-            json_param(wire),
-            created_at,
+    days: dict[str, Any] = {}  # recordedAt[:10] -> the day parameter
+    params = []
+    for trace_id, wire, recorded_at in rows:
+        day_text = _recorded_at(wire)[:10]
+        day = days.get(day_text)
+        if day is None:
+            day = days[day_text] = adapt_day(date.fromisoformat(day_text))
+        params.append(
+            (trace_id, adapt_instant(recorded_at), day, json_param(wire), created_at)
         )
-        for trace_id, wire, recorded_at in rows
-    ]
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
 
@@ -384,7 +432,7 @@ def shadow_records_ingest(
         )
     problems: list[SchemaProblem] = []
     # traceId -> (wire form, recordedAt instant)
-    records: dict[str, tuple[dict[str, Any], datetime]] = {}
+    records: dict[str, tuple[dict[str, Any] | WireShadow, datetime]] = {}
     for index, document in enumerate(documents):
         fast = fast_wire(document)
         if fast is None:
@@ -412,6 +460,40 @@ def shadow_records_ingest(
         records[trace_id] = fast
     if problems:
         raise SchemaInvalid("invalid shadow recall record(s)", problems=problems)
+    return _shadow_store_again_on_race(records)
+
+
+def shadow_batch_ingest(*, batch: CheckedShadowBatch) -> ShadowIngestResult:
+    """``shadow_records_ingest(documents=..., batch=True)`` for a batch body
+    that ``decode_shadow_batch`` proved valid: the same answers, rows and log
+    line (the size limit and the in-batch duplicates are decided here)."""
+    require_shadow_mode()
+    if len(batch.records) > MAX_SHADOW_BATCH:
+        # Worded by the ordinary path.
+        return shadow_records_ingest(
+            documents=[wire_of(item.record) for item in batch.records]
+        )
+    records: dict[str, tuple[dict[str, Any] | WireShadow, datetime]] = {}
+    problems: list[SchemaProblem] = []
+    for index, (record, recorded_at) in enumerate(batch.records):
+        trace_id = record.traceId
+        seen = records.get(trace_id)
+        # Equal records have equal wire forms (the same fields, compared alike).
+        if seen is not None and seen[0] != record:
+            problems.append(
+                SchemaProblem(
+                    f"$.records[{index}].traceId",
+                    "duplicate",
+                    f"traceId {trace_id} appears twice with different content",
+                )
+            )
+        records[trace_id] = (record, recorded_at)
+    if problems:
+        raise SchemaInvalid("invalid shadow recall record(s)", problems=problems)
+    return _shadow_store_again_on_race(records)
+
+
+def _shadow_store_again_on_race(records: _Records) -> ShadowIngestResult:
     try:
         return _shadow_store(records)
     except IntegrityError:
@@ -419,15 +501,17 @@ def shadow_records_ingest(
         return _shadow_store(records)
 
 
-def _shadow_store(
-    records: Mapping[str, tuple[dict[str, Any], datetime]],
-) -> ShadowIngestResult:
+def _wire(document: dict[str, Any] | WireShadow) -> dict[str, Any]:
+    return wire_of(document) if type(document) is WireShadow else document
+
+
+def _shadow_store(records: _Records) -> ShadowIngestResult:
     ids = sorted(records)
     stored = stored_documents(ShadowRecord, "trace_id", ids, "document")
     conflicts = [
         trace_id
         for trace_id, document in stored.items()
-        if not same_document(document, records[trace_id][0])
+        if not same_document(document, _wire(records[trace_id][0]))
     ]
     if conflicts:
         raise Conflict(

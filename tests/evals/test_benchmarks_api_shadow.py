@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
+from unittest.mock import patch
 
+import orjson
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from evals.examples import example_shadow_record as shadow
@@ -136,3 +143,150 @@ def test_shadow_list_and_detail(client: APIClient, flags_on: Any) -> None:
     assert [r["traceId"] for r in day["results"]] == ["t1"]
     assert detail.json()["recordedAt"] == "2026-03-07T00:00:00Z"
     assert bad_day.status_code == 400
+
+
+# --- batch bodies: the decoded fast path answers as the ordinary path ---------
+
+_STRING_FIELDS = ["traceId", "recordedAt", "sessionKey", "promptHash", "memoryIds"]
+_NUMBER_FIELDS = ["promptLength", "contextChars", "durationMs"]
+_odd_value = st.one_of(
+    st.sampled_from(
+        ["", " ", "\u00a0", "a\x00b", "\ud800", "caf\u00e9", "a/b", "..", "x" * 201]
+    ),
+    st.sampled_from(
+        ["2026-03-06", "2026-02-30T10:00:00Z", "2026-03-07T23:30:00-05:00"]
+    ),
+    st.sampled_from([[], ["m"], [" "], ["m", "m"], [1], "m"]),
+    st.sampled_from([-1, 0, 2**63 - 1, 2**63, -0.0, 0.5, 1e16, 1.5e-7, True, None]),
+    st.floats(min_value=0, max_value=1e20),
+)
+_record = st.builds(
+    lambda trace_id, changes, drop, extra: {
+        **{
+            key: value
+            for key, value in shadow(trace_id, **changes).items()
+            if key != drop
+        },
+        **extra,
+    },
+    st.sampled_from(["t1", "t2", "stored"]),
+    st.one_of(
+        # valid changes (records differ, floats written in exponent form) ...
+        st.dictionaries(
+            st.sampled_from(_NUMBER_FIELDS),
+            st.integers(0, 2) | st.sampled_from([0.5, -0.0, 1e16, 1.5e-7, 2**63 - 1]),
+            max_size=2,
+        ),
+        st.dictionaries(
+            st.sampled_from(["sessionKey", "promptHash"]),
+            st.sampled_from(["a", "caf\u00e9", "x y"]),
+            max_size=2,
+        ),
+        # ... and doubtful ones
+        st.dictionaries(
+            st.sampled_from(
+                _STRING_FIELDS + _NUMBER_FIELDS + ["injected", "recallMode"]
+            ),
+            _odd_value,
+            max_size=2,
+        ),
+    ),
+    st.sampled_from([None, None, None, None, None, "source", "schemaVersion"]),
+    st.sampled_from([{}, {}, {}, {}, {}, {"prompt": "raw text"}]),
+)
+
+
+def _answer(client: APIClient, body: bytes, fast: bool) -> tuple[Any, ...]:
+    """Status, answer, log lines and every row (raw column text) of posting
+    ``body`` over one stored record, all rolled back afterwards."""
+    from django.db import connection, transaction
+
+    from evals.api import benchmarks as api
+
+    class Undo(Exception):
+        pass
+
+    decode = api.decode_shadow_batch if fast else (lambda body: None)
+    table = connection.ops.quote_name(ShadowRecord._meta.db_table)
+    try:
+        with transaction.atomic():
+            client.post("/api/benchmarks/shadow", shadow("stored"), format="json")
+            with patch.object(api, "decode_shadow_batch", decode):
+                response = client.generic(
+                    "POST", "/api/benchmarks/shadow", body, "application/json"
+                )
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT trace_id, recorded_at, day, document FROM {table} "  # noqa: S608
+                    "ORDER BY trace_id"
+                )
+                rows = [tuple(str(value) for value in row) for row in cursor.fetchall()]
+            answer = (response.status_code, response.json(), rows)
+            raise Undo
+    except Undo:
+        pass
+    return answer
+
+
+@hypothesis_settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(records=st.lists(_record, min_size=1, max_size=3), spaced=st.booleans())
+def test_decoded_batches_answer_and_store_as_the_ordinary_path(
+    client: APIClient, flags_on: Any, records: list[dict[str, Any]], spaced: bool
+) -> None:
+    body = json.dumps(
+        {"records": records}, separators=(", ", ": ") if spaced else (",", ":")
+    ).encode("utf-8", "surrogatepass")
+
+    assert _answer(client, body, fast=True) == _answer(client, body, fast=False)
+
+
+def test_decoded_batch_path_is_taken_and_stores_the_same_text(
+    client: APIClient, flags_on: Any, log_lines: Any
+) -> None:
+    from django.db import connection
+
+    from evals.api import benchmarks as api
+
+    records = [shadow("t1"), shadow("t2", durationMs=1.5e16, contextChars=0.25)]
+    body = json.dumps({"records": records}).encode()
+
+    with patch.object(
+        api, "shadow_batch_ingest", wraps=api.shadow_batch_ingest
+    ) as fast:
+        response = client.generic(
+            "POST", "/api/benchmarks/shadow", body, "application/json"
+        )
+
+    assert fast.call_count == 1
+    assert response.status_code == 201
+    assert response.json() == {"created": 2, "unchanged": 0, "traceIds": ["t1", "t2"]}
+    assert log_lines("[Eval] shadow") == [
+        "[Eval] shadow_records_ingested created=2 unchanged=0"
+    ]
+    table = connection.ops.quote_name(ShadowRecord._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT document FROM {table} ORDER BY trace_id")  # noqa: S608
+        stored = [row[0] for row in cursor.fetchall()]
+    if connection.vendor == "sqlite":
+        # The text the ordinary path writes: orjson's, 1.5e+16 included.
+        assert stored == [orjson.dumps(record).decode() for record in records]
+    assert [r.document for r in ShadowRecord.objects.order_by("trace_id")] == records
+
+
+@hypothesis_settings(max_examples=300)
+@given(
+    moment=st.datetimes(
+        timezones=st.sampled_from([UTC, timezone(timedelta(hours=-5, minutes=-30))])
+        | st.timezones()
+    )
+)
+def test_instant_parameter_is_the_backends_own(moment: datetime) -> None:
+    from django.db import connection
+
+    from evals.services.benchmark_records import _instant_param
+
+    assert _instant_param()(moment) == connection.ops.adapt_datetimefield_value(moment)

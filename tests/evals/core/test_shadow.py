@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
+import typing
 from typing import Any
 
 import pytest
@@ -307,3 +309,183 @@ def test_fast_wire_takes_the_seed_example() -> None:
 )
 def test_safe_segment_answers_as_the_full_check(value: str) -> None:
     assert shadow._safe_segment(value) == is_safe_path_segment(value)
+
+
+# --- batch bodies decoded straight into records (msgspec) --------------------
+
+
+def _document(drops: list[str], sets: dict[str, Any]) -> dict[str, Any]:
+    document = copy.deepcopy(SEED_SHADOW)
+    for key in drops:
+        document.pop(key, None)
+    document.update(sets)
+    return document
+
+
+def _body_bytes(value: Any, style: int) -> bytes:
+    """``value`` as a client might write it: compact or spaced, escaped or
+    UTF-8 (lone surrogates as the invalid bytes a careless client sends),
+    keys in the wire order or reversed."""
+    if style & 4:
+        value = {
+            "records": [
+                dict(reversed(list(r.items()))) if isinstance(r, dict) else r
+                for r in value["records"]
+            ]
+        }
+    text = json.dumps(
+        value,
+        ensure_ascii=bool(style & 1),
+        separators=(",", ":") if style & 2 else (", ", ": "),
+    )
+    return text.encode("utf-8", "surrogatepass")
+
+
+_record_changes = st.tuples(
+    st.lists(st.sampled_from(_keys), max_size=2),
+    st.dictionaries(
+        st.sampled_from(_keys),
+        _json_value
+        | _hostile_text
+        | _hostile_number
+        | st.floats(min_value=0, allow_nan=False)
+        | st.text(max_size=4),
+        max_size=3,
+    ),
+)
+
+
+def _same_json(left: Any, right: Any) -> bool:
+    """Equal values, types (1 is not 1.0, -0.0 is not 0.0) and key order."""
+    return json.dumps(left) == json.dumps(right)
+
+
+# Aimed at the checks made after decoding and at the numbers' bounds.
+_aimed_changes = st.tuples(
+    st.just([]),
+    st.dictionaries(
+        st.sampled_from([*STRING_FIELDS, "memoryIds"]),
+        _hostile_text
+        | st.sampled_from(["\u00a0", "\t\n", "\u3000x", "2026-03-06T10:00:00"])
+        | st.lists(_hostile_text, min_size=1, max_size=2),
+        min_size=1,
+        max_size=2,
+    )
+    | st.dictionaries(
+        st.sampled_from(NUMBER_FIELDS),
+        _hostile_number | st.integers(2**63 - 2, 2**63 + 1) | st.floats(0, 1e20),
+        min_size=1,
+        max_size=2,
+    ),
+)
+
+
+@settings(max_examples=600)
+@given(
+    changes=st.lists(
+        st.one_of(st.just(([], {})), _record_changes, _aimed_changes),
+        min_size=1,
+        max_size=3,
+    ),
+    style=st.integers(0, 7),
+)
+def test_decoded_batch_is_exactly_what_fast_wire_takes(
+    changes: list[tuple[list[str], dict[str, Any]]], style: int
+) -> None:
+    documents = [_document(drops, sets) for drops, sets in changes]
+    body = _body_bytes({"records": documents}, style)
+
+    checked = shadow.decode_shadow_batch(body)
+    fast = [shadow.fast_wire(document) for document in documents]
+
+    # Accepted if and only if the ingest's per-record fast path takes every
+    # record; then the same wire forms (values, types, key order) and instants.
+    assert (checked is not None) == all(item is not None for item in fast), body
+    if checked is not None:
+        assert len(checked.records) == len(documents)
+        for (record, recorded_at), item in zip(checked.records, fast, strict=True):
+            assert item is not None
+            assert _same_json(shadow.wire_of(record), item[0])
+            assert recorded_at == item[1]
+        # And the values the standard library reads from the body (any key order).
+        parsed = json.loads(body)["records"]
+        wires = [shadow.wire_of(r.record) for r in checked.records]
+        assert json.dumps(parsed, sort_keys=True) == json.dumps(wires, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"[]",
+        b"{}",
+        b'{"records": []}',
+        b'{"records": {}}',
+        b'{"records": [], "x": 1}',
+        b'{"records": null}',
+        b"\xef\xbb\xbf" + json.dumps({"records": [SEED_SHADOW]}).encode(),
+        json.dumps({"records": [SEED_SHADOW], "x": 1}).encode(),
+        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"}]", b"}"),
+        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b'"mem-2"', b"2"),
+        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b'"mem-2"', b'" "'),
+        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"42", b"1e400"),
+        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"42", b"NaN"),
+        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"42", b"-1"),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b"42", b"9223372036854775808"),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"agent:main"', b'"a\\u0000"'),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"agent:main"', b'"\\ud800"'),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"agent:main"', b'"\\u00a0\\u2003"'),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"agent:main"', b'"\xed\xa0\x80"'),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"3f3ec9f5b356c1f2"', b'"a/b"'),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"schemaVersion": 1', b'"schemaVersion": 1.0'),
+        json.dumps({"records": [SEED_SHADOW]})
+        .encode()
+        .replace(b'"injected": true', b'"injected": 1'),
+    ],
+)
+def test_decode_leaves_every_doubtful_body_to_the_full_checks(body: bytes) -> None:
+    assert shadow.decode_shadow_batch(body) is None
+
+
+def test_decode_takes_duplicate_keys_as_the_standard_library_does() -> None:
+    body = json.dumps({"records": [SEED_SHADOW]}).encode()
+    body = body.replace(b'"durationMs": ', b'"durationMs": 7, "durationMs": ')
+
+    checked = shadow.decode_shadow_batch(body)
+
+    assert checked is not None
+    assert _same_json(
+        [shadow.wire_of(r.record) for r in checked.records],
+        json.loads(body)["records"],
+    )
+
+
+def test_decode_takes_the_seed_example_in_any_key_order() -> None:
+    documents = [SEED_SHADOW, dict(reversed(list(SEED_SHADOW.items())))]
+    checked = shadow.decode_shadow_batch(json.dumps({"records": documents}).encode())
+
+    assert checked is not None
+    assert [shadow.wire_of(r.record) for r in checked.records] == [SEED_SHADOW] * 2
+
+
+def test_decoded_literals_are_the_enums() -> None:
+    hints = typing.get_type_hints(shadow.WireShadow)
+    assert set(typing.get_args(hints["recallMode"])) == {m.value for m in RecallMode}
+    assert set(typing.get_args(hints["source"])) == {s.value for s in RecallSource}
+    assert list(shadow.WireShadow.__struct_fields__) == list(
+        validate_shadow_record(SEED_SHADOW).to_wire()
+    )
