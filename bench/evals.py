@@ -20,7 +20,8 @@ logged or stored.
 
 Each side pays what a process pays once before its clock starts (evalsite:
 importing the executor and building the suite validators; Inspect AI: a
-5-sample eval), and Django runs without DEBUG, as a worker does. The
+5-sample eval), and Django runs without DEBUG, with what the process holds
+then frozen for the cycle collector (``gc.freeze()``), as a worker does. The
 evalsite line also gives its CPU seconds: the rest of its wall time was
 spent waiting (the disk, the database, other processes).
 
@@ -34,6 +35,7 @@ are what to compare. Usage:
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -129,6 +131,10 @@ def bench_evalsite(suite: Path, script: Path) -> tuple[float, float, Any]:
     from evals.services.runs.lifecycle import run_execute
 
     warm_evalsite(suite.parent)
+    # As a worker does once started (evalsite.celery.freeze_startup_heap):
+    # what the process holds is left out of the cycle collector's full
+    # collections.
+    gc.freeze()
     cpu = time.process_time()
     started = time.perf_counter()
     run = eval_run_create(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import logging.config
 import os
@@ -162,3 +163,13 @@ def require_database(**kwargs: Any) -> None:
             raise SystemExit(f"worker: the database is not available: {problem}")
         logger.warning("[Ops] worker_waiting reason=database_unavailable")
         time.sleep(1)
+
+
+@worker_init.connect
+def freeze_startup_heap(**kwargs: Any) -> None:
+    """What the worker holds once started (Django, the apps, their modules
+    and settings) is moved out of the cycle collector's reach: none of it is
+    ever garbage, and a full collection that traverses it all cost 55-70 ms
+    of a 1,000-scenario eval run. What is made later is collected as before;
+    nothing a task computes depends on it."""
+    gc.freeze()

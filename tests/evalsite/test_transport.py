@@ -151,3 +151,22 @@ def test_a_worker_gets_control_back_after_one_poll_others_wait_as_asked(
 
     assert asked >= 0.6
     assert capped < 0.5
+
+
+def test_a_starting_worker_freezes_what_it_holds_for_the_cycle_collector() -> None:
+    import gc
+
+    from celery.signals import worker_init
+
+    from evalsite.celery import freeze_startup_heap
+
+    assert freeze_startup_heap in [ref() for _, ref in worker_init.receivers]
+    held = [object()]  # a container: one the collector tracks
+    gc.unfreeze()
+    try:
+        assert any(o is held for o in gc.get_objects())
+        freeze_startup_heap()
+        assert gc.get_freeze_count() > 0
+        assert not any(o is held for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
