@@ -242,11 +242,27 @@ class _WireBatch(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 _BATCH_DECODER = msgspec.json.Decoder(_WireBatch)
 
 
-class CheckedShadow(NamedTuple):
-    """A record ``decode_shadow_batch`` proved valid and storable."""
+# RFC 3339 with a zone and at most microseconds: the timestamps that
+# ``parse_timestamp`` reads with ``fromisoformat`` as they are (a subset of
+# its pattern, matched without its capture group).
+_PLAIN_TIMESTAMP = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)", re.ASCII
+)
 
-    record: WireShadow
-    recorded_at: datetime
+
+def fast_timestamp(value: str) -> datetime | None:
+    """``parse_timestamp(value)``, sooner for the common shapes."""
+    if _PLAIN_TIMESTAMP.fullmatch(value) is None:
+        return parse_timestamp(value)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+# A record ``decode_shadow_batch`` proved valid and storable, with its
+# recordedAt instant (a plain tuple: a NamedTuple cost 0.17 µs a record).
+CheckedShadow = tuple[WireShadow, datetime]
 
 
 class CheckedShadowBatch(NamedTuple):
@@ -296,10 +312,10 @@ def decode_shadow_batch(body: bytes) -> CheckedShadowBatch | None:
         texts += memory_ids
         if storable_problem("".join(texts)) is not None:
             return None
-        recorded_at = parse_timestamp(record.recordedAt)
+        recorded_at = fast_timestamp(record.recordedAt)
         if recorded_at is None:
             return None
-        checked.append(CheckedShadow(record, recorded_at))
+        checked.append((record, recorded_at))
     return CheckedShadowBatch(checked)
 
 

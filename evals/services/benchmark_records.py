@@ -319,12 +319,6 @@ def _shadow_json_param() -> Any:
 _Records = Mapping[str, tuple[dict[str, Any] | WireShadow, datetime]]
 
 
-def _recorded_at(document: dict[str, Any] | WireShadow) -> str:
-    if type(document) is WireShadow:
-        return document.recordedAt
-    return document["recordedAt"]  # type: ignore[index]
-
-
 def _instant_param() -> Callable[[datetime], Any]:
     """The backend's ``adapt_datetimefield_value`` for aware instants; on
     SQLite its own steps written out (to the connection's zone, naive, as
@@ -332,18 +326,28 @@ def _instant_param() -> Callable[[datetime], Any]:
     ops = connection.ops
     if connection.vendor == "sqlite" and settings.USE_TZ:
         zone = connection.timezone
-        return lambda value: str(value.astimezone(zone).replace(tzinfo=None))
+
+        def adapt(value: datetime) -> str:
+            if value.tzinfo is not zone:
+                value = value.astimezone(zone)
+            return str(value.replace(tzinfo=None))
+
+        return adapt
     return ops.adapt_datetimefield_value
 
 
 def _shadow_insert(
     rows: Sequence[tuple[str, dict[str, Any] | WireShadow, datetime]],
-) -> None:
+    *,
+    skip_existing: bool = False,
+) -> int:
     """``(traceId, wire, instant)`` rows in one ``executemany``: the columns
     ``bulk_create`` would write, each adapted by the backend's own operations
-    (its per-object machinery cost more than the insert itself)."""
+    (its per-object machinery cost more than the insert itself). With
+    ``skip_existing``, a row whose traceId is stored already is left out
+    (``ON CONFLICT (trace_id) DO NOTHING``). Returns the rows inserted."""
     if not rows:
-        return
+        return 0
     ops = connection.ops
     json_param = _shadow_json_param()
     table = ShadowRecord._meta.db_table
@@ -353,13 +357,17 @@ def _shadow_insert(
         f"({', '.join(ops.quote_name(column) for column in columns)}) "
         f"VALUES ({', '.join(['%s'] * len(columns))})"
     )
+    if skip_existing:
+        sql += f" ON CONFLICT ({ops.quote_name('trace_id')}) DO NOTHING"
     created_at = ops.adapt_datetimefield_value(timezone.now())
     adapt_instant = _instant_param()
     adapt_day = ops.adapt_datefield_value
     days: dict[str, Any] = {}  # recordedAt[:10] -> the day parameter
     params = []
     for trace_id, wire, recorded_at in rows:
-        day_text = _recorded_at(wire)[:10]
+        day_text = (
+            wire.recordedAt if type(wire) is WireShadow else wire["recordedAt"]  # type: ignore[index]
+        )[:10]
         day = days.get(day_text)
         if day is None:
             day = days[day_text] = adapt_day(date.fromisoformat(day_text))
@@ -368,6 +376,7 @@ def _shadow_insert(
         )
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
+        return cursor.rowcount
 
 
 def stored_documents(
@@ -471,7 +480,7 @@ def shadow_batch_ingest(*, batch: CheckedShadowBatch) -> ShadowIngestResult:
     if len(batch.records) > MAX_SHADOW_BATCH:
         # Worded by the ordinary path.
         return shadow_records_ingest(
-            documents=[wire_of(item.record) for item in batch.records]
+            documents=[wire_of(record) for record, _ in batch.records]
         )
     records: dict[str, tuple[dict[str, Any] | WireShadow, datetime]] = {}
     problems: list[SchemaProblem] = []
@@ -505,8 +514,31 @@ def _wire(document: dict[str, Any] | WireShadow) -> dict[str, Any]:
     return wire_of(document) if type(document) is WireShadow else document
 
 
+class _SomeStored(Exception):
+    """Some records of a batch are stored already: undo, decide as usual."""
+
+
+# Backends whose INSERT takes ON CONFLICT (col) DO NOTHING and whose
+# executemany rowcount is the rows inserted (SQLite >= 3.24, PostgreSQL).
+_SKIP_EXISTING_VENDORS = frozenset(("sqlite", "postgresql"))
+
+
 def _shadow_store(records: _Records) -> ShadowIngestResult:
     ids = sorted(records)
+    rows = [(trace_id, *records[trace_id]) for trace_id in ids]
+    if connection.vendor in _SKIP_EXISTING_VENDORS:
+        # Most batches are new records: insert them all, skipping stored
+        # traceIds, and keep that when none was skipped (no lookup first).
+        # Otherwise undo it and decide with the stored documents at hand.
+        try:
+            with transaction.atomic():
+                if _shadow_insert(rows, skip_existing=True) != len(rows):
+                    raise _SomeStored
+        except _SomeStored:
+            pass
+        else:
+            _log_shadow_ingested(len(ids), 0)
+            return ShadowIngestResult(len(ids), 0, tuple(ids))
     stored = stored_documents(ShadowRecord, "trace_id", ids, "document")
     conflicts = [
         trace_id
@@ -519,13 +551,17 @@ def _shadow_store(records: _Records) -> ShadowIngestResult:
             + ", ".join(sorted(conflicts)),
             details={"traceIds": sorted(conflicts)},
         )
-    new = [trace_id for trace_id in ids if trace_id not in stored]
+    new = [row for row in rows if row[0] not in stored]
     with transaction.atomic():
-        _shadow_insert([(trace_id, *records[trace_id]) for trace_id in new])
+        _shadow_insert(new)
+    _log_shadow_ingested(len(new), len(stored))
+    return ShadowIngestResult(len(new), len(stored), tuple(ids))
+
+
+def _log_shadow_ingested(created: int, unchanged: int) -> None:
     logger.info(
         "[Eval] shadow_records_ingested created=%d unchanged=%d",
-        len(new),
-        len(stored),
-        extra={"created_count": len(new), "unchanged_count": len(stored)},
+        created,
+        unchanged,
+        extra={"created_count": created, "unchanged_count": unchanged},
     )
-    return ShadowIngestResult(len(new), len(stored), tuple(ids))

@@ -77,6 +77,34 @@ def test_shadow_batch_is_stored_and_idempotent(
     assert ShadowRecord.objects.count() == 3
 
 
+def test_batch_of_new_and_stored_records_stores_only_the_new(
+    client: APIClient, flags_on: Any, log_lines: Any
+) -> None:
+    client.post("/api/benchmarks/shadow", {"records": [shadow("t2")]}, format="json")
+    before = {r.trace_id: r.pk for r in ShadowRecord.objects.all()}
+
+    response = client.post(
+        "/api/benchmarks/shadow",
+        {"records": [shadow("t3"), shadow("t2"), shadow("t1")]},
+        format="json",
+    )
+
+    assert response.status_code == 201
+    assert response.json() == {
+        "created": 2,
+        "unchanged": 1,
+        "traceIds": ["t1", "t2", "t3"],
+    }
+    rows = ShadowRecord.objects.order_by("pk")
+    assert [r.trace_id for r in rows] == ["t2", "t1", "t3"]
+    assert rows[0].pk == before["t2"]
+    assert [r.document for r in rows] == [shadow("t2"), shadow("t1"), shadow("t3")]
+    assert log_lines("[Eval] shadow") == [
+        "[Eval] shadow_records_ingested created=1 unchanged=0",
+        "[Eval] shadow_records_ingested created=2 unchanged=1",
+    ]
+
+
 def test_invalid_record_in_a_batch_writes_nothing(
     client: APIClient, flags_on: Any
 ) -> None:
@@ -290,3 +318,22 @@ def test_instant_parameter_is_the_backends_own(moment: datetime) -> None:
     from evals.services.benchmark_records import _instant_param
 
     assert _instant_param()(moment) == connection.ops.adapt_datetimefield_value(moment)
+
+
+def test_batch_over_the_limit_is_refused_alike_and_writes_nothing(
+    client: APIClient, flags_on: Any
+) -> None:
+    from evals.services.benchmarks import MAX_SHADOW_BATCH
+
+    records = [shadow(f"t{n}") for n in range(MAX_SHADOW_BATCH + 1)]
+    body = json.dumps({"records": records}).encode()
+
+    fast = _answer(client, body, fast=True)
+
+    assert fast == _answer(client, body, fast=False)
+    status, answer, rows = fast
+    assert status == 400
+    assert answer["error"]["fields"] == [
+        {"path": "$.records", "message": "records must hold at most 1000 records"}
+    ]
+    assert [row[0] for row in rows] == ["stored"]

@@ -409,7 +409,7 @@ def test_decoded_batch_is_exactly_what_fast_wire_takes(
             assert recorded_at == item[1]
         # And the values the standard library reads from the body (any key order).
         parsed = json.loads(body)["records"]
-        wires = [shadow.wire_of(r.record) for r in checked.records]
+        wires = [shadow.wire_of(record) for record, _ in checked.records]
         assert json.dumps(parsed, sort_keys=True) == json.dumps(wires, sort_keys=True)
 
 
@@ -469,7 +469,7 @@ def test_decode_takes_duplicate_keys_as_the_standard_library_does() -> None:
 
     assert checked is not None
     assert _same_json(
-        [shadow.wire_of(r.record) for r in checked.records],
+        [shadow.wire_of(record) for record, _ in checked.records],
         json.loads(body)["records"],
     )
 
@@ -479,7 +479,9 @@ def test_decode_takes_the_seed_example_in_any_key_order() -> None:
     checked = shadow.decode_shadow_batch(json.dumps({"records": documents}).encode())
 
     assert checked is not None
-    assert [shadow.wire_of(r.record) for r in checked.records] == [SEED_SHADOW] * 2
+    assert [shadow.wire_of(record) for record, _ in checked.records] == [
+        SEED_SHADOW
+    ] * 2
 
 
 def test_decoded_literals_are_the_enums() -> None:
@@ -489,3 +491,18 @@ def test_decoded_literals_are_the_enums() -> None:
     assert list(shadow.WireShadow.__struct_fields__) == list(
         validate_shadow_record(SEED_SHADOW).to_wire()
     )
+
+
+@settings(max_examples=1000)
+@given(
+    st.from_regex(
+        r"\A2[0-9]{3}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-6][0-9]:[0-6][0-9]"
+        r"(\.[0-9]{0,10})?(Z|z|[+-][0-2][0-9]:[0-6][0-9]|[+-][0-9]{4})?\Z"
+    )
+    | st.from_regex(r"\A2[0-9]{3}-[01][0-9]-[0-3][0-9]T[0-9:.Z+-]{0,22}\Z")
+    | st.text(alphabet="0123456789-:.TZ+ ", max_size=30)
+)
+def test_fast_timestamp_reads_as_parse_timestamp(value: str) -> None:
+    assert shadow.fast_timestamp(value) == parse_timestamp(value)
+    if parse_timestamp(value) is not None:
+        assert shadow.fast_timestamp(value).tzinfo == parse_timestamp(value).tzinfo  # type: ignore[union-attr]
