@@ -7,7 +7,8 @@ socket) next to the raw insert rate of the same database in the same run
 ratio (aim >= 0.5). Both sides get their input ready before the clock
 starts: the anchor its adapted rows, the REST side its request bodies
 (JSON bytes, as a client sends them); everything the server does with a
-body (parse, check, validate, look up, insert, answer) is timed.
+body (parse, check, validate, look up, insert, answer) is timed. DEBUG is
+off, as deployed (DJANGO_DEBUG=true to see it on).
 
 SQLite in a temporary directory unless DATABASE_URL names another database
 (rows with a per-run trace-id prefix are added to it). ``--profile`` prints

@@ -518,9 +518,12 @@ class _SomeStored(Exception):
     """Some records of a batch are stored already: undo, decide as usual."""
 
 
-# Backends whose INSERT takes ON CONFLICT (col) DO NOTHING and whose
-# executemany rowcount is the rows inserted (SQLite >= 3.24, PostgreSQL).
-_SKIP_EXISTING_VENDORS = frozenset(("sqlite", "postgresql"))
+# Where inserting first pays: SQLite (>= 3.24) takes ON CONFLICT (col) DO
+# NOTHING and its executemany rowcount is the rows inserted; the lookup it
+# saves is ~0.5 µs a record there. PostgreSQL takes it too, but side by side
+# it made no difference beyond run-to-run spread (23,300-27,600 records/s
+# against 25,800-27,500), so it keeps the lookup.
+_SKIP_EXISTING_VENDORS = frozenset(("sqlite",))
 
 
 def _shadow_store(records: _Records) -> ShadowIngestResult:
