@@ -34,6 +34,18 @@ def test_shadow_mode_off_is_409_and_nothing_written(client: APIClient) -> None:
     assert ShadowRecord.objects.count() == 0
 
 
+def test_shadow_mode_off_refuses_a_valid_batch_too(client: APIClient) -> None:
+    body = json.dumps({"records": [shadow("t1"), shadow("t2")]}).encode()
+
+    response = client.generic(
+        "POST", "/api/benchmarks/shadow", body, "application/json"
+    )
+
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "feature_disabled"
+    assert ShadowRecord.objects.count() == 0
+
+
 def test_shadow_needs_the_harness_flag_too(client: APIClient, settings: Any) -> None:
     settings.EVAL_SHADOW_MODE_ENABLED = True
 
