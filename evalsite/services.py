@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -73,10 +74,14 @@ def broker_reachable() -> str | None:
     """None when a message could be published now, else the reason.
 
     Redis: a PING over a fresh connection, bounded by the broker connect
-    timeout. The embedded broker: its queue folder exists and is writable.
+    timeout. The embedded broker: its queue folder is writable, made first
+    if it is missing (as the first send would), so a process that has sent
+    nothing yet is not reported down.
     """
     if settings.CELERY_BROKER_IS_EMBEDDED:
         folder = settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]
+        with contextlib.suppress(OSError):  # answered below: not writable
+            os.makedirs(folder, exist_ok=True)
         if os.path.isdir(folder) and os.access(folder, os.W_OK):
             return None
         return "the embedded broker's queue folder is not writable"

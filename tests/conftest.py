@@ -12,9 +12,16 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from core.scopes import SCOPES
+
+# Property tests check answers, not time: no per-example deadline (the
+# default 200 ms fails examples at random on a loaded 2-core machine).
+# Loaded here, before the test modules build their own @settings from it.
+hypothesis_settings.register_profile("evalsite", deadline=None)
+hypothesis_settings.load_profile("evalsite")
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") in ("1", "true")
 

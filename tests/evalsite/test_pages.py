@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,48 @@ def test_healthz_reports_database_and_broker(client: Any) -> None:
     assert body["ok"] is True
     assert body["broker"] in ("embedded", "external")
     assert body["workerLastSeenS"] is None
+
+
+@pytest.mark.skipif(
+    not settings.CELERY_BROKER_IS_EMBEDDED, reason="the embedded broker's folder"
+)
+def test_healthz_makes_a_missing_embedded_queue_folder(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "broker" / "queue"
+    options = {
+        **settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+        "data_folder_in": str(folder),
+    }
+    monkeypatch.setattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", options)
+    assert client.get("/healthz").json()["ok"] is True
+    assert folder.is_dir()
+
+
+@pytest.mark.skipif(
+    not settings.CELERY_BROKER_IS_EMBEDDED, reason="the embedded broker's folder"
+)
+def test_healthz_reports_an_embedded_queue_folder_that_cannot_be_made(
+    client: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    options = {
+        **settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+        "data_folder_in": str(blocker / "queue"),
+    }
+    monkeypatch.setattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", options)
+    caplog.set_level(logging.WARNING, logger="evalsite.services")
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["brokerOk"] is False
+    assert (
+        "[Ops] health_failed part=broker "
+        "reason=the embedded broker's queue folder is not writable"
+    ) in caplog.messages
 
 
 def test_heartbeat_task_records_worker(client: Any) -> None:
