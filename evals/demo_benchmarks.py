@@ -36,9 +36,10 @@ from evals.examples import example_run_summary, example_shadow_record
 from evals.models import InvalidUpload, Run
 from evals.selectors.runs import harness_run_list
 from evals.services.baselines import baseline_snapshot_store
-from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
+from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
 from evals.services.compare import run_summary_of
+from evals.services.shadow_records import shadow_records_ingest
 
 AMA_CASES = (
     ("resume-deploy", "Resume the broken deployment and explain what changed."),

@@ -1,15 +1,15 @@
-"""REST API of the eval-store contract: benchmark packs, run summaries, shadow recall
-records,
-for agents and CI (baseline snapshots and the gate: ``evals.api.baselines``).
+"""REST API of the eval-store contract: benchmark packs, run summaries and
+shadow recall records, for agents and CI (baseline snapshots and the gate:
+``evals.api.baselines``).
 
 Thin: the core validates every document inside the services
-(``evals.services.benchmarks``, ``benchmark_records``); a refused document
-is a 400 whose ``error.fields`` maps every JSON path to its problems, and
-nothing is written. Session or agent-key authentication (the
-project defaults). Created documents answer 201; a document equal to the
-stored one answers 200 (idempotent re-post); a different document under an
-existing id answers 409; a feature that is off answers 409
-``feature_disabled`` with the seed's message.
+(``evals.services.benchmarks``, ``benchmark_records``, ``shadow_records``);
+a refused document is a 400 whose ``error.fields`` maps every JSON path to
+its problems, and nothing is written. Session or agent-key authentication
+(the project defaults). Created documents answer 201; a document equal to
+the stored one answers 200 (idempotent re-post); a different document under
+an existing id answers 409; a feature that is off answers 409
+``feature_disabled`` with the contract's message.
 """
 
 from __future__ import annotations
@@ -54,16 +54,13 @@ from evals.models import Benchmark, Run, ShadowRecord
 from evals.selectors.baselines import shadow_record_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
-from evals.services.benchmark_records import (
-    benchmark_run_record,
-    shadow_batch_ingest,
-    shadow_records_ingest,
-)
+from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import (
     MAX_SHADOW_BATCH,
     benchmark_pack_create,
     benchmark_pack_upload,
 )
+from evals.services.shadow_records import shadow_batch_ingest, shadow_records_ingest
 from evalsite.parsers import (
     BoundedJSONParser,
     PayloadTooLarge,

@@ -1,7 +1,7 @@
 """Baseline snapshots (the eval-store contract): validation and building one from runs.
 
 Decides whether a baseline snapshot is valid, reporting every problem with
-its JSON path and the seed's message (``schemaVersion must be 1``,
+its JSON path and the contract's message (``schemaVersion must be 1``,
 ``benchmarkCount must match benchmarks.length``,
 ``benchmarks[i].passRate must be a number between 0 and 1``, ...), and what
 snapshot the latest completed runs make: one entry per benchmark, sorted by

@@ -13,7 +13,7 @@ Invariants:
   bundle format does not move when the pipeline's types do.
 - Keys on disk are camelCase (as the eval-store contract's formats are) and every
 document
-  carries ``schemaVersion``; metric names inside ``metrics`` stay the seed's
+  carries ``schemaVersion``; metric names inside ``metrics`` stay the contract's
   snake_case (``action_rate``...).
 - Files are written as sorted-key, 2-space-indented UTF-8 JSON with a
   trailing newline, via a temp file in the same directory + ``os.replace``:

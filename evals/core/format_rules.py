@@ -1,6 +1,6 @@
 """Rules every eval-store format shares: safe path segments, instants, numbers
 and strings, JSON documents parsed with limits, and JSON Schema problems
-translated into the seed's messages (every problem, sorted by path)."""
+translated into the contract's messages (every problem, sorted by path)."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def translate_problems(
     document_name: str,
     map_prefixes: Iterable[str] = (),
 ) -> list[SchemaProblem]:
-    """Turn JSON Schema problems into the seed's messages, one per path.
+    """Turn JSON Schema problems into the contract's messages, one per path.
 
     ``required`` problems move to the missing field's own path, so a missing
     ``cases[0].id`` and an empty one read the same. Unknown properties keep

@@ -14,7 +14,7 @@ Invariants shared by every format (checked in ``format_rules``):
   control characters, at most 200 characters;
 - timestamps are RFC 3339 with a time zone (``2026-03-06T10:00:00.000Z``);
   they are kept as written and compared as instants, never as strings;
-- every problem is reported with a JSON path and the seed's message, never
+- every problem is reported with a JSON path and the contract's message, never
   only the first.
 
 Nothing here reads the clock or the environment.
@@ -62,8 +62,8 @@ class RecallSource(StrEnum):
 
 #
 # JSON Schema finds the structural problems; its messages ("'x' is not of type
-# 'string'") are not the seed's, so each format keeps a table from a path
-# pattern to the seed's sentence. A table value is either one template or a
+# 'string'") are not the contract's, so each format keeps a table from a path
+# pattern to the contract's sentence. A table value is either one template or a
 # mapping from the failing keyword to a template ("*" for any other keyword).
 # Templates may use {field} (``cases[0].id``) and {parent} (the field without
 # its last index: ``tags`` for ``tags[2]``).

@@ -202,7 +202,7 @@ def evaluate_verdict(
 def metrics_to_wire(metrics: EvalMetrics) -> dict[str, float | int]:
     """Flat ``{snake_case_name: number}`` map for a run summary's metrics.
 
-    Keys are the seed's names (``action_rate``, ``latency_p95_ms``, ...).
+    Keys are the contract's names (``action_rate``, ``latency_p95_ms``, ...).
     ``tasks_created`` is present only for end-to-end runs (no nulls, so every
     value is a number a gate can compare).
     """

@@ -2,7 +2,7 @@
 source.
 
 Decides whether a manifest is a valid benchmark pack and reports every
-problem with its JSON path and the seed's message:
+problem with its JSON path and the contract's message:
 
 - ``schemaVersion must be 1``;
 - ``benchmarkId must be a non-empty string`` / ``... must be a safe path

@@ -2,7 +2,7 @@
 run".
 
 Decides whether a run summary is valid, reporting every problem with its JSON
-path and the seed's message (``schemaVersion must be 1``, ``status must be a
+path and the contract's message (``schemaVersion must be 1``, ``status must be a
 non-empty string``, ``status must be one of running|completed|failed|partial``,
 ``totalCases must be a non-negative number``, ...), and which run is the
 latest completed one of each benchmark.

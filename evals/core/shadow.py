@@ -1,7 +1,7 @@
 """Shadow recall records (the eval-store contract): validation and where a record lives.
 
 Decides whether a shadow recall record is valid, reporting every problem with
-its JSON path and the seed's message (``recallMode must be one of
+its JSON path and the contract's message (``recallMode must be one of
 no_recall|minimal|full|graph_mode``, ``injected must be a boolean``,
 ``durationMs must be a non-negative number``, ...). Records are compact by
 construction: hashes and counts only. There is no field for raw prompt or

@@ -179,7 +179,7 @@ class StoreContents:
 
 @dataclass(frozen=True, slots=True)
 class HarnessFlags:
-    """The seed's feature flags, all off by default."""
+    """The contract's feature flags, all off by default."""
 
     eval_harness_enabled: bool = False
     eval_shadow_mode_enabled: bool = False

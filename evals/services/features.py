@@ -1,5 +1,5 @@
 """The eval-store feature flags as the services see them: all off by default;
-a disabled feature is ``FeatureDisabled`` (409) with the seed's message and
+a disabled feature is ``FeatureDisabled`` (409) with the contract's message and
 the settings to turn on."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class FeatureDisabled(Conflict):
 
 
 def harness_flags() -> HarnessFlags:
-    """The seed's feature flags as the settings have them now."""
+    """The contract's feature flags as the settings have them now."""
     return HarnessFlags(
         eval_harness_enabled=settings.EVAL_HARNESS_ENABLED,
         eval_shadow_mode_enabled=settings.EVAL_SHADOW_MODE_ENABLED,

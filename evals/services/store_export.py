@@ -31,9 +31,7 @@ from evals.core.store_staging import publish, staging_folder
 from evals.core.store_writer import EvalStore
 from evals.core.wire import decode_files
 from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
-from evals.services.benchmark_records import (
-    run_items,
-)
+from evals.services.benchmark_records import run_items
 
 logger = logging.getLogger(__name__)
 

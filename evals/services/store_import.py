@@ -50,7 +50,6 @@ from evals.services.benchmark_records import (
     case_rows,
     run_fields,
     same_document,
-    shadow_row,
     stored_documents,
 )
 from evals.services.benchmarks import (
@@ -61,6 +60,7 @@ from evals.services.benchmarks import (
 )
 from evals.services.columns import unstorable_items
 from evals.services.features import harness_flags
+from evals.services.shadow_records import shadow_row
 
 logger = logging.getLogger(__name__)
 

@@ -58,7 +58,7 @@ def check_drive_gates(inputs: DriveInputs) -> GateDecision:
 
     Codes: ``game_mode:<mode>``, ``health_low``, ``food_low``,
     ``hostiles_present``, ``interval``; ``passed`` when all pass. An unknown
-    game mode passes the mode gate, as the seed's ``!==`` tests do.
+    game mode passes the mode gate, as the upstream agent's ``!==`` tests do.
     """
     mode = (inputs.game_mode or "").strip().lower()
     if mode in DRIVE_FORBIDDEN_MODES:

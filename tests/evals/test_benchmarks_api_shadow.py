@@ -327,7 +327,7 @@ def test_decoded_batch_path_is_taken_and_stores_the_same_text(
 def test_instant_parameter_is_the_backends_own(moment: datetime) -> None:
     from django.db import connection
 
-    from evals.services.benchmark_records import _instant_param
+    from evals.services.shadow_records import _instant_param
 
     assert _instant_param()(moment) == connection.ops.adapt_datetimefield_value(moment)
 

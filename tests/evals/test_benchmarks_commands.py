@@ -18,11 +18,9 @@ from evals.examples import example_manifest
 from evals.examples import example_run_summary as run_summary
 from evals.examples import example_shadow_record as shadow
 from evals.models import BaselineSnapshot, Benchmark, Run
-from evals.services.benchmark_records import (
-    benchmark_run_record,
-    shadow_records_ingest,
-)
+from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
+from evals.services.shadow_records import shadow_records_ingest
 
 pytestmark = pytest.mark.django_db
 

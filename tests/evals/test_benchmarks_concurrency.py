@@ -15,8 +15,9 @@ from django.db import connection
 from core.errors import Conflict
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.baselines import baseline_snapshot_store
-from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
+from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
+from evals.services.shadow_records import shadow_records_ingest
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

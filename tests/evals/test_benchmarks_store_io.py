@@ -22,8 +22,9 @@ from evals.models import (
     ShadowRecord,
 )
 from evals.services.baselines import baseline_snapshot_create
-from evals.services.benchmark_records import benchmark_run_record, shadow_records_ingest
+from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
+from evals.services.shadow_records import shadow_records_ingest
 
 pytestmark = pytest.mark.django_db
 

@@ -13,5 +13,5 @@ and ``reads``.
 What it writes: the suite's ``Benchmark`` (kind ``suite``) and a
 ``SuiteVersion`` per suite sha256, one ``Run``, one ``CaseResult`` per
 scenario, and the result bundle (EV-C4) under ``EVALS_ARTIFACTS_DIR``.
-What it logs: the seed's ``[Eval]`` and ``[Grounding]`` lines, verbatim.
+What it logs: the contract's ``[Eval]`` and ``[Grounding]`` lines, verbatim.
 """
