@@ -48,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.cli import build_parser, decide, request_of  # noqa: E402
 from evals.core.gate import GateVerdict  # noqa: E402
-from evals.core.store import StoreKind, load_store, store_json_bytes
+from evals.core.store import StoreKind, store_json_bytes
+from evals.core.store_reader import load_store
 from evals.core.store_status import snapshot_from_latest
 from evals.core.store_writer import EvalStore
 from evals.examples import example_shadow_record  # noqa: E402

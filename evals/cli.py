@@ -42,7 +42,8 @@ from core.errors import CoreError
 from evals.core.gate import BaselineSource, GateVerdict, evaluate_gate, resolve_snapshot
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.core.metric_registry import parse_overrides
-from evals.core.store import StoreKind, load_store
+from evals.core.store import StoreKind
+from evals.core.store_reader import load_store
 
 logger = logging.getLogger(__name__)
 

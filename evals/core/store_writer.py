@@ -28,13 +28,8 @@ from evals.core.shadow import (
     shadow_relative_path,
     validate_shadow_record,
 )
-from evals.core.store import (
-    TMP_MARKER,
-    StoreContents,
-    StoreKind,
-    load_store,
-    store_json_bytes,
-)
+from evals.core.store import TMP_MARKER, StoreContents, StoreKind, store_json_bytes
+from evals.core.store_reader import load_store
 
 
 def _write_atomic(target: Path, data: bytes) -> None:

@@ -25,14 +25,8 @@ from evals.core.formats_types import ShadowRecord as ShadowDocument
 from evals.core.gate import BaselineInvalid, GateVerdict, evaluate_gate
 from evals.core.metric_registry import MetricDirection
 from evals.core.shadow import shadow_relative_path, validate_shadow_record
-from evals.core.store import (
-    ALL_KINDS,
-    ItemCounts,
-    StoreContents,
-    StoredItem,
-    StoreKind,
-    load_store,
-)
+from evals.core.store import ALL_KINDS, ItemCounts, StoreContents, StoredItem, StoreKind
+from evals.core.store_reader import load_store
 from evals.core.store_status import status_report
 from evals.models import Run, ShadowRecord
 from evals.selectors.baselines import snapshot_get

@@ -37,13 +37,8 @@ from evals.core.formats_types import (
     ShadowRecord as ShadowDocument,
 )
 from evals.core.packs import read_pack_files
-from evals.core.store import (
-    InvalidItem,
-    ItemCounts,
-    StoreContents,
-    StoredItem,
-    load_store,
-)
+from evals.core.store import InvalidItem, ItemCounts, StoreContents, StoredItem
+from evals.core.store_reader import load_store
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.baselines import baseline_fields
 from evals.services.benchmark_records import (

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from core.errors import CoreError, SchemaInvalid
-from evals.core import bundles
-from evals.core.bundles import json_text
+from evals.core import files
+from evals.core.files import json_text
 from evals.core.runs import validate_run_summary
 from evals.core.suite_types import SuiteInvalid
 from evals.models import Benchmark, CaseResult, Run, SuiteVersion
@@ -330,8 +330,8 @@ def test_ev_c4_scenario_files_are_synced_before_summary_is_written(
             )
         )
 
-    monkeypatch.setattr(bundles, "_SYNCFS", syncfs)
-    monkeypatch.setattr(bundles.os, "sync", lambda: pytest.fail("os.sync called"))
+    monkeypatch.setattr(files, "_SYNCFS", syncfs)
+    monkeypatch.setattr(files.os, "sync", lambda: pytest.fail("os.sync called"))
 
     run = run_suite(SHIPPED / "smoke.jsonl")
 

@@ -12,11 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from evals.core.bundles import (
-    json_bytes,
-    scenario_artifact_path,
-    write_bytes_atomic,
-)
+from evals.core.bundles import scenario_artifact_path
+from evals.core.files import json_bytes, write_bytes_atomic
 from evals.core.outcomes import outcome_of
 from evals.core.suite_types import (
     Scenario,

@@ -17,14 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.core.bundles import (
-    summary_artifact,
-    sync_to_disk,
-    write_json_atomic,
-    write_text_atomic,
-)
+from evals.core.bundles import summary_artifact
 from evals.core.claim_metrics import claim_metrics
 from evals.core.events import bundle_id, events_jsonl, run_context, run_events
+from evals.core.files import sync_to_disk, write_json_atomic, write_text_atomic
 from evals.core.metrics import (
     compute_metrics,
     evaluate_verdict,

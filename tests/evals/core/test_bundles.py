@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from evals.core import bundles
+from evals.core import files
 from evals.core.bundles import (
     RUN_ID_PATTERN,
     BundlePaths,
@@ -25,8 +25,8 @@ from evals.core.bundles import (
     scenario_artifact,
     summary_artifact,
     write_bundle,
-    write_json_atomic,
 )
+from evals.core.files import write_json_atomic
 from evals.core.suite_types import EvalVerdict, ScenarioVerdict
 
 RUN_ID = "20260203140509-0a1b2c"
@@ -396,7 +396,7 @@ def test_summary_is_written_after_every_scenario(
         written.append(Path(dst).name)
         real_replace(src, dst)
 
-    monkeypatch.setattr(bundles.os, "replace", recording_replace)
+    monkeypatch.setattr(files.os, "replace", recording_replace)
 
     write_bundle(
         tmp_path,
@@ -419,7 +419,7 @@ def test_failed_write_keeps_the_old_file_and_leaves_no_temp(
     def failing_replace(src: str, dst: str | Path) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(bundles.os, "replace", failing_replace)
+    monkeypatch.setattr(files.os, "replace", failing_replace)
 
     with pytest.raises(OSError, match="disk full"):
         write_json_atomic(path, {"version": 2})
@@ -457,7 +457,7 @@ def test_a_temp_name_left_by_a_crashed_writer_is_not_reused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "doc.json"
-    monkeypatch.setattr(bundles, "_TEMP_COUNTER", itertools.count(7))
+    monkeypatch.setattr(files, "_TEMP_COUNTER", itertools.count(7))
     stale = tmp_path / f".doc.json.{os.getpid():x}-7.tmp"
     stale.write_text("half a fi")
 
@@ -479,11 +479,11 @@ def test_sync_to_disk_syncs_the_filesystem_of_each_directory_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     synced: list[int] = []
-    monkeypatch.setattr(bundles, "_SYNCFS", lambda fd: synced.append(_fd_inode(fd)))
-    monkeypatch.setattr(bundles.os, "sync", lambda: pytest.fail("os.sync called"))
+    monkeypatch.setattr(files, "_SYNCFS", lambda fd: synced.append(_fd_inode(fd)))
+    monkeypatch.setattr(files.os, "sync", lambda: pytest.fail("os.sync called"))
     (tmp_path / "scenarios").mkdir()
 
-    bundles.sync_to_disk(tmp_path, tmp_path / "scenarios")
+    files.sync_to_disk(tmp_path, tmp_path / "scenarios")
 
     # One filesystem: one syncfs, on the first directory.
     assert synced == [tmp_path.stat().st_ino]
@@ -497,10 +497,10 @@ def test_sync_to_disk_falls_back_to_a_global_sync(
         raise OSError(5, "syncfs: Input/output error")
 
     synced: list[str] = []
-    monkeypatch.setattr(bundles, "_SYNCFS", failing if syncfs else None)
-    monkeypatch.setattr(bundles.os, "sync", lambda: synced.append("sync"))
+    monkeypatch.setattr(files, "_SYNCFS", failing if syncfs else None)
+    monkeypatch.setattr(files.os, "sync", lambda: synced.append("sync"))
 
-    bundles.sync_to_disk(tmp_path)
+    files.sync_to_disk(tmp_path)
 
     assert synced == ["sync"]
 
@@ -509,17 +509,17 @@ def test_sync_to_disk_falls_back_when_a_directory_is_gone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     synced: list[str] = []
-    monkeypatch.setattr(bundles, "_SYNCFS", lambda fd: synced.append("syncfs"))
-    monkeypatch.setattr(bundles.os, "sync", lambda: synced.append("sync"))
+    monkeypatch.setattr(files, "_SYNCFS", lambda fd: synced.append("syncfs"))
+    monkeypatch.setattr(files.os, "sync", lambda: synced.append("sync"))
 
-    bundles.sync_to_disk(tmp_path / "missing")
+    files.sync_to_disk(tmp_path / "missing")
 
     assert synced == ["sync"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux syncfs")
 def test_the_c_librarys_syncfs_is_found_and_reports_failures(tmp_path: Path) -> None:
-    syncfs = bundles._load_syncfs()
+    syncfs = files._load_syncfs()
     assert syncfs is not None
     fd = os.open(tmp_path, os.O_RDONLY)
     try:

@@ -22,7 +22,8 @@ from evals.core.gate import (
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.core.metric_registry import MetricDirection, direction, parse_overrides
 from evals.core.runs import validate_run_summary
-from evals.core.store import StoreContents, load_store
+from evals.core.store import StoreContents
+from evals.core.store_reader import load_store
 from evals.core.store_writer import EvalStore
 
 SHADOW: dict[str, Any] = {

@@ -12,7 +12,7 @@ from unittest import mock
 import pytest
 
 from core.errors import Conflict, SchemaInvalid
-from evals.core import format_rules
+from evals.core import format_rules, store_reader
 from evals.core import store as store_module
 from evals.core.archive import UnsafeArchive
 from evals.core.baselines import validate_baseline_snapshot
@@ -20,13 +20,8 @@ from evals.core.format_rules import parse_json_document
 from evals.core.packs import validate_manifest
 from evals.core.runs import validate_run_summary
 from evals.core.shadow import validate_shadow_record
-from evals.core.store import (
-    HarnessFlags,
-    StoreKind,
-    StoreUnreadable,
-    load_store,
-    store_json_bytes,
-)
+from evals.core.store import HarnessFlags, StoreKind, StoreUnreadable, store_json_bytes
+from evals.core.store_reader import load_store
 from evals.core.store_status import snapshot_from_latest, status_report
 from evals.core.store_writer import EvalStore
 
@@ -303,7 +298,7 @@ def test_executor_gives_the_same_contents(
     for index in range(7):
         store.write_run(validate_run_summary({**RUN, "runId": f"run-{index}"}))
     (tmp_path / "runs" / "bad.json").write_text("[]")
-    monkeypatch.setattr(store_module, "_CHUNK", 2)
+    monkeypatch.setattr(store_reader, "_CHUNK", 2)
 
     sequential = load_store(tmp_path)
     with ThreadPoolExecutor(max_workers=3) as executor:
@@ -497,7 +492,7 @@ def test_latest_runs_only_keeps_the_latest_completed_run_per_benchmark(
             "completedAt": f"2026-03-06T10:0{minute}:00Z",
         }
         store.write_run(validate_run_summary(document))
-    monkeypatch.setattr(store_module, "_CHUNK", 2)
+    monkeypatch.setattr(store_reader, "_CHUNK", 2)
 
     sequential = load_store(tmp_path, latest_runs_only=True)
     with ThreadPoolExecutor(max_workers=2) as executor:
@@ -542,7 +537,7 @@ def test_latest_runs_only_builds_runs_the_fast_check_leaves_out(
     (tmp_path / "runs" / "run-d.json").write_bytes(
         json.dumps({**RUN, "runId": "run-d", "status": "failed"}).encode()
     )
-    monkeypatch.setattr(store_module, "_CHUNK", 3)
+    monkeypatch.setattr(store_reader, "_CHUNK", 3)
 
     contents = load_store(tmp_path, latest_runs_only=True)
 
