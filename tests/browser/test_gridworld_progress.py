@@ -62,7 +62,7 @@ def test_batch_page_follows_progress_then_shows_the_finished_view(
 
 
 def test_batch_list_follows_every_active_batch_then_reloads(
-    page: Any, live_server: Any, owner: Any, log_in: Any
+    page: Any, live_server: Any, owner: Any, log_in: Any, screenshot: Any
 ) -> None:
     first = batch_create(
         config={"map": "hazard", "episodes": 4, "seed": 1}, schedule=False
@@ -78,6 +78,7 @@ def test_batch_list_follows_every_active_batch_then_reloads(
     _advance(second.run.pk, status="running", progress_done=5)
     _shown(page, f"#gw-progress-{first.pk}", "2 of 4")
     _shown(page, f"#gw-progress-{second.pk}", "5 of 6")
+    screenshot("gridworld-batches-running")
 
     # One batch finished, one still running: no reload yet.
     _advance(first.run.pk, status="completed", progress_done=4)

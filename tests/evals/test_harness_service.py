@@ -723,15 +723,20 @@ def test_nothing_is_scheduled_when_the_suite_is_invalid(
     assert callbacks == []
 
 
-def test_script_edited_mid_run_fails_the_run(suites: Path, log_lines: Any) -> None:
-    script = suites / "smoke.script.jsonl"
-    run = eval_run_create(
+def _smoke_run(suites: Path) -> Run:
+    """A queued thought_only run of the smoke suite on its script."""
+    return eval_run_create(
         suite_path=suites / "smoke.jsonl",
         profile="balanced",
         mode="thought_only",
         model="scripted",
         schedule=False,
     )
+
+
+def test_script_edited_mid_run_fails_the_run(suites: Path, log_lines: Any) -> None:
+    script = suites / "smoke.script.jsonl"
+    run = _smoke_run(suites)
     old_sha = run.config["scriptSha256"]
     # Any byte counts, even a trailing blank line.
     script.write_text(script.read_text() + "\n")
@@ -757,13 +762,7 @@ def test_results_are_committed_in_batches_with_progress(
     suites: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("evals.services.runs.recording.RECORD_BATCH", 2)
-    run = eval_run_create(
-        suite_path=suites / "smoke.jsonl",
-        profile="balanced",
-        mode="thought_only",
-        model="scripted",
-        schedule=False,
-    )
+    run = _smoke_run(suites)
     seen: list[tuple[int, int]] = []
 
     run_chunk_execute(
@@ -807,13 +806,7 @@ def test_in_one_process_results_are_committed_by_time(
     monkeypatch.setattr(
         "evals.services.runs.recording.time", SteppingClock(step), raising=True
     )
-    run = eval_run_create(
-        suite_path=suites / "smoke.jsonl",
-        profile="balanced",
-        mode="thought_only",
-        model="scripted",
-        schedule=False,
-    )
+    run = _smoke_run(suites)
     seen: list[tuple[int, int]] = []
 
     run = run_execute(
@@ -830,13 +823,7 @@ def test_in_one_process_a_batch_holds_at_most_the_in_process_count(
     monkeypatch.setattr("evals.services.runs.recording.IN_PROCESS_RECORD_BATCH", 2)
     monkeypatch.setattr("evals.services.runs.lifecycle.IN_PROCESS_RECORD_BATCH", 2)
     monkeypatch.setattr("evals.services.runs.recording.time", SteppingClock(0.0))
-    run = eval_run_create(
-        suite_path=suites / "smoke.jsonl",
-        profile="balanced",
-        mode="thought_only",
-        model="scripted",
-        schedule=False,
-    )
+    run = _smoke_run(suites)
     seen: list[tuple[int, int]] = []
 
     run_execute(run=run, on_progress=lambda done, total: seen.append((done, total)))

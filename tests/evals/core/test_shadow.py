@@ -413,6 +413,11 @@ def test_decoded_batch_is_exactly_what_fast_wire_takes(
         assert json.dumps(parsed, sort_keys=True) == json.dumps(wires, sort_keys=True)
 
 
+def _batch_body(old: bytes, new: bytes) -> bytes:
+    """A one-record batch body with ``old`` replaced by ``new``."""
+    return json.dumps({"records": [SEED_SHADOW]}).encode().replace(old, new)
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -425,36 +430,20 @@ def test_decoded_batch_is_exactly_what_fast_wire_takes(
         b'{"records": null}',
         b"\xef\xbb\xbf" + json.dumps({"records": [SEED_SHADOW]}).encode(),
         json.dumps({"records": [SEED_SHADOW], "x": 1}).encode(),
-        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"}]", b"}"),
-        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b'"mem-2"', b"2"),
-        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b'"mem-2"', b'" "'),
-        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"42", b"1e400"),
-        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"42", b"NaN"),
-        json.dumps({"records": [SEED_SHADOW]}).encode().replace(b"42", b"-1"),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b"42", b"9223372036854775808"),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"agent:main"', b'"a\\u0000"'),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"agent:main"', b'"\\ud800"'),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"agent:main"', b'"\\u00a0\\u2003"'),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"agent:main"', b'"\xed\xa0\x80"'),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"3f3ec9f5b356c1f2"', b'"a/b"'),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"schemaVersion": 1', b'"schemaVersion": 1.0'),
-        json.dumps({"records": [SEED_SHADOW]})
-        .encode()
-        .replace(b'"injected": true', b'"injected": 1'),
+        _batch_body(b"}]", b"}"),
+        _batch_body(b'"mem-2"', b"2"),
+        _batch_body(b'"mem-2"', b'" "'),
+        _batch_body(b"42", b"1e400"),
+        _batch_body(b"42", b"NaN"),
+        _batch_body(b"42", b"-1"),
+        _batch_body(b"42", b"9223372036854775808"),
+        _batch_body(b'"agent:main"', b'"a\\u0000"'),
+        _batch_body(b'"agent:main"', b'"\\ud800"'),
+        _batch_body(b'"agent:main"', b'"\\u00a0\\u2003"'),
+        _batch_body(b'"agent:main"', b'"\xed\xa0\x80"'),
+        _batch_body(b'"3f3ec9f5b356c1f2"', b'"a/b"'),
+        _batch_body(b'"schemaVersion": 1', b'"schemaVersion": 1.0'),
+        _batch_body(b'"injected": true', b'"injected": 1'),
     ],
 )
 def test_decode_leaves_every_doubtful_body_to_the_full_checks(body: bytes) -> None:
