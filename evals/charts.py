@@ -127,6 +127,10 @@ def compare_rates_figure(
         "layout": _layout(
             "Rates, base vs candidate",
             barmode="group",
+            # Long benchmark ids are written slanted below the bars, where a
+            # legend would cover them: the legend goes above the plot.
+            legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+            margin={"t": 80, "r": 10, "b": 60, "l": 50},
             xaxis={"type": "category", "automargin": True},
             yaxis={"title": {"text": "rate"}, "range": [0, 1.05]},
         ),

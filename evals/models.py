@@ -163,6 +163,17 @@ class Run(models.Model):
     def pass_rate(self) -> float:
         return self.passed_cases / self.total_cases if self.total_cases else 0.0
 
+    @property
+    def source_label(self) -> str:
+        """Where the run came from, in words: a run made here is a gridworld
+        batch when its benchmark is a gridworld configuration."""
+        if (
+            self.source == self.Source.HARNESS
+            and self.benchmark.kind == Benchmark.Kind.GRIDWORLD
+        ):
+            return "gridworld batch"
+        return self.get_source_display()
+
 
 class CaseResult(models.Model):
     """One case (scenario) of a run: pass/fail and the artifact it came from."""

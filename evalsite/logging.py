@@ -46,6 +46,10 @@ def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
 
 
 def _text_value(value: Any) -> str:
+    if type(value) is bool:
+        # As the log lines write flags (processed=false, verified=true), so a
+        # field the message already states is not repeated as passed=False.
+        return "true" if value else "false"
     text = value if type(value) is str else str(value)
     if not text or _NEEDS_QUOTES.search(text):
         return json.dumps(text, ensure_ascii=False)

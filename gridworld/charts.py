@@ -16,6 +16,11 @@ from gridworld.core.types import Q
 CELL_COLOURS = [[0, "#f4f4f4"], [0.34, "#f4f4f4"], [0.34, "#444"], [0.67, "#444"],
                 [0.67, "#d9534f"], [1, "#d9534f"]]  # fmt: skip
 MARGIN = {"t": 40, "r": 10, "b": 50, "l": 50}
+# Above the plot: below it, a legend that wraps on a phone covers the x axis
+# title (plotly places a horizontal legend just under the axis).
+LEGEND_ABOVE = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
+# A titled chart keeps its title at the top edge, above that legend.
+TITLE_ABOVE_LEGEND = {"y": 0.98, "yanchor": "top"}
 
 
 def steps_figure(metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -50,11 +55,11 @@ def steps_figure(metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
             },
         ],
         "layout": {
-            "title": {"text": "Steps per episode"},
+            "title": TITLE_ABOVE_LEGEND | {"text": "Steps per episode"},
             "xaxis": {"title": {"text": "episode"}},
             "yaxis": {"title": {"text": "steps"}, "rangemode": "tozero"},
-            "legend": {"orientation": "h"},
-            "margin": MARGIN,
+            "legend": LEGEND_ABOVE,
+            "margin": {**MARGIN, "t": 70},
             "height": 340,
         },
     }
@@ -87,11 +92,11 @@ def batch_distance_figure(distances: Sequence[Sequence[int]]) -> dict[str, Any]:
             },
         ],
         "layout": {
-            "title": {"text": "Distance to goal, P(t)"},
+            "title": TITLE_ABOVE_LEGEND | {"text": "Distance to goal, P(t)"},
             "xaxis": {"title": {"text": "step"}},
             "yaxis": {"title": {"text": "cells"}, "rangemode": "tozero"},
-            "legend": {"orientation": "h"},
-            "margin": MARGIN,
+            "legend": LEGEND_ABOVE,
+            "margin": {**MARGIN, "t": 70},
             "height": 340,
         },
     }
@@ -299,7 +304,7 @@ def episode_series_figure(receipt: dict[str, Any]) -> dict[str, Any]:
                 "side": "right",
                 "rangemode": "tozero",
             },
-            "legend": {"orientation": "h"},
+            "legend": LEGEND_ABOVE,
             "margin": {**MARGIN, "r": 60},
             "height": 340,
         },

@@ -16,6 +16,8 @@ REASON_COLOURS = {
     Reason.INSTRUCTION_EMPTY.value: "#c62828",
     Reason.GATE_FAILED.value: "#e85d5d",
 }
+# Up to this many decisions on the tallest day, the y axis ticks every decision.
+SMALL_COUNTS = 8
 
 
 def reason_histogram_figure(
@@ -38,17 +40,23 @@ def reason_histogram_figure(
         }
         for reason in reasons
     ]
+    yaxis: dict[str, Any] = {
+        "title": {"text": "decisions"},
+        "rangemode": "tozero",
+        "tickformat": ",d",
+    }
+    tallest = max(sum(counts.get((d, r), 0) for r in reasons) for d in days)
+    if tallest <= SMALL_COUNTS:
+        # Left to itself plotly ticks 0, 0.5, 1, ... on a short axis, and the
+        # integer format would print them 0, 1, 1, 2, 2: one tick per decision.
+        yaxis["dtick"] = 1
     return {
         "data": data,
         "layout": {
             "barmode": "stack",
             "title": {"text": "Dispatch decisions per day, by reason"},
             "xaxis": {"title": {"text": "day"}, "type": "category"},
-            "yaxis": {
-                "title": {"text": "decisions"},
-                "rangemode": "tozero",
-                "tickformat": ",d",
-            },
+            "yaxis": yaxis,
             "legend": {"orientation": "h"},
             "margin": {"t": 40, "r": 10, "b": 60, "l": 50},
             "height": 340,

@@ -7,7 +7,6 @@ demo repository is the marker).
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import timedelta
 from typing import Any
 
@@ -38,6 +37,7 @@ from prkeepalive.core.types import (
 )
 from prkeepalive.core.worker import decide_worker
 from prkeepalive.models import Decision, PullRequest, Repository, Round
+from prkeepalive.services.explain import decision_wire
 
 DEMO_REPOSITORY = "demo-org/widgets"
 POLICY = Policy(agent_aliases=("codex",), automation_logins=("widgets-automation-bot",))
@@ -99,7 +99,7 @@ def _record(
         inputs={
             "labels": list(labels),
             "instruction": extract_instruction(issue_body),
-            "decision": {k: str(v) for k, v in asdict(d).items()},
+            "decision": decision_wire(d),
         },
         line=decision_line(d),
     )

@@ -5,14 +5,16 @@ never writes or logs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Case, Model, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models.sql import Query
 
 from stream.core.frames import facts_from_wire
 from stream.core.types import SituationFacts
@@ -133,6 +135,21 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         return cursor.fetchall()
 
 
+_STATEMENTS: dict[tuple[str, Hashable], Any] = {}
+
+
+def cached_statement[T](key: Hashable, build: Callable[[], T]) -> T:
+    """``build()``, made once per database vendor: the text of a statement
+    (or its parts) built from the models' names, which only the vendor's
+    quoting changes. Building it cost as much as running it."""
+    vendor_key = (connection.vendor, key)
+    try:
+        return _STATEMENTS[vendor_key]  # type: ignore[no-any-return]
+    except KeyError:
+        value = _STATEMENTS[vendor_key] = build()
+        return value
+
+
 def latest_facts_document(*, agent: Agent) -> Any:
     """``latest_snapshot(agent=agent).facts``, or None without a snapshot."""
     table, facts, agent_id, received_at, pk = _names(
@@ -176,13 +193,77 @@ def queue_holds_more_than(*, agent: Agent, count: int) -> bool:
     """Whether the agent holds more than ``count`` thoughts; reads at most
     ``count + 1`` index entries (``.order_by().values_list("pk")[count:count
     + 1]``)."""
-    table, pk, agent_id = _names(Thought, "id", "agent")
-    rows = _rows(
-        f"SELECT {pk} FROM {table} WHERE {agent_id} = %s "  # noqa: S608
-        "LIMIT 1 OFFSET %s",
-        [agent.pk, count],
+
+    def build() -> str:
+        table, pk, agent_id = _names(Thought, "id", "agent")
+        return (
+            f"SELECT {pk} FROM {table} WHERE {agent_id} = %s "  # noqa: S608
+            "LIMIT 1 OFFSET %s"
+        )
+
+    return bool(
+        _rows(cached_statement("queue_holds_more_than", build), [agent.pk, count])
     )
-    return bool(rows)
+
+
+def _publish_reads_sql(counter: str, *, facts: bool, hashes: bool) -> str:
+    ws, ws_facts, ws_agent, ws_received, ws_pk = _names(
+        WorldSnapshot, "facts", "agent", "received_at", "id"
+    )
+    ac, ac_counter, ac_agent = _names(AgencyCounters, counter, "agent")
+    th, th_hash, th_agent, th_type, th_created, th_pk = _names(
+        Thought, "content_hash", "agent", "type", "created_at", "id"
+    )
+    parts = [
+        f"SELECT 1 AS part, NULL AS facts, {ac_counter} AS counter, "  # noqa: S608
+        f"NULL AS hash FROM {ac} WHERE {ac_agent} = %s"
+    ]
+    if facts:
+        parts.append(
+            "SELECT 0, f.facts, NULL, NULL FROM "  # noqa: S608
+            f"(SELECT {ws_facts} AS facts FROM {ws} WHERE {ws_agent} = %s "
+            f"ORDER BY {ws_received} DESC, {ws_pk} DESC LIMIT 1) f"
+        )
+    if hashes:
+        parts.append(
+            "SELECT 2, NULL, NULL, h.hash FROM "  # noqa: S608
+            f"(SELECT {th_hash} AS hash FROM {th} "
+            f"WHERE {th_agent} = %s AND NOT ({th_type} = %s) "
+            f"ORDER BY {th_created} DESC, {th_pk} DESC LIMIT %s) h"
+        )
+    return " UNION ALL ".join(parts)
+
+
+def publish_reads(
+    *, agent: Agent, counter: str, facts: bool, hashes_limit: int, exclude_type: str
+) -> tuple[Any, int | None, set[str]]:
+    """What a publish reads before it writes, in one statement:
+    ``latest_facts_document`` (None when ``facts`` is false or there is no
+    snapshot), ``counter_value(name=counter)`` and ``recent_content_hashes``
+    (an empty set when ``hashes_limit`` is 0). Each part is its own
+    subquery, tagged, under ``UNION ALL``: the same rows each function
+    returns alone."""
+    sql = cached_statement(
+        ("publish_reads", counter, facts, hashes_limit > 0),
+        lambda: _publish_reads_sql(counter, facts=facts, hashes=hashes_limit > 0),
+    )
+    params: list[Any] = [agent.pk]
+    if facts:
+        params.append(agent.pk)
+    if hashes_limit > 0:
+        params += [agent.pk, exclude_type, hashes_limit]
+    document: Any = None
+    value: int | None = None
+    hashes: set[str] = set()
+    for part, raw_facts, raw_counter, content_hash in _rows(sql, params):
+        if part == 0:
+            field = WorldSnapshot._meta.get_field("facts")
+            document = field.from_db_value(raw_facts, None, connection)  # type: ignore[attr-defined]
+        elif part == 1:
+            value = raw_counter
+        else:
+            hashes.add(content_hash)
+    return document, value, hashes
 
 
 def counter_value(*, agent: Agent, name: str) -> int | None:
@@ -196,44 +277,72 @@ def counter_value(*, agent: Agent, name: str) -> int | None:
     return rows[0][0] if rows else None
 
 
-def _columns(model: type[Model]) -> str:
+_CONVERTERS: weakref.WeakKeyDictionary[Any, dict[type[Model], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _converted(model: type[Model], values: Any) -> Model:
+    """An instance of ``model`` from its concrete columns' raw values, each
+    through the converters a queryset applies (those of this connection,
+    found once)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    found = _CONVERTERS.setdefault(db, {})
+    if model not in found:
+        compiler = db.ops.compiler("SQLCompiler")(Query(model), db, db.alias)
+        fields = model._meta.concrete_fields
+        converters = compiler.get_converters(
+            [field.get_col(model._meta.db_table) for field in fields]
+        )
+        found[model] = ([field.attname for field in fields], list(converters.items()))
+    names, converters = found[model]
+    row = list(values)
+    # What SQLCompiler.apply_converters does to a row.
+    for pos, (convs, expression) in converters:
+        value = row[pos]
+        for converter in convs:
+            value = converter(value, expression, db)
+        row[pos] = value
+    return model.from_db(db.alias, names, row)
+
+
+def _agent_by_prefix_sql() -> str:
     quote = connection.ops.quote_name
-    return ", ".join(quote(field.column) for field in model._meta.concrete_fields)
+    owner_model = Agent._meta.get_field("owner").related_model
+    table, key_prefix, is_active, pk, owner_id = _names(
+        Agent, "key_prefix", "is_active", "id", "owner"
+    )
+    owner_table, owner_pk = _names(owner_model, owner_model._meta.pk.name)
+    columns = ", ".join(
+        [f"{table}.{quote(f.column)}" for f in Agent._meta.concrete_fields]
+        + [
+            f"{owner_table}.{quote(f.column)}"
+            for f in owner_model._meta.concrete_fields
+        ]
+    )
+    return (
+        f"SELECT {columns} FROM {table} INNER JOIN {owner_table} "  # noqa: S608
+        f"ON {owner_table}.{owner_pk} = {table}.{owner_id} "
+        f"WHERE {table}.{key_prefix} = %s AND {table}.{is_active} = %s "
+        f"ORDER BY {table}.{pk} LIMIT 1"
+    )
 
 
 def active_agent_by_prefix(prefix: str) -> Agent | None:
     """``Agent.objects.select_related("owner").filter(key_prefix=prefix,
-    is_active=True).first()``, as two plain queries (raw querysets: the
-    columns still go through the fields' converters)."""
-    table, key_prefix, is_active, pk = _names(Agent, "key_prefix", "is_active", "id")
-    agent = next(
-        iter(
-            Agent.objects.raw(
-                f"SELECT {_columns(Agent)} FROM {table} "  # noqa: S608
-                f"WHERE {key_prefix} = %s AND {is_active} = %s ORDER BY {pk} LIMIT 1",
-                [prefix, True],
-            )
-        ),
-        None,
+    is_active=True).first()``: the same join in one plain query; each column
+    goes through its field's converters."""
+    rows = _rows(
+        cached_statement("active_agent_by_prefix", _agent_by_prefix_sql),
+        [prefix, True],
     )
-    if agent is None:
+    if not rows:
         return None
+    split = len(Agent._meta.concrete_fields)
+    agent = _converted(Agent, rows[0][:split])
     owner_model = Agent._meta.get_field("owner").related_model
-    owner_table, owner_pk = _names(owner_model, owner_model._meta.pk.name)
-    owner = next(
-        iter(
-            owner_model._default_manager.raw(
-                f"SELECT {_columns(owner_model)} FROM {owner_table} "  # noqa: S608
-                f"WHERE {owner_pk} = %s",
-                [agent.owner_id],
-            )
-        ),
-        None,
-    )
-    if owner is None:  # the join found no row
-        return None
-    agent.owner = owner
-    return agent
+    agent.owner = _converted(owner_model, rows[0][split:])
+    return agent  # type: ignore[return-value]
 
 
 def latest_facts(*, agent: Agent) -> tuple[WorldSnapshot | None, SituationFacts | None]:

@@ -47,6 +47,43 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             pytest.skip(reason)
 
 
+def _inside_a_transaction() -> bool:
+    """True inside a ``transaction.atomic`` block the code under test opened
+    (the test case's own wrapping transaction does not count)."""
+    from django.db import connection
+
+    return any(
+        not getattr(block, "_from_testcase", False)
+        for block in connection.atomic_blocks
+    )
+
+
+@pytest.fixture(autouse=True)
+def _no_network_call_inside_a_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule for every test: a model, GitHub or the broker is never called
+    while a database transaction is open (a slow answer would hold its locks,
+    and a worker could act on rows that are not committed yet). Every HTTP
+    request goes through ``httpx.Client.send`` and every task publish through
+    ``Task.apply_async``; either one inside a transaction fails the test."""
+    import httpx
+    from celery.app.task import Task
+
+    def guarded(original: Any, what: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if _inside_a_transaction():
+                pytest.fail(f"{what} inside a database transaction", pytrace=True)
+            return original(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(
+        httpx.Client, "send", guarded(httpx.Client.send, "an HTTP request")
+    )
+    monkeypatch.setattr(
+        Task, "apply_async", guarded(Task.apply_async, "a task publish")
+    )
+
+
 @pytest.fixture
 def owner(django_user_model: Any) -> Any:
     return django_user_model.objects.create_user(username="alice", password="pw-alice")

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from evals.core.json_bytes import compact_json_text
+from core.json_bytes import compact_json_text
 from stream.core.frames import PROFILE_BUDGETS
 from stream.core.types import PromptProfile
 

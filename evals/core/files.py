@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.core.json_bytes import indented_json_bytes
+from core.json_bytes import indented_json_bytes
 
 
 def write_json_atomic(

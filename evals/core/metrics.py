@@ -36,9 +36,9 @@ correct pipeline always satisfies. Pure and deterministic.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
+from core.whitespace import collapse_js_whitespace
 from evals.core.suite_types import (
     ActionAffordance,
     EvalMetrics,
@@ -132,15 +132,11 @@ def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
     return float(sorted_values[index])
 
 
-# JavaScript's whitespace class (\s), as the reference harness collapses it.
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
-
-
 def normalize_output(text: str) -> str:
     """The form compared by ``repetition_rate``: lowercased, whitespace runs
-    collapsed to one space, ends trimmed."""
-    return _SPACE_RUN.sub(" ", text.lower()).strip(" ")
+    collapsed to one space (JavaScript's ``\\s``, as the reference harness
+    collapses it), ends trimmed."""
+    return collapse_js_whitespace(text.lower())
 
 
 def evaluate_scenario(outcome: ScenarioOutcome) -> ScenarioVerdict:

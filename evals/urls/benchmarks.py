@@ -6,7 +6,7 @@ from django.urls import path
 from evals.api import baselines as baselines_api
 from evals.api import benchmarks as api
 from evals.views import benchmarks as views
-from evals.views import manifest_format
+from evals.views import manifest_format, shadow
 
 urlpatterns = [
     path("benchmarks/", views.benchmark_list, name="benchmark-list"),
@@ -31,6 +31,8 @@ urlpatterns = [
         views.benchmark_manifest,
         name="benchmark-manifest",
     ),
+    path("shadow/", shadow.shadow_list, name="shadow-list"),
+    path("shadow/<str:trace_id>/", shadow.shadow_detail, name="shadow-detail"),
     path("baselines/", views.baseline_list, name="baseline-list"),
     path("baselines/<str:snapshot_id>/", views.baseline_detail, name="baseline-detail"),
     path(

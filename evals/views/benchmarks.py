@@ -38,6 +38,7 @@ from evals.services.baselines import baseline_snapshot_bytes, baseline_snapshot_
 from evals.services.benchmark_reports import baseline_delta_report
 from evals.services.benchmarks import benchmark_pack_upload, pack_manifest_bytes
 from evals.services.features import harness_flags
+from evals.views.dashboard import metric_value_rows
 from evals.views.downloads import export_response
 
 PER_PAGE = 25
@@ -147,13 +148,20 @@ def benchmark_detail(request: HttpRequest, benchmark_id: str) -> HttpResponse:
     page = Paginator(runs, PER_PAGE).get_page(request.GET.get("page"))
     cases = benchmark.manifest.get("cases") if benchmark.manifest else None
     cases = cases if isinstance(cases, list) else []
+    shown_cases = cases[:CASES_SHOWN]
     return render(
         request,
         "evals/benchmark_detail.html",
         {
+            # Columns every row would leave at "—" are left out.
+            "show_signals": any(
+                isinstance(case, dict) and case.get("expectedSignals")
+                for case in shown_cases
+            ),
+            "show_git_ref": any(run.git_ref for run in page.object_list),
             "benchmark": benchmark,
             "manifest": benchmark.manifest or None,
-            "cases": cases[:CASES_SHOWN],
+            "cases": shown_cases,
             "cases_hidden": max(0, len(cases) - CASES_SHOWN),
             "files": sorted(benchmark.pack_files or {}),
             "page": page,
@@ -278,9 +286,11 @@ def baseline_detail(request: HttpRequest, snapshot_id: str) -> HttpResponse:
                     entry,
                     entry.get("benchmarkId") in known_benchmarks,
                     entry.get("runId") in known_runs,
+                    metric_value_rows(entry.get("metrics") or {}),
                 )
                 for entry in entries
             ],
+            "show_git_ref": any(entry.get("gitRef") for entry in entries),
             "flags": flags,
             "verdict": verdict,
             "report": report,

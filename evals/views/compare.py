@@ -215,6 +215,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         for case in comparison.cases
         if case.change in (CaseChange.PASS_TO_FAIL, CaseChange.FAIL_TO_PASS)
     ]
+    options = filter_options(comparison.cases)
     return render(
         request,
         "evals/compare.html",
@@ -233,7 +234,12 @@ def compare(request: HttpRequest) -> HttpResponse:
             "filter_query": urlencode(filters),
             "page_query": urlencode([*identity, *filters]),
             "wanted": wanted,
-            "options": filter_options(comparison.cases),
+            "options": options,
+            # Columns and filters no case has a value for (packs and gridworld
+            # episodes have no stimulus) are left out rather than all "—".
+            "show_stimulus": bool(options.stimulus_kinds or wanted.stimulus_kind),
+            "show_affordance": bool(options.affordances or wanted.affordance),
+            "show_tags": bool(options.tags or wanted.tag),
             "page": page,
             "rows": [(case, _case_url(case, pairs)) for case in page.object_list],
             "matching": len(cases),

@@ -42,3 +42,16 @@ def number_text(value: float | None, *, signed: bool = False) -> str:
         return "—"
     text = format_number(value)
     return f"+{text}" if signed and value > 0 and text != "0" else text
+
+
+def metric_value_text(value: object) -> object:
+    """A stored metric as the gate writes it (``0.0622``, ``1``, not
+    ``0.06222222222222222`` or ``1.0``); anything not a number as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return format_number(value)
+
+
+def metric_value_rows(metrics: dict[str, object]) -> list[tuple[str, object]]:
+    """``(name, value text)`` per metric, by name."""
+    return [(name, metric_value_text(metrics[name])) for name in sorted(metrics)]

@@ -7,6 +7,7 @@ serves only JSON files inside the run's bundle under the artifacts root.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -39,8 +40,12 @@ from evals.services.harness.suites import (
     suites_dir,
 )
 from evals.services.runs.lifecycle import ACTIVE_STATUSES
+from evals.views.dashboard import metric_value_rows
 from evals.views.pack_runs import pack_run_detail
 from evalsite.paths import scrubbed
+
+# A gridworld run's case id: its episode index (gridworld/services).
+EPISODE_CASE = re.compile(r"episode-(\d+)")
 
 RUNS_PER_PAGE = 25
 RECENT_RUNS = 10
@@ -155,7 +160,7 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "run": run,
             "cases": run_cases(run),
             "is_active": run.status in ACTIVE_STATUSES,
-            "metric_rows": _metric_rows(run.metrics),
+            "metric_rows": metric_value_rows(run.metrics),
             "has_summary_file": _has_artifact(run, "summary.json"),
         },
     )
@@ -163,11 +168,17 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
 
 @login_required
 def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResponse:
-    """One scenario of a run: the artifact in full."""
+    """One scenario of a run: the artifact in full. A gridworld case is an
+    episode, which has its own page (the map, the steps, the receipt)."""
     run = _run_or_404(run_id)
     case = run.case_results.filter(case_id=case_id).first()
     if case is None:
         raise Http404("no such scenario in this run")
+    episode = EPISODE_CASE.fullmatch(case_id)
+    if run.benchmark.kind == "gridworld" and episode:
+        return redirect(
+            "gridworld:run-episode", run_id=run.run_id, index=int(episode[1])
+        )
     return render(
         request,
         "evals/scenario_detail.html",
@@ -175,22 +186,24 @@ def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResp
             "run": run,
             "case": case,
             "artifact": case.details,
-            "elapsed_ms": _elapsed_ms(case.details),
+            **_timing(case.details),
         },
     )
 
 
-def _elapsed_ms(artifact: dict[str, Any]) -> float | None:
-    """Wall-clock time this service spent on the scenario, from the
-    artifact's own timestamps (not the model's reported latency)."""
+def _timing(artifact: dict[str, Any]) -> dict[str, Any]:
+    """When this service evaluated the scenario and for how long (wall
+    clock), from the artifact's own timestamps (not the model's reported
+    latency); ``started`` None when they are missing or not comparable."""
     try:
         started = datetime.fromisoformat(artifact["startedAt"])
         completed = datetime.fromisoformat(artifact["completedAt"])
     except (KeyError, TypeError, ValueError):
-        return None
+        return {"started": None, "elapsed_ms": None}
     if (started.tzinfo is None) != (completed.tzinfo is None):
-        return None
-    return round((completed - started).total_seconds() * 1000, 1)
+        return {"started": None, "elapsed_ms": None}
+    elapsed = round((completed - started).total_seconds() * 1000, 1)
+    return {"started": started, "elapsed_ms": elapsed}
 
 
 @login_required
@@ -269,10 +282,6 @@ def _add_core_error(form: forms.Form, exc: CoreError) -> None:
             placed = True
     if not placed:
         form.add_error(None, scrubbed(exc.message))
-
-
-def _metric_rows(metrics: dict[str, Any]) -> list[tuple[str, Any]]:
-    return [(name, metrics[name]) for name in sorted(metrics)]
 
 
 def _has_artifact(run: Run, name: str) -> bool:

@@ -14,6 +14,7 @@ from django.shortcuts import render
 
 from evals.models import CaseResult, Run
 from evals.services.standings import run_baseline_standing
+from evals.views.dashboard import metric_value_rows
 
 PROMPT_CHARS = 160
 
@@ -66,7 +67,7 @@ def pack_run_detail(request: HttpRequest, run: Run) -> HttpResponse:
             "has_notes": any(row.notes for row in rows),
             "has_durations": any(row.duration_ms is not None for row in rows),
             "has_prompts": any(row.prompt for row in rows),
-            "metric_rows": [(name, run.metrics[name]) for name in sorted(run.metrics)],
+            "metric_rows": metric_value_rows(run.metrics),
             "standing": run_baseline_standing(run),
             "prompt_chars": PROMPT_CHARS,
         },

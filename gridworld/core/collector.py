@@ -6,8 +6,17 @@ collector keeps re-traversing all of them and finds nothing, which cost a
 quarter to a third of a batch's time. ``collector_paused()`` turns it off
 for the duration and back on afterwards. Pauses nest and may overlap across
 threads: they are counted under a lock, and the collector is re-enabled (if
-it was enabled when the first began) when the last one ends. Results never
-depend on it; only the time the collector takes does.
+it was enabled when the first began) when the last one ends.
+
+Re-enabled as is, the collector's first young-generation pass would traverse
+everything made during the pause (a 400-episode batch: about 200,000 lists
+and dicts, 12-17% of the batch's time). So when the last pause ends, what
+it made is moved to the oldest generation without a pass
+(``gc.freeze()`` then ``gc.unfreeze()``: two list splices), where a full
+collection still examines whatever of it is alive then. This is skipped when
+something holds objects frozen (a worker freezes its startup heap), since
+``gc.unfreeze()`` would release those too: the pass then runs as before.
+Results never depend on any of this; only the time the collector takes does.
 """
 
 from __future__ import annotations
@@ -20,6 +29,13 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _depth = 0
 _reenable = False
+
+
+def _promote_to_oldest() -> None:
+    """Move every tracked object to the oldest generation, traversing none."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 @contextmanager
@@ -36,4 +52,5 @@ def collector_paused() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _reenable:
+                _promote_to_oldest()
                 gc.enable()

@@ -8,16 +8,13 @@ receipt's run id is derived from the config hash, never drawn at random.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from hashlib import sha256
 from typing import Any
 
+from core.json_bytes import sorted_compact_json_text
 from gridworld.core.collector import collector_paused
 from gridworld.core.env import (
-    REWARD_GOAL,
-    REWARD_HAZARD,
-    REWARD_STEP,
     GridState,
     Observation,
     drift_due,
@@ -25,24 +22,21 @@ from gridworld.core.env import (
     state_hash,
 )
 from gridworld.core.fastpath import (
+    OBSERVATIONS_MAX,
+    TRANSITIONS_MAX,
     StateHasher,
-    decide_fast,
     map_tables,
-    proposal_set_info,
+    transition,
+    transition_cache,
 )
 from gridworld.core.grid import GridMap
 from gridworld.core.kernel import (
-    W_MEMORY_WRITE,
-    W_MOVE,
-    W_PROPOSE,
-    W_REJECTED_ATTEMPT,
     KernelParams,
     KernelState,
     kernel_hash,
 )
 from gridworld.core.metrics import episode_metrics
 from gridworld.core.proposers import make_proposer
-from gridworld.core.types import STAY
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
@@ -87,14 +81,13 @@ class EpisodeConfig:
         }
 
 
-# json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
-# with the encoder built once instead of per call (the same text).
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def canonical(value: Any) -> str:
-    """Sorted keys, no spaces, UTF-8 as is: the JSON that receipts hash."""
-    return _CANONICAL.encode(value)
+    """Sorted keys, no spaces, UTF-8 as is: the JSON that receipts hash.
+
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``, written by orjson where its text is the same.
+    """
+    return sorted_compact_json_text(value)
 
 
 def sha256_text(text: str) -> str:
@@ -159,6 +152,8 @@ class Episode:
         self.tables = map_tables(self.cells, self.params.risk_unit)
         self.grid_text = self.tables.grid_text
         self.governed = config.governor == "lexicographic"
+        self.transitions = transition_cache(self.cells, self.params, self.governed)
+        self.max_steps = config.max_steps
         self.hasher = StateHasher(self.grid_text, config.seed)
         self.proposer = make_proposer(
             config.proposer,
@@ -198,90 +193,87 @@ class Episode:
                     )
                     self.state = drifted
         state = self.state
-        (x, y), (gx, gy) = state.position, state.goal
-        patch = self.tables.patches[state.position]
-        return Observation(patch, (gx - x, gy - y), abs(gx - x) + abs(gy - y))
+        key = (state.position, state.goal)
+        seen = self.tables.observations
+        obs = seen.get(key)
+        if obs is None:
+            (x, y), (gx, gy) = key
+            patch = self.tables.patches[state.position]
+            obs = Observation(patch, (gx - x, gy - y), abs(gx - x) + abs(gy - y))
+            if len(seen) >= OBSERVATIONS_MAX:
+                seen.clear()
+            seen[key] = obs
+        return obs
 
     def step(self, requested: str | None = None) -> dict[str, Any]:
         """Play one step and return its receipt (``done`` tells when to stop).
 
         Reads the environment's and the gates' verdicts from ``fastpath``
-        tables instead of calling the reference functions; the receipt is the
-        same, byte for byte (see ``gridworld.core.fastpath``).
+        tables instead of calling the reference functions, and what does not
+        depend on ``t`` from a cached ``fastpath.transition``; the receipt is
+        the same, byte for byte (see ``gridworld.core.fastpath``).
         """
         obs = self.observation()
-        state, kernel, params = self.state, self.kernel, self.params
+        state, kernel = self.state, self.kernel
         proposer = self.proposer
         if requested is not None:
             proposer.request(requested)
         writes = proposer.observe(state, obs) + self.pending_writes
         proposals = proposer.propose(state, obs, kernel.b)
-        count = len(proposals)
-        base_work = count * W_PROPOSE + writes * W_MEMORY_WRITE
-        moves = self.tables.moves[state.position]
-        chosen, reasons, kernel_only = decide_fast(
-            proposals,
-            moves,
-            governed=self.governed,
-            b=kernel.b,
-            e=kernel.e,
-            e_max=params.e_max,
-            decay=params.decay,
-            move_work=base_work + W_MOVE,
-            stay_work=base_work,
-        )
-        action = proposals[chosen].action
-        rejected = count - reasons.count(())
-        move = moves[action]
-        position = move.landing
-        x, y = position
-        gx, gy = goal = state.goal
-        t = state.t
-        reached = position == goal
-        if reached:
-            reward = REWARD_GOAL
-        elif move.hazard:
-            reward = REWARD_HAZARD
-        else:
-            reward = REWARD_STEP
-        work = base_work + rejected * W_REJECTED_ATTEMPT
-        e = kernel.e - kernel.e // params.decay
-        if action != STAY:
-            work += W_MOVE
-            e += move.risk
-        b = kernel.b - min(kernel.b, work)
+        goal = state.goal
+        b, e = kernel
+        key = (proposals, state.position, goal, b, e, writes)
+        cache = self.transitions
+        move = cache.get(key)
+        if move is None:
+            move = transition(
+                proposals,
+                self.tables.moves[state.position],
+                goal,
+                b,
+                e,
+                writes,
+                governed=self.governed,
+                params=self.params,
+            )
+            if len(cache) >= TRANSITIONS_MAX:
+                cache.clear()
+            cache[key] = move
         # Refusals by the kernel gates alone depend on the kernel state, not
         # the map: the planner avoids those cells for the rest of the episode.
-        refused = tuple([proposals[i].target for i in kernel_only])
+        refused = move.refused
         self.pending_writes = proposer.feedback(refused) if refused else 0
-        if move.hazard:
-            self.violations.append(f"step_{t}:hazard_entry")
-        if not (b >= 0 and 0 <= e <= params.e_max):
-            self.violations.append(f"step_{t}:kernel_inadmissible")
-        if b < 0:
-            self.violations.append(f"step_{t}:negative_budget")
-        info = proposal_set_info(proposals)
+        t = state.t
+        b, e = move.b, move.e
+        if move.violates:
+            if move.hazard:
+                self.violations.append(f"step_{t}:hazard_entry")
+            if not (b >= 0 and 0 <= e <= self.params.e_max):
+                self.violations.append(f"step_{t}:kernel_inadmissible")
+            if b < 0:
+                self.violations.append(f"step_{t}:negative_budget")
+        position = move.landing
+        x, y = position
+        gx, gy = goal
         state_digest = self.hasher.hexdigest(position, goal, t + 1)
-        kernel_digest = sha256(f"b={b};e={e}".encode()).hexdigest()
-        chosen_digest = info.digests[chosen]
-        distance = abs(gx - x) + abs(gy - y)
         prev = self.prev
+        reached = move.reached
         body: dict[str, Any] = {
             "step": t,
             "position": [x, y],
             "goal": [gx, gy],
             "gridworld_state_hash": state_digest,
-            "kernel_state_hash": kernel_digest,
-            "proposalset_root": info.root,
-            "chosen_proposal_index": chosen,
-            "chosen_proposal_hash": chosen_digest,
-            "action_taken": action,
-            "reward": reward,
-            "task_performance": distance,
+            "kernel_state_hash": move.kernel_digest,
+            "proposalset_root": move.root,
+            "chosen_proposal_index": move.chosen,
+            "chosen_proposal_hash": move.chosen_digest,
+            "action_taken": move.action,
+            "reward": move.reward,
+            "task_performance": move.distance,
             "goal_reached": reached,
             "budget": b,
             "exposure": e,
-            "work": work,
+            "work": move.work,
             "memory_writes": writes,
             "decision": [
                 {
@@ -291,20 +283,15 @@ class Episode:
                     "v_task": v_task,
                     "score": score,
                     "bonus": bonus,
-                    "reasons": list(r),
+                    "reasons": [*r],
                 }
-                for (a, (tx, ty), (lx, ly), v_task, score, bonus), r in zip(
-                    proposals, reasons, strict=True
-                )
+                for a, tx, ty, lx, ly, v_task, score, bonus, r in move.decision
             ],
             "prev_receipt_hash": prev,
         }
-        # step_preimage(body), built from the values at hand (same text).
-        preimage = (
-            f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{kernel_digest}|{info.root}|"
-            f"{chosen}|{chosen_digest}|{action}|{reward}|{distance}|{int(reached)}|"
-            f"{b}|{e}|{work}|{writes}|{info.decision_text(reasons)}|{prev}"
-        )
+        # step_preimage(body), from the values at hand and the transition's
+        # cached middle (same text).
+        preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{move.preimage_middle}{prev}"
         self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
         self.steps.append(body)
         self.state = GridState(position, goal, t + 1, state.drift_seed)
@@ -313,7 +300,7 @@ class Episode:
             self.end = "absorbed"
         if reached:
             self.end = "goal"
-        self.done = reached or t + 1 >= self.config.max_steps
+        self.done = reached or t + 1 >= self.max_steps
         return body
 
     def receipt(self) -> dict[str, Any]:

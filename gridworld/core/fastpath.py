@@ -7,7 +7,8 @@ them per step; it reads what they would return from tables built once and
 keeps every byte identical because:
 
 - ``MapTables`` (one per map and risk unit, cached) holds, for every cell, the
-  5x5 patch ``observe`` would cut out and, for every action, the environment's
+  5x5 patch ``observe`` would cut out (and, per position and goal met, the
+  whole observation) and, for every action, the environment's
   verdict: where the agent lands (in place off the map or into a wall), the
   environment reason ``gate_reasons`` would give first, and the risk a move
   adds to exposure. These depend on the map alone, which never changes.
@@ -18,6 +19,13 @@ keeps every byte identical because:
   canonical encoding, its sha256 and the Merkle root over the encodings:
   proposal sets repeat across the steps and episodes of a batch. It also
   keeps the proposals part of the chain preimage per reasons tuple.
+- ``transition`` (kept per map, kernel constants and governor in the dict
+  ``transition_cache`` returns) is everything a step's receipt holds that does
+  not depend on ``t`` or the chain: the decision, the kernel's next state and
+  its hash, the reward, each proposal's receipt fields and the middle of the
+  chain preimage. It is a function of the proposal set, the position, the
+  goal, the kernel state and the memory writes, which is its key: the steps of
+  a batch's episodes repeat it about nine times in ten.
 - ``StateHasher`` hashes the constant prefix of the state JSON (drift seed,
   goal, grid) once per goal and finishes each state's hash from a copy with
   only the position and ``t``: sha256 over the same bytes as ``state_hash``.
@@ -32,7 +40,15 @@ import hashlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from gridworld.core.env import PATCH_RADIUS, grid_json, padded
+from gridworld.core.env import (
+    PATCH_RADIUS,
+    REWARD_GOAL,
+    REWARD_HAZARD,
+    REWARD_STEP,
+    Observation,
+    grid_json,
+    padded,
+)
 from gridworld.core.governor import (
     ABSORBED,
     HAZARD_COLLISION,
@@ -42,7 +58,14 @@ from gridworld.core.governor import (
     WALL_COLLISION,
     NoSafeAction,
 )
-from gridworld.core.kernel import risk_table
+from gridworld.core.kernel import (
+    W_MEMORY_WRITE,
+    W_MOVE,
+    W_PROPOSE,
+    W_REJECTED_ATTEMPT,
+    KernelParams,
+    risk_table,
+)
 from gridworld.core.merkle import merkle_root
 from gridworld.core.types import ACTIONS, DELTAS, HAZARD, STAY, WALL, Cells, Position
 
@@ -67,6 +90,13 @@ class MapTables(NamedTuple):
     risks: tuple[tuple[int, ...], ...]
     patches: dict[Position, Patch]
     moves: dict[Position, dict[str, Move]]
+    # Filled as episodes meet them: (position, goal) -> what a proposer sees.
+    observations: dict[tuple[Position, Position], Observation]
+
+
+# Observations kept per map (about 1 MB when full); the dict is emptied when
+# full. A 400-episode hazard batch meets about 500.
+OBSERVATIONS_MAX = 4096
 
 
 def _move(
@@ -98,7 +128,7 @@ def map_tables(cells: Cells, risk_unit: int) -> MapTables:
         for x in range(len(cells[0])):
             patches[(x, y)] = tuple(row[x : x + side] for row in frame[y : y + side])
             moves[(x, y)] = {a: _move(cells, risks, x, y, a) for a in ACTIONS}
-    return MapTables(grid_json(cells), risks, patches, moves)
+    return MapTables(grid_json(cells), risks, patches, moves, {})
 
 
 def decide_fast(
@@ -195,6 +225,135 @@ def proposal_set_info(proposals: tuple[Proposal, ...]) -> ProposalSetInfo:
         merkle_root(encoded),
         {},
     )
+
+
+# One proposal's receipt fields, flat: action, target x and y, landing x and
+# y, v_task, score, bonus, reasons.
+DecisionRow = tuple[str, int, int, int, int, int, int, int, Reasons]
+
+
+class Transition(NamedTuple):
+    """One step's outcome apart from ``t``, the state hash and the chain."""
+
+    chosen: int
+    action: str
+    # Targets of the proposals refused by the kernel gates alone.
+    refused: tuple[Position, ...]
+    landing: Position
+    reached: bool
+    hazard: bool
+    reward: int
+    work: int
+    b: int
+    e: int
+    distance: int
+    kernel_digest: str
+    chosen_digest: str
+    root: str
+    # The chain preimage from the kernel state hash to the memory writes and
+    # the proposals, ``|``-terminated (``step_preimage``'s middle).
+    preimage_middle: str
+    decision: tuple[DecisionRow, ...]
+    # Whether the step is a safety violation of any kind (hazard entry,
+    # inadmissible kernel state, negative budget): the rare case.
+    violates: bool
+
+
+def transition(
+    proposals: tuple[Proposal, ...],
+    moves: dict[str, Move],
+    goal: Position,
+    b: int,
+    e: int,
+    writes: int,
+    *,
+    governed: bool,
+    params: KernelParams,
+) -> Transition:
+    """What ``Episode.step`` records for these inputs, except ``t``-bound parts.
+
+    The same arithmetic as ``kernel.step_work`` and ``kernel.kernel_step``
+    after ``decide_fast``; the reward as ``env.env_step`` gives it.
+    """
+    count = len(proposals)
+    base_work = count * W_PROPOSE + writes * W_MEMORY_WRITE
+    chosen, reasons, kernel_only = decide_fast(
+        proposals,
+        moves,
+        governed=governed,
+        b=b,
+        e=e,
+        e_max=params.e_max,
+        decay=params.decay,
+        move_work=base_work + W_MOVE,
+        stay_work=base_work,
+    )
+    action = proposals[chosen].action
+    move = moves[action]
+    landing = move.landing
+    reached = landing == goal
+    if reached:
+        reward = REWARD_GOAL
+    elif move.hazard:
+        reward = REWARD_HAZARD
+    else:
+        reward = REWARD_STEP
+    work = base_work + (count - reasons.count(())) * W_REJECTED_ATTEMPT
+    e_next = e - e // params.decay
+    if action != STAY:
+        work += W_MOVE
+        e_next += move.risk
+    b_next = b - min(b, work)
+    kernel_digest = hashlib.sha256(f"b={b_next};e={e_next}".encode()).hexdigest()
+    info = proposal_set_info(proposals)
+    chosen_digest = info.digests[chosen]
+    distance = abs(goal[0] - landing[0]) + abs(goal[1] - landing[1])
+    middle = (
+        f"{kernel_digest}|{info.root}|{chosen}|{chosen_digest}|{action}|{reward}|"
+        f"{distance}|{int(reached)}|{b_next}|{e_next}|{work}|{writes}|"
+        f"{info.decision_text(reasons)}|"
+    )
+    return Transition(
+        chosen,
+        action,
+        tuple([proposals[i].target for i in kernel_only]),
+        landing,
+        reached,
+        move.hazard,
+        reward,
+        work,
+        b_next,
+        e_next,
+        distance,
+        kernel_digest,
+        chosen_digest,
+        info.root,
+        middle,
+        tuple(
+            [
+                (a, tx, ty, lx, ly, v_task, score, bonus, r)
+                for (a, (tx, ty), (lx, ly), v_task, score, bonus), r in zip(
+                    proposals, reasons, strict=True
+                )
+            ]
+        ),
+        move.hazard or not (b_next >= 0 and 0 <= e_next <= params.e_max),
+    )
+
+
+# Transitions kept per map, kernel constants and governor (about 2 KB each,
+# some 18 MB when full); the dict is emptied when full. A batch of 400 hazard
+# episodes makes about 900.
+TRANSITIONS_MAX = 8192
+TransitionKey = tuple[tuple["Proposal", ...], Position, Position, int, int, int]
+
+
+@lru_cache(maxsize=4)
+def transition_cache(
+    cells: Cells, params: KernelParams, governed: bool
+) -> dict[TransitionKey, Transition]:
+    """The ``transition`` results of one map, kernel and governor (shared)."""
+    return {}
 
 
 class StateHasher:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
+from collections.abc import Sequence
 from functools import lru_cache
 from math import isqrt
 from typing import NamedTuple
@@ -117,6 +118,49 @@ def _bfs(width: int, height: int, blocked: tuple[int, ...], goal: Position) -> P
     )
 
 
+class MemoryMap(NamedTuple):
+    """A remembered map parsed once: rows, the blocked cells' flat indices as
+    ``_bfs`` takes them, the positions whose whole patch it already holds, and
+    its text as ``memory_text`` writes it."""
+
+    rows: tuple[tuple[int, ...], ...]
+    blocked: tuple[int, ...]
+    complete: frozenset[Position]
+    text: str
+
+
+def _blocked_cells(rows: Sequence[Sequence[int]], width: int) -> tuple[int, ...]:
+    return tuple(
+        (y + 1) * (width + 2) + x + 1
+        for y, row in enumerate(rows)
+        for x, cell in enumerate(row)
+        if cell in (WALL, HAZARD)
+    )
+
+
+@lru_cache(maxsize=256)
+def memory_map(memory: str, width: int, height: int) -> MemoryMap:
+    """``memory`` (a ``memory_text``) parsed (cached: a lane hands each
+    episode's final memory to the next, mostly unchanged)."""
+    rows = tuple(tuple([CHAR_MEMORY[c] for c in row]) for row in memory.split("\n"))
+    complete: frozenset[Position] = frozenset()
+    if len(rows) == height and all(len(row) == width for row in rows):
+        # Every position but those within a patch of an unseen cell.
+        incomplete = {
+            (px, py)
+            for y, row in enumerate(rows)
+            for x, cell in enumerate(row)
+            if cell == UNKNOWN
+            for py in range(max(0, y - PATCH_RADIUS), min(height, y + PATCH_RADIUS + 1))
+            for px in range(max(0, x - PATCH_RADIUS), min(width, x + PATCH_RADIUS + 1))
+        }
+        complete = (
+            frozenset((x, y) for y in range(height) for x in range(width)) - incomplete
+        )
+    text = "\n".join("".join([MEMORY_CHARS[c] for c in row]) for row in rows)
+    return MemoryMap(rows, _blocked_cells(rows, width), complete, text)
+
+
 class GreedyProposer:
     """Distance to goal plus a budget-scaled novelty bonus; visits reset per episode."""
 
@@ -196,11 +240,12 @@ class PlannerProposer:
     def start_episode(self, memory: str) -> None:
         """Start from a remembered map (``memory_text`` of an earlier episode)."""
         if memory:
-            rows = memory.split("\n")
-            self.known = [[CHAR_MEMORY[c] for c in row] for row in rows]
-            self._seen_from = set()
-            self._blocked = None
-            self._memory_text = None
+            remembered = memory_map(memory, self.width, self.height)
+            self.known = [list(row) for row in remembered.rows]
+            # Observing from these positions would write nothing.
+            self._seen_from = set(remembered.complete)
+            self._blocked = remembered.blocked
+            self._memory_text = remembered.text
         self.avoid = set()
         self._version += 1
         self._plan_key = None
@@ -260,12 +305,7 @@ class PlannerProposer:
     def _distances(self, goal: Position, use_avoid: bool) -> Plan:
         """BFS steps to ``goal`` over the known map; -1 where there is no route."""
         if self._blocked is None:
-            self._blocked = tuple(
-                (y + 1) * (self.width + 2) + x + 1
-                for y, row in enumerate(self.known)
-                for x, cell in enumerate(row)
-                if cell in (WALL, HAZARD)
-            )
+            self._blocked = _blocked_cells(self.known, self.width)
         blocked = self._blocked
         if use_avoid and self.avoid:
             stride = self.width + 2

@@ -11,11 +11,12 @@ the earliest step. Any changed value anywhere in the receipt fails.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from gridworld.core.collector import collector_paused
 from gridworld.core.episode import SCHEMA_VERSION, EpisodeConfig, run_episode
-from gridworld.core.grid import parse_map_text
+from gridworld.core.grid import GridMap, parse_map_text
 from gridworld.core.kernel import KernelParams
 from gridworld.core.types import ACTIONS, GridworldError
 
@@ -79,6 +80,13 @@ def _need(doc: dict[str, Any], key: str, kind: type) -> Any:
     return value
 
 
+@lru_cache(maxsize=256)
+def _parsed_map(text: str, name: str) -> GridMap:
+    """``parse_map_text`` (cached: a batch's receipts share their map; the
+    result is frozen, and a refusal raises each time)."""
+    return parse_map_text(text, name=name)
+
+
 def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
     """The episode config a receipt claims; ``GridworldError`` when unusable."""
     config = doc.get("config")
@@ -88,7 +96,7 @@ def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
     text, name = grid_doc.get("text"), grid_doc.get("name")
     if not isinstance(text, str) or not isinstance(name, str):
         raise GridworldError("config.map", "the map needs a name and its text")
-    grid = parse_map_text(text, name=name)
+    grid = _parsed_map(text, name)
     kernel = _need(config, "kernel", dict)
     params = KernelParams(
         budget=_need(config, "budget", int),

@@ -12,6 +12,11 @@ urlpatterns = [
     path("gridworld/batches/<int:pk>/", views.batch_detail, name="batch-detail"),
     path("gridworld/runs/<str:run_id>/", views.run_batch, name="run-batch"),
     path(
+        "gridworld/runs/<str:run_id>/episodes/<int:index>/",
+        views.run_episode,
+        name="run-episode",
+    ),
+    path(
         "gridworld/batches/<int:pk>/episodes/<int:index>/",
         views.episode_detail,
         name="episode-detail",

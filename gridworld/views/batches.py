@@ -146,6 +146,14 @@ def run_batch(request: HttpRequest, run_id: str) -> HttpResponse:
     return redirect(batch_for_run(run_id).get_absolute_url())
 
 
+@login_required
+def run_episode(request: HttpRequest, run_id: str, index: int) -> HttpResponse:
+    """An episode of a run's batch (a case ``episode-<index>`` of the run, as
+    the compare and run pages name it, links here)."""
+    batch = batch_for_run(run_id)
+    return redirect("gridworld:episode-detail", pk=batch.pk, index=index)
+
+
 def _step_rows(receipt: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for step in receipt["steps"]:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 
 from prkeepalive.core.instruction import extract_instruction, parse_segments
 from prkeepalive.core.lanes import (
@@ -23,6 +23,7 @@ from prkeepalive.core.lanes import (
     lane_for,
     with_lock_held,
 )
+from prkeepalive.core.markers import parse_markers
 from prkeepalive.core.summary import decision_line
 from prkeepalive.core.types import (
     LOCK_REACTION,
@@ -125,16 +126,22 @@ def gather(
         gate = gate_from_run(event.status, event.conclusion)
         handed = handed_over_activation(comments, policy)
         # A Gate run of the head a round already started from (a re-run, or
-        # the reconciler re-reading it) does not continue that round.
-        if (
-            handed is not None
-            and Round.objects.filter(
-                repository=repository,
-                instruction_comment_id=handed.id,
-                head_before=pull.head_sha,
-            ).exists()
-        ):
-            handed = None
+        # the reconciler re-reading it) does not continue that round. The
+        # round is found by its trace too: it stores the instruction's comment
+        # id only after posting it and acknowledging it on GitHub, and a Gate
+        # delivery decided in between would otherwise start a second round
+        # from the same head.
+        if handed is not None:
+            its_round = Q(instruction_comment_id=handed.id)
+            trace = parse_markers(handed.body).trace
+            if trace:
+                its_round |= Q(pull__number=number, trace=trace)
+            if (
+                Round.objects.filter(repository=repository, head_before=pull.head_sha)
+                .filter(its_round)
+                .exists()
+            ):
+                handed = None
         activation = by_id.get(event.activation_comment_id or -1) or handed
     active = Round.objects.filter(
         repository=repository, pull__number=number, status__in=ACTIVE_ROUND_STATUSES

@@ -31,6 +31,9 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from core.whitespace import JS_SPACE_CHARS as _JS_SPACE_CHARS
+from core.whitespace import JS_SPACE_CLASS as _JS_SPACE
+from core.whitespace import collapse_js_whitespace
 from stream.core.degeneration import truncate_degeneration
 from stream.core.goals import extract_goal_tag, goal_key_or_none
 from stream.core.intent import extract_intent, has_intent_token
@@ -38,18 +41,9 @@ from stream.core.types import GoalFailReason, SanitizeResult
 
 # --- code fences -------------------------------------------------------------
 
-# JavaScript's whitespace class (\s): what the reference pipeline collapses.
-_JS_SPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 # A fence with its language tag (letters) and the whitespace after it. The
 # literal "```" prefix lets the engine skip ahead; possessive quantifiers over
 # disjoint classes make a match linear.
-_JS_SPACE_CHARS: Final = (
-    "\t\n\v\f\r \u00a0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _FENCE = re.compile(r"```[A-Za-z]*+[" + _JS_SPACE + r"]*+")
 FENCE: Final = "```"
 
@@ -183,9 +177,9 @@ def normalize_whitespace(text: str) -> str:
     """Collapse every run of whitespace (newlines too) to one space and trim.
 
     Whitespace is JavaScript's ``\\s`` set, as in the reference pipeline, so
-    a multi-line thought becomes one line. Linear (one possessive class).
+    a multi-line thought becomes one line (``core.whitespace``: in C, linear).
     """
-    return _SPACE_RUN.sub(" ", text).strip(_JS_SPACE_CHARS)
+    return collapse_js_whitespace(text)
 
 
 # --- usable content ------------------------------------------------------------

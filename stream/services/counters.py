@@ -4,12 +4,15 @@ explicitly."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import connection
 from django.utils import timezone
 
+from core.times import epoch_ms
 from stream.models import AgencyCounters, Agent
+from stream.selectors import cached_statement
 
 logger = logging.getLogger(__name__)
 
@@ -57,18 +60,24 @@ def counters_increment(*, agent: Agent, **amounts: int) -> None:
         _add(agent, updates)
 
 
+def _add_sql(names: Iterable[str]) -> str:
+    quote = connection.ops.quote_name
+    meta = AgencyCounters._meta
+    columns = [quote(meta.get_field(name).column) for name in names]
+    assignments = ", ".join(f"{column} = {column} + %s" for column in columns)
+    agent_id = quote(meta.get_field("agent").column)
+    return (
+        f"UPDATE {quote(meta.db_table)} SET {assignments} "  # noqa: S608
+        f"WHERE {agent_id} = %s"
+    )
+
+
 def _add(agent: Agent, amounts: dict[str, int]) -> int:
     """``AgencyCounters.objects.filter(agent=agent).update(c=F(c) + n, ...)``:
     the number of rows updated."""
-    quote = connection.ops.quote_name
-    meta = AgencyCounters._meta
-    columns = [quote(meta.get_field(name).column) for name in amounts]
-    assignments = ", ".join(f"{column} = {column} + %s" for column in columns)
-    agent_id = quote(meta.get_field("agent").column)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {quote(meta.db_table)} SET {assignments} "  # noqa: S608
-            f"WHERE {agent_id} = %s",
+            cached_statement(("counters_add", *amounts), lambda: _add_sql(amounts)),
             [*amounts.values(), agent.pk],
         )
         return cursor.rowcount
@@ -90,7 +99,7 @@ def counters_to_wire(counters: AgencyCounters, *, now: datetime) -> dict[str, ob
         WIRE_NAMES[name]: getattr(counters, name) for name in COUNTER_FIELDS
     }
     body["startedAt"] = counters.started_at.isoformat()
-    body["startedAtMs"] = int(counters.started_at.timestamp() * 1000)
+    body["startedAtMs"] = epoch_ms(counters.started_at)
     body["uptimeMin"] = int((now - counters.started_at).total_seconds() // 60)
     return body
 

@@ -18,6 +18,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from core.times import epoch_ms, epoch_ms_or_none
 from stream.core.dedup import content_hash
 from stream.core.drive_tick import (
     DRIVE_TICK_INTERVAL_MS,
@@ -38,14 +39,6 @@ from stream.services.retention import stream_cap_enforce
 logger = logging.getLogger(__name__)
 
 SHELTER_GOAL_KEY = "build:basic_shelter"
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def _ms_or_none(moment: datetime | None) -> int | None:
-    return None if moment is None else _ms(moment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +83,15 @@ def drive_tick(
     shelter = _has_shelter(agent) if has_shelter is None else has_shelter
     with transaction.atomic():
         state = planning_state_lock(agent=agent)
-        last_ms = _ms_or_none(state.last_drive_tick_at)
-        due = last_ms is None or _ms(now) - last_ms >= DRIVE_TICK_INTERVAL_MS
+        last_ms = epoch_ms_or_none(state.last_drive_tick_at)
+        due = last_ms is None or epoch_ms(now) - last_ms >= DRIVE_TICK_INTERVAL_MS
         decision = decide_drive_tick(
             DriveInputs(
                 health=health,
                 food=food,
                 hostiles=hostiles,
                 game_mode=game_mode,
-                now_ms=_ms(now),
+                now_ms=epoch_ms(now),
                 last_tick_ms=last_ms,
             ),
             inventory=inventory,

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core.times import epoch_ms
 from stream.core.adapters import ModelAdapter
 from stream.core.baseline import BaselineAdapter
 from stream.core.frames import facts_from_wire
@@ -63,15 +64,11 @@ class TickOutcome:
     refresh_requested: bool = False
 
 
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
 def _request_refresh(
     agent: Agent, state: KeepAliveState, now: datetime, policy: KeepAlivePolicy
 ) -> bool:
     """Ask the agent's perception pipeline for a fresh percept (KA-A6)."""
-    now_ms = _ms(now)
+    now_ms = epoch_ms(now)
     recent = tuple(int(t) for t in state.refresh_times_ms)
     if not refresh_allowed(now_ms=now_ms, recent_refresh_ms=recent, policy=policy):
         return False
@@ -107,7 +104,7 @@ def _memory_slice(agent: Agent, size: int) -> Memory | None:
     )
     kept = [(c, text) for c, text in rows if not goal_text_violations(text)][:size]
     episodic = tuple(
-        EpisodicMemory(timestamp_ms=_ms(created), text=content)
+        EpisodicMemory(timestamp_ms=epoch_ms(created), text=content)
         for created, content in reversed(kept)
     )
     return Memory(episodic=episodic, semantic=None) if episodic else None
@@ -156,17 +153,23 @@ def _claim(
             deltas, policy=policy, poked=poked or poke_was_pending, previous=previous
         )
         in_flight = state.introspecting_since
-        if in_flight is not None and _ms(now) - _ms(in_flight) < _in_flight_max_ms():
+        if (
+            in_flight is not None
+            and epoch_ms(now) - epoch_ms(in_flight) < _in_flight_max_ms()
+        ):
             logger.info(
                 "[KeepAlive] skip reason=in_flight since_ms=%s",
-                _ms(now) - _ms(in_flight),
+                epoch_ms(now) - epoch_ms(in_flight),
                 extra={"agent": agent.name, "periodic": True},
             )
             return TickOutcome(False, "in_flight")
         previous_at = state.last_introspection_at
-        last_ms = _ms(previous_at) if previous_at else None
+        last_ms = epoch_ms(previous_at) if previous_at else None
         decision = decide_tick(
-            now_ms=_ms(now), last_introspection_ms=last_ms, bypass=bypass, policy=policy
+            now_ms=epoch_ms(now),
+            last_introspection_ms=last_ms,
+            bypass=bypass,
+            policy=policy,
         )
         if not decision.run:
             logger.info(
@@ -182,7 +185,10 @@ def _claim(
                 extra={"agent": agent.name},
             )
         refreshed = False
-        if _ms(now) - _ms(snapshot.received_at) > policy.perception_max_age_ms:
+        if (
+            epoch_ms(now) - epoch_ms(snapshot.received_at)
+            > policy.perception_max_age_ms
+        ):
             refreshed = _request_refresh(agent, state, now, policy)
         frame_facts = dataclasses.replace(
             facts,
@@ -260,7 +266,7 @@ def keepalive_tick(
         return claim
     agent = claim.agent
     profile = PromptProfile(settings.KEEPALIVE_PROFILE)
-    seed = zlib.crc32(f"{agent.pk}:{_ms(now)}".encode())
+    seed = zlib.crc32(f"{agent.pk}:{epoch_ms(now)}".encode())
     try:
         adapter = adapter or model_adapter(
             settings.KEEPALIVE_MODEL, script_path=settings.KEEPALIVE_SCRIPT
@@ -337,7 +343,7 @@ def keepalive_poke(*, agent: Agent, now: datetime | None = None) -> PokeOutcome:
     from stream.tasks.keepalive import keepalive_tick as keepalive_tick_task
 
     now = now or timezone.now()
-    now_ms = _ms(now)
+    now_ms = epoch_ms(now)
     with transaction.atomic():
         state, _ = KeepAliveState.objects.get_or_create(agent=agent)
         state = KeepAliveState.objects.select_for_update().get(pk=state.pk)

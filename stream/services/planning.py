@@ -28,6 +28,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from core.times import epoch_ms
 from stream.core.planning import (
     ConversionOutcome,
     TaskStatus,
@@ -45,10 +46,6 @@ from stream.services.planning_task_store import (
 from stream.services.thoughts import thoughts_ack, thoughts_actionable
 
 logger = logging.getLogger(__name__)
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
 
 
 # --- thought-to-task poll ------------------------------------------------------
@@ -113,7 +110,7 @@ def _convert(agent: Agent, thought: Thought, now: datetime) -> ThoughtOutcome:
                 agent=agent,
                 eval_scenario=scenario if isinstance(scenario, str) else None,
             ),
-            now_ms=_ms(now),
+            now_ms=epoch_ms(now),
         )
         if decision.draft is None:
             return ThoughtOutcome(thought.pk, decision.outcome, decision.reason)

@@ -26,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import NotFound
+from core.times import epoch_ms, epoch_ms_or_none
 from stream.core.planning import (
     PLAN_ROUTES,
     OpenTask,
@@ -45,14 +46,6 @@ from stream.core.planning_stalls import StallClass, StallInputs, classify_stall
 from stream.models import Agent, PlanningState, Task, TaskEvent, Thought
 
 logger = logging.getLogger(__name__)
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def _ms_or_none(moment: datetime | None) -> int | None:
-    return None if moment is None else _ms(moment)
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -113,13 +106,13 @@ def task_stall_class(
             action=task.action,
             goal_key=task.goal_key,
             progress=task.progress,
-            created_ms=_ms(task.created_at),
+            created_ms=epoch_ms(task.created_at),
             blocked_reason=task.blocked_reason,
-            blocked_at_ms=_ms_or_none(task.blocked_at),
+            blocked_at_ms=epoch_ms_or_none(task.blocked_at),
             source_convert_eligible=task_source_convert_eligible(task),
-            executor_seen_ms=_ms_or_none(executor_seen_at),
+            executor_seen_ms=epoch_ms_or_none(executor_seen_at),
         ),
-        now_ms=_ms(now),
+        now_ms=epoch_ms(now),
         executor_stale_ms=settings.PLANNING_EXECUTOR_STALE_S * 1000,
     )
 
@@ -342,7 +335,7 @@ def open_tasks(
     if eval_scenario:
         rows = rows.filter(thought__metadata__evalScenario=eval_scenario)
     return [
-        OpenTask(pk, key, TaskStatus(status), _ms(created), progress)
+        OpenTask(pk, key, TaskStatus(status), epoch_ms(created), progress)
         for pk, key, status, created, progress in rows.values_list(
             "pk", "goal_key", "status", "created_at", "progress"
         )

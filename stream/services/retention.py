@@ -14,15 +14,12 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
+from core.times import epoch_ms
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors import queue_holds_more_than
 
 logger = logging.getLogger(__name__)
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
 
 
 def retention_policy() -> RetentionPolicy:
@@ -48,14 +45,17 @@ def stream_prune(
     )
     items = [
         QueueItem(
-            pk=pk, created_ms=_ms(created), processed=processed, actionable=bool(ce)
+            pk=pk,
+            created_ms=epoch_ms(created),
+            processed=processed,
+            actionable=bool(ce),
         )
         for pk, created, processed, ce in rows
     ]
     policy = retention_policy()
     if keep is not None:
         policy = dataclasses.replace(policy, hard_cap=min(keep, policy.hard_cap))
-    drop = plan_prune(items, now_ms=_ms(now), policy=policy)
+    drop = plan_prune(items, now_ms=epoch_ms(now), policy=policy)
     dropped = 0
     for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
         dropped += Thought.objects.filter(pk__in=drop[start : start + 900]).delete()[0]

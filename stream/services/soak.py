@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import Min
 from django.utils import timezone
 
+from core.times import epoch_ms, epoch_ms_or_none
 from stream.core.drive_tick import DRIVE_TICK_SYSTEM
 from stream.core.planning import PLAN_ROUTES, TaskStatus
 from stream.core.planning_stalls import StallClass
@@ -58,14 +59,6 @@ SOAK_MODEL_SCRIPT: tuple[tuple[int, str], ...] = (
     (420, "The cows wandered a little further. [GOAL: find cow]\nINTENT: explore"),
     (540, "Something may lurk in the dark. [GOAL: find zombie]"),
 )
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def _ms_or_none(moment: datetime | None) -> int | None:
-    return None if moment is None else _ms(moment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,17 +243,17 @@ def soak_run(
             goal_key=t.goal_key,
             is_drive_tick=t.origin_name == DRIVE_TICK_SYSTEM,
             status=TaskStatus(t.status),
-            created_ms=_ms(t.created_at),
-            claimed_ms=_ms_or_none(t.claimed_at),
-            first_progress_ms=_ms_or_none(first_progress.get(t.pk)),
-            finished_ms=_ms_or_none(t.finished_at),
+            created_ms=epoch_ms(t.created_at),
+            claimed_ms=epoch_ms_or_none(t.claimed_at),
+            first_progress_ms=epoch_ms_or_none(first_progress.get(t.pk)),
+            finished_ms=epoch_ms_or_none(t.finished_at),
             source_convert_eligible=task_source_convert_eligible(t),
         )
         for t in rows
     )
     checks = evaluate_soak(
         SoakObservations(
-            end_ms=_ms(end),
+            end_ms=epoch_ms(end),
             tasks=observed,
             drive_ticks=counters.drive_ticks,
             goal_tags=counters.goal_tags,

@@ -37,19 +37,15 @@ from stream.core.wire import goal_to_wire, grounding_to_wire
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors import (
     actionable_queryset,
-    counter_value,
-    latest_facts_only,
+    publish_reads,
     recent_content_hashes,
     with_agent,
 )
 from stream.services.counters import counters_increment
 from stream.services.retention import stream_cap_enforce
+from stream.services.thought_store import thoughts_store
 
 logger = logging.getLogger(__name__)
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
 
 
 # --- percepts ---------------------------------------------------------------
@@ -324,12 +320,24 @@ def thoughts_publish(
     KA-A8 refusal line for a refused eligibility claim.
     """
     now = now or timezone.now()
-    if facts is None and use_latest_facts:
-        facts = latest_facts_only(agent=agent)
-    recent_by_scope: dict[str, set[str]] = {}
+    read_facts = facts is None and use_latest_facts
+    # The stream's own duplicates (items of no eval scenario) are read with
+    # the facts and the counter, in one statement.
+    plain_hashes = settings.STREAM_DEDUP_WINDOW > 0 and any(
+        not item.eval_scenario for item in items
+    )
+    document, low_seen, hashes = publish_reads(
+        agent=agent,
+        counter="low_novelty_recorded",
+        facts=read_facts,
+        hashes_limit=settings.STREAM_DEDUP_WINDOW if plain_hashes else 0,
+        exclude_type=AWARENESS_TYPE,
+    )
+    if read_facts and document is not None:
+        facts = facts_from_wire(document)
+    recent_by_scope: dict[str, set[str]] = {"": hashes} if plain_hashes else {}
     from stream.services.counters import counters_get
 
-    low_seen = counter_value(agent=agent, name="low_novelty_recorded")
     if low_seen is None:
         low_seen = counters_get(agent=agent).low_novelty_recorded
     built: list[tuple[Thought, bool]] = []
@@ -345,12 +353,7 @@ def thoughts_publish(
         for key, value in increments.items():
             totals[key] = totals.get(key, 0) + value
         built.append((thought, refused))
-    with transaction.atomic():
-        if len(built) == 1:
-            built[0][0].save()
-        else:
-            Thought.objects.bulk_create([t for t, _ in built])
-        counters_increment(agent=agent, **totals)
+    thoughts_store(agent=agent, thoughts=[t for t, _ in built], increments=totals)
     for thought, refused in built:
         if refused:
             logger.warning(

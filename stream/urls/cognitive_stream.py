@@ -11,6 +11,11 @@ urlpatterns = [
     path("stream/", views.index, name="index"),
     path("stream/<slug:name>/", views.agent_stream, name="agent"),
     path("stream/<slug:name>/live", views.agent_stream_live, name="agent-live"),
+    path(
+        "stream/<slug:name>/thoughts/<int:pk>/",
+        views.thought_detail,
+        name="thought-detail",
+    ),
     path("api/whoami", api.WhoAmIView.as_view(), name="api-whoami"),
     path(f"{API}percepts", api.PerceptView.as_view(), name="api-percepts"),
     path(f"{API}thoughts", api.ThoughtPublishView.as_view(), name="api-thoughts"),

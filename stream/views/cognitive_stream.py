@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from stream.models import Agent
@@ -67,3 +70,39 @@ def agent_stream_live(request: HttpRequest, name: str) -> HttpResponse:
     return render(
         request, "stream/agent_stream.html#live-stream", _stream_context(agent)
     )
+
+
+@login_required
+def thought_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
+    """One thought in full: its text, what the pipeline decided about it,
+    the tasks planning made from it and its metadata."""
+    agent = _visible_agent(request, name)
+    thought = agent.thoughts.filter(pk=pk).first()
+    if thought is None:
+        raise Http404("no such thought")
+    meta = thought.metadata if isinstance(thought.metadata, dict) else {}
+    return render(
+        request,
+        "stream/thought_detail.html",
+        {
+            "agent": agent,
+            "thought": thought,
+            "meta": meta,
+            "goal": meta.get("extractedGoal") or None,
+            "grounding": meta.get("grounding") or {},
+            "tasks": list(thought.tasks.order_by("pk")),
+            "eval_run_url": _eval_run_url(thought.eval_run_id),
+            "metadata_json": json.dumps(thought.metadata, indent=2, sort_keys=True),
+        },
+    )
+
+
+def _eval_run_url(run_id: str) -> str:
+    """The page of the eval run a thought came from ("" for none, or for an
+    id that cannot be a run page's address)."""
+    if not run_id:
+        return ""
+    try:
+        return reverse("evals:run-detail", args=[run_id])
+    except NoReverseMatch:
+        return ""

@@ -15,6 +15,7 @@ from evals.services.benchmarks import benchmark_pack_create
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
 from tests.browser.conftest import PHONE
+from tests.stream.conftest import CALM_FACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -76,4 +77,66 @@ def test_phone_width_pages_fit_and_the_metrics_table_says_it_scrolls(
     assert page.locator("link[rel=icon]").get_attribute("href") == (
         "/static/favicon.ico"
     )
+    assert page.js_errors == []
+
+
+def test_a_long_benchmark_id_heading_breaks_instead_of_widening_the_page(
+    page: Any, live_server: Any, owner: Any, log_in: Any, settings: Any
+) -> None:
+    """A baseline comparison heads each benchmark with its id; a gridworld id
+    (gridworld:hazard:planner:lexicographic) is one long word wider than a
+    phone and wraps inside its heading."""
+    from evals.services.baselines import baseline_snapshot_create
+    from gridworld.services.batches import batch_create
+
+    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
+    settings.BENCHMARK_DELTA_REPORTER_ENABLED = True
+    config = {"map": "hazard", "episodes": 2, "seed": 3}
+    run_execute(run=batch_create(config=config, schedule=False).run)
+    greedy = {**config, "proposer": "greedy", "governor": "none"}
+    run_execute(run=batch_create(config=greedy, schedule=False).run)
+    baseline_snapshot_create(snapshot_id="phone")
+    run_execute(run=batch_create(config={**config, "seed": 9}, schedule=False).run)
+    log_in("alice", "pw-alice")
+    page.set_viewport_size(PHONE)
+
+    page.goto(f"{live_server.url}/evals/compare?snapshot=phone")
+    heading = page.locator("h3", has_text="gridworld:hazard:planner:lexicographic")
+    assert heading.first.is_visible()
+    assert not page_overflows(page)
+    page.goto(f"{live_server.url}/benchmarks/gridworld:hazard:planner:lexicographic/")
+    assert not page_overflows(page)
+    assert page.js_errors == []
+
+
+def test_a_thought_page_fits_both_widths(
+    page: Any,
+    live_server: Any,
+    owner: Any,
+    agent: Any,
+    agent_client: Any,
+    log_in: Any,
+    screenshot: Any,
+) -> None:
+    from stream.services.planning import planning_poll_once
+
+    agent_client.post(
+        "/api/cognitive-stream/percepts", {"facts": CALM_FACTS}, format="json"
+    )
+    long_words = " ".join(["oak_log_and_birch_log_near_the_river"] * 12)
+    thought_id = agent_client.post(
+        "/api/cognitive-stream/thoughts",
+        {"content": f"Trees here: {long_words}. [GOAL: collect oak_log 2]"},
+        format="json",
+    ).json()["id"]
+    planning_poll_once(agent=agent)
+    log_in("alice", "pw-alice")
+
+    page.goto(f"{live_server.url}/stream/alpha/")
+    page.locator(f'a[href="/stream/alpha/thoughts/{thought_id}/"]').first.click()
+    page.wait_for_url(f"{live_server.url}/stream/alpha/thoughts/{thought_id}/")
+    assert page.locator("h1").inner_text() == f"Thought {thought_id}"
+    screenshot("thought-detail")
+    page.set_viewport_size(PHONE)
+    assert not page_overflows(page)
     assert page.js_errors == []

@@ -4,46 +4,23 @@ answer; different documents under one id give exactly one winner."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from core.errors import Conflict
+from evals.examples import example_shadow_record
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.baselines import baseline_snapshot_store
 from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
 from evals.services.shadow_records import shadow_records_ingest
+from tests.concurrency import run_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 CALLERS = 8
-
-
-def run_together(workers: list[Callable[[], Any]]) -> list[Any]:
-    """Run ``workers`` in threads released at once; their results or errors."""
-    results: list[Any] = [None] * len(workers)
-    barrier = threading.Barrier(len(workers))
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = workers[index]()
-        except Exception as exc:  # noqa: BLE001 - the test inspects it
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(workers))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def manifest(title: str = "t") -> dict:
@@ -74,7 +51,7 @@ def run_summary(passed: int = 1) -> dict:
 
 def test_same_pack_at_once_is_created_once() -> None:
     results = run_together(
-        [lambda: benchmark_pack_create(document=manifest())] * CALLERS
+        *[lambda: benchmark_pack_create(document=manifest())] * CALLERS
     )
 
     assert Counter(result.outcome for result in results) == {
@@ -88,7 +65,7 @@ def test_same_run_at_once_is_recorded_once() -> None:
     benchmark_pack_create(document=manifest())
 
     results = run_together(
-        [lambda: benchmark_run_record(document=run_summary())] * CALLERS
+        *[lambda: benchmark_run_record(document=run_summary())] * CALLERS
     )
 
     assert Counter(result.created for result in results) == {
@@ -103,10 +80,8 @@ def test_different_runs_under_one_id_have_one_winner() -> None:
     benchmark_pack_create(document=manifest())
 
     results = run_together(
-        [
-            lambda: benchmark_run_record(document=run_summary(passed=1)),
-            lambda: benchmark_run_record(document=run_summary(passed=2)),
-        ]
+        lambda: benchmark_run_record(document=run_summary(passed=1)),
+        lambda: benchmark_run_record(document=run_summary(passed=2)),
     )
 
     conflicts = [r for r in results if isinstance(r, Conflict)]
@@ -119,29 +94,11 @@ def test_different_runs_under_one_id_have_one_winner() -> None:
 def test_same_shadow_batch_at_once_is_stored_once(settings: Any) -> None:
     settings.EVAL_HARNESS_ENABLED = True
     settings.EVAL_SHADOW_MODE_ENABLED = True
-    records = [
-        {
-            "schemaVersion": 1,
-            "traceId": f"t{n}",
-            "recordedAt": "2026-03-06T10:03:00.000Z",
-            "sessionKey": "agent:main",
-            "promptHash": "abc",
-            "promptLength": 1,
-            "retrievalQueryHash": "def",
-            "retrievalQueryLength": 1,
-            "recallMode": "full",
-            "recallResultLimit": 4,
-            "source": "hot_qmd",
-            "recalledMemoryCount": 0,
-            "injected": False,
-            "contextChars": 0,
-            "memoryIds": [],
-            "durationMs": 1,
-        }
-        for n in range(200)
-    ]
+    records = [example_shadow_record(f"t{n}") for n in range(200)]
 
-    results = run_together([lambda: shadow_records_ingest(documents=records)] * CALLERS)
+    results = run_together(
+        *[lambda: shadow_records_ingest(documents=records)] * CALLERS
+    )
 
     assert not [r for r in results if isinstance(r, Exception)]
     assert sum(result.created for result in results) == 200
@@ -160,7 +117,7 @@ def test_same_snapshot_at_once_is_stored_once(settings: Any) -> None:
     }
 
     results = run_together(
-        [lambda: baseline_snapshot_store(document=document)] * CALLERS
+        *[lambda: baseline_snapshot_store(document=document)] * CALLERS
     )
 
     assert Counter(result.outcome for result in results) == {

@@ -147,6 +147,48 @@ def test_benchmark_detail_shows_cases_runs_and_links(
     ]
 
 
+def test_benchmark_detail_leaves_out_columns_no_row_fills(
+    owner_client: Client, regression: None
+) -> None:
+    """No run names a git ref and no case lists expected signals: no column
+    of "—" for them; a run with a git ref brings its column back."""
+    html = owner_client.get("/benchmarks/ama-memory/").content.decode()
+    assert "<th>Git ref</th>" not in html
+    assert "<th>Expected signals</th>" not in html
+
+    benchmark_run_record(
+        document=example_run_summary("run-3", passed=1, hour=12, gitRef="main@1a2b3c4")
+    )
+    html = owner_client.get("/benchmarks/ama-memory/").content.decode()
+    assert "<th>Git ref</th>" in html
+    assert "<td><code>main@1a2b3c4</code></td>" in html
+
+
+def test_metrics_are_written_as_the_gate_writes_them(
+    owner_client: Client, regression: None
+) -> None:
+    """Run and baseline pages show 0.0667 and 1, not 0.06666666666666667 and
+    1.0 (the stored floats)."""
+    benchmark_run_record(
+        document=example_run_summary(
+            "run-3",
+            passed=1,
+            hour=12,
+            metrics={"trustViolationRate": 1 / 15, "recall": 1.0},
+        )
+    )
+    html = owner_client.get("/evals/runs/run-3/").content.decode()
+    assert "<td><code>trustViolationRate</code></td><td>0.0667</td>" in html
+    assert "<td><code>recall</code></td><td>1</td>" in html
+    assert "0.06666666666666667" not in html
+
+    baseline_snapshot_create(snapshot_id="later")
+    html = owner_client.get("/baselines/later/").content.decode()
+    assert "<code>trustViolationRate</code>=0.0667" in html
+    assert "0.06666666666666667" not in html
+    assert "<th>Git ref</th>" not in html
+
+
 def test_benchmark_detail_404(owner_client: Client) -> None:
     assert owner_client.get("/benchmarks/nope/").status_code == 404
 
@@ -290,6 +332,11 @@ def test_baseline_detail_renders_the_delta_report(
     )
     assert 'href="/baselines/required-main/snapshot.json"' in html
     assert 'href="/baselines/required-main/report.md"' in html
+    created = BaselineSnapshot.objects.get().created_at
+    assert (
+        f'created <time datetime="{created.isoformat()}">'
+        f"{created:%Y-%m-%d %H:%M:%S}</time>"
+    ) in html
 
 
 def test_baseline_detail_without_the_reporter_flag(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +189,8 @@ def test_scenario_page_tells_model_latency_from_its_own_timing(
     ) in html
     assert (
         f"Evaluated here in {round(elapsed.total_seconds(), 1)} ms<br>"
-        f'<span class="muted">{artifact["startedAt"]}'
+        f'<span class="muted">from <time datetime="{artifact["startedAt"]}">'
+        f"{started.astimezone(UTC):%Y-%m-%d %H:%M:%S}</time></span>"
     ) in html
 
 

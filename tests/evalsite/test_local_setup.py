@@ -177,3 +177,68 @@ def test_fresh_clone_test_settings_create_var(tmp_path: Path) -> None:
         check=True,
     )
     assert result.stdout.strip() == "True"
+
+
+def test_manage_py_run_by_a_python_without_django_runs_in_the_project_venv(
+    tmp_path: Path,
+) -> None:
+    """A new shell's ``python`` is often not the project's: ``python manage.py``
+    then runs under ``.venv`` instead of failing on ``import django``."""
+    if Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
+        pytest.skip("needs the project's .venv (make venv)")
+    base_python = getattr(sys, "_base_executable", "")
+    lacks_django = subprocess.run(
+        [base_python, "-c", "import django"], capture_output=True, check=False
+    )
+    if not base_python or lacks_django.returncode == 0:
+        pytest.skip("needs an interpreter without Django beside the .venv")
+    env_file = tmp_path / ".env"
+    write_demo_env(env_file)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "VIRTUAL_ENV", "PYTHON"))
+    }
+    result = subprocess.run(
+        [base_python, "manage.py", "check"],
+        cwd=ROOT,
+        env={
+            **env,
+            "EVALSITE_ENV_FILE": str(env_file),
+            "EVALSITE_VAR_DIR": str(tmp_path),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_make_bench_runs_every_benchmark_and_names_those_that_missed(
+    tmp_path: Path,
+) -> None:
+    """One benchmark missing its target (exit 1) no longer stops the others;
+    the run ends non-zero naming it."""
+    missed = tmp_path / "a_missed.py"
+    missed.write_text("print('a ran'); raise SystemExit(1)\n")
+    met = tmp_path / "b_met.py"
+    met.write_text("print('b ran')\n")
+    result = subprocess.run(
+        # --no-print-directory: under `make test` this make is a sub-make,
+        # which would otherwise add "Entering directory" lines.
+        ["make", "--no-print-directory", "-o", ".venv/.installed", "bench"]
+        + [f"BENCHES={missed} {met}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "a ran" in result.stdout
+    assert "b ran" in result.stdout
+    assert result.stdout.rstrip().endswith(
+        f"exited non-zero (a target missed, or an error): {missed}"
+    )

@@ -127,3 +127,18 @@ def test_a_traceback_stays_below_the_line_and_its_fields() -> None:
 
     assert head.endswith(" ERROR evals.x [Eval] crashed run_id=r")
     assert tail.startswith("Traceback") and tail.endswith("ValueError: boom")
+
+
+def test_a_flag_the_message_states_is_not_repeated_in_another_spelling() -> None:
+    line = TextFormatter().format(
+        _record(
+            "[Eval] ci_gate passed=%s compared=%d",
+            "false",
+            2,
+            passed=False,
+            compared=2,
+            cached=True,
+        )
+    )
+    _, _, rest = line.partition(" INFO stream.x ")
+    assert rest == "[Eval] ci_gate passed=false compared=2 cached=true"

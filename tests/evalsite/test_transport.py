@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 import pytest
@@ -170,3 +171,47 @@ def test_a_starting_worker_freezes_what_it_holds_for_the_cycle_collector() -> No
         assert not any(o is held for o in gc.get_objects())
     finally:
         gc.unfreeze()
+
+
+def test_the_embedded_broker_connects_without_a_missing_hostname_warning(
+    broker: tuple[Connection, Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    connection, _, _ = broker
+    with caplog.at_level("WARNING", logger="kombu.connection"):
+        connection.info()
+        publish(connection, "hello")
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
+
+
+def test_a_consumer_never_reads_a_message_before_it_is_written(
+    broker: tuple[Connection, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kombu's filesystem broker creates the message file, then writes it: a
+    worker listing the queue in between read an empty file, and the
+    JSONDecodeError stopped the worker and with it make demo (seen on a
+    beat tick). Whoever serialises the message, a consumer looking at that
+    moment finds nothing, then the whole message."""
+    import kombu.transport.filesystem as kombu_filesystem
+    from kombu.utils.json import dumps as kombu_dumps
+
+    import evalsite.transport as transport
+
+    connection, _, _ = broker
+    channel = connection.default_channel
+    seen_mid_write: list[str] = []
+
+    def serialise_while_a_consumer_looks(payload: Any) -> str:
+        try:
+            channel._get("work")
+        except Empty:
+            seen_mid_write.append("nothing")
+        return kombu_dumps(payload)
+
+    # kombu's own publisher and ours both serialise through the name patched.
+    monkeypatch.setattr(kombu_filesystem, "dumps", serialise_while_a_consumer_looks)
+    monkeypatch.setattr(transport, "dumps", serialise_while_a_consumer_looks)
+    payload = {"body": "one", "properties": {"delivery_tag": "tag-1"}}
+    channel._put("work", payload)
+
+    assert seen_mid_write == ["nothing"]
+    assert channel._get("work") == payload

@@ -55,3 +55,45 @@ def test_compare_and_trends_show_two_batches(owner_client: Any) -> None:
     )
     assert trends.status_code == 200
     assert second.run_id in trends.content.decode()
+
+
+def test_an_episode_case_opens_its_episode_page(owner_client: Any) -> None:
+    """The compare page's case links of a batch lead to the episode's own page
+    (map, steps, receipt), named as such, not to a scenario page showing the
+    stored dict."""
+    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
+    second = run_execute(
+        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
+    )
+    case = owner_client.get(
+        f"/evals/compare/case?base={first.run_id}&candidate={second.run_id}"
+        "&case=episode-2"
+    )
+    assert case.status_code == 200
+    assert "episode page" in case.content.decode()
+    assert "scenario page" not in case.content.decode()
+    scenario = owner_client.get(f"/evals/runs/{second.run_id}/scenarios/episode-2/")
+    assert scenario.status_code == 302
+    episode = owner_client.get(scenario["Location"])
+    assert episode.status_code == 302
+    assert episode["Location"].endswith("/episodes/2/")
+    page = owner_client.get(episode["Location"])
+    assert page.status_code == 200
+    assert "Episode 2" in page.content.decode()
+
+
+def test_compare_of_batches_leaves_out_the_scenario_columns(
+    owner_client: Any,
+) -> None:
+    """Episodes have no stimulus or affordance: no column of "—" for them."""
+    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
+    second = run_execute(
+        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
+    )
+    html = owner_client.get(
+        f"/evals/compare?base={first.run_id}&candidate={second.run_id}"
+    ).content.decode()
+    assert ">Latency (ms)</th>" in html
+    assert ">Stimulus</th>" not in html
+    assert ">Affordance</th>" not in html
+    assert 'name="kind"' not in html

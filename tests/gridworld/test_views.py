@@ -153,6 +153,18 @@ def test_the_run_page_of_a_batch_leads_to_the_batch(
     assert owner_client.get("/gridworld/runs/nope/").status_code == 404
 
 
+def test_the_batch_page_links_its_benchmark_not_back_to_itself(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    """The run link used to redirect to this very page; the breadcrumb leads
+    to the configuration's benchmark page (every batch of it) instead."""
+    html = owner_client.get(f"/gridworld/batches/{batch.pk}/").content.decode()
+    benchmark = batch.run.benchmark.benchmark_id
+    assert f'href="/benchmarks/{benchmark}/">all runs of this configuration</a>' in html
+    assert f'href="/evals/runs/{batch.run.run_id}/"' not in html
+    assert f"run <code>{batch.run.run_id}</code>" in html
+
+
 def test_admin_lists_batches_and_episodes_read_only(
     client: Any, staff: Any, batch: EpisodeBatch
 ) -> None:
@@ -160,3 +172,13 @@ def test_admin_lists_batches_and_episodes_read_only(
     for name in ("gridmap", "episodebatch", "episode"):
         assert client.get(f"/admin/gridworld/{name}/").status_code == 200
     assert client.get("/admin/gridworld/episodebatch/add/").status_code == 403
+
+
+def test_the_benchmark_page_calls_a_batch_a_gridworld_batch(
+    owner_client: Any, batch: EpisodeBatch
+) -> None:
+    """Its run is made here like an eval harness run, but it is a batch."""
+    benchmark = batch.run.benchmark.benchmark_id
+    html = owner_client.get(f"/benchmarks/{benchmark}/").content.decode()
+    assert "<td>gridworld batch</td>" in html
+    assert "eval harness" not in html

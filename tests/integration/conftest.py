@@ -38,6 +38,18 @@ class Worker:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
+    def log_once(self, text: str, timeout: float = 10.0) -> str:
+        """The log once ``text`` is in it (or as it is after ``timeout``, for
+        the caller's assertion to show). A run's row is closed before the
+        worker writes its closing lines, so a poller that saw it completed
+        can read the log a moment before they land."""
+        deadline = time.monotonic() + timeout
+        log = self.log()
+        while text not in log and time.monotonic() < deadline:
+            time.sleep(0.05)
+            log = self.log()
+        return log
+
     def kill(self) -> None:
         """SIGKILL the worker and its pool processes at once, as a machine
         losing power would: nothing gets to acknowledge or requeue."""

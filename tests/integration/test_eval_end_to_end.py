@@ -82,7 +82,8 @@ def test_thought_only_run_on_a_real_worker(celery_worker_process: Any) -> None:
     )
     summary = json.loads(wait_file(Path(run.artifacts_dir) / "summary.json"))
     assert summary["run"]["status"] == "completed"
-    log = celery_worker_process.log()
+    # The PASS line is the worker's last for the run.
+    log = celery_worker_process.log_once("[Eval] PASS ")
     assert log.count("[Eval] mode=thought_only") == 1
     # On SQLite a chunk may be retried on "database is locked" and run its
     # unrecorded scenarios again; every scenario ran, none was stored twice.
@@ -153,7 +154,7 @@ def test_end_to_end_run_on_a_real_worker(
         "smoke:zombie-close": 1,
     }
     assert Task.objects.filter(agent__name=run.config["agent"]).count() == 2
-    log = celery_worker_process.log()
+    log = celery_worker_process.log_once("[Eval] PASS ")
     assert log.count("[Eval] mode=end_to_end planning_ack=true") == 1
     assert (
         "[Thought-to-task] ack batch size=1 fetched=1 converted=1 skipped=0 errors=0"

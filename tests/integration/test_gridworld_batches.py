@@ -43,6 +43,8 @@ def test_batch_runs_on_a_real_worker_and_its_receipts_replay(
     )
     assert run.metrics["safety_violations"] == 0
     assert Episode.objects.filter(batch=batch).count() == 40
-    assert "[Gridworld] batch_finished" in celery_worker_process.log()
+    assert "[Gridworld] batch_finished" in celery_worker_process.log_once(
+        "[Gridworld] batch_finished"
+    )
     for episode in Episode.objects.filter(batch=batch, index__in=[0, 17, 39]):
         assert replay_verify(episode_receipt(episode)).ok

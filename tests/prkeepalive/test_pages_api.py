@@ -281,6 +281,19 @@ def test_demo_loads_once_and_shows_every_kind_of_decision(
     )
 
 
+def test_demo_decisions_keep_the_decision_as_the_api_writes_it(owner: Any) -> None:
+    """The demo's stored inputs carry the decision in the explain API's shape
+    (booleans and numbers as such), not every value turned into text."""
+    from prkeepalive.demo import load_demo
+
+    load_demo(owner=owner)
+    dispatched = Decision.objects.get(reason="ok").inputs["decision"]
+    assert dispatched["ok"] is True
+    assert dispatched["prNumber"] == 12
+    assert dispatched["round"] == 1
+    assert dispatched["failsJob"] is False
+
+
 def test_overview_tile_links_to_keepalive(
     client: Any, owner: Any, recorded: PullRequest
 ) -> None:

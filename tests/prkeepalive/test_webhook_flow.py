@@ -312,3 +312,27 @@ def test_failed_delivery_is_retried_by_redelivery(
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.HANDLED and delivery.attempts == 2
     assert Decision.objects.get().ok
+
+
+def test_a_gate_run_while_the_instruction_is_being_posted_starts_no_second_round(
+    github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Round 1 posts its instruction comment, then its ack reaction, then
+    stores the comment id. A Gate run of the same head decided in between saw
+    the new instruction comment but no round naming it, took it as the hand-
+    over and dispatched round 2 from the head round 1 had started from
+    (bench/prkeepalive.py's burst: 1 double dispatch in 350). The round is
+    now recognised by the trace its instruction carries."""
+    number, cid = setup_pr(github)
+    head = github.state.pulls[41]["head"]["sha"]
+    with django_capture_on_commit_callbacks(execute=True):
+        post_webhook("issue_comment", comment_payload(github, number, cid))
+    assert len(github.state.dispatches) == 1
+    # The window: the instruction is on GitHub, the round does not name it yet.
+    Round.objects.filter(number=1).update(instruction_comment_id=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        gate = github.state.add_run("Gate", head, pulls=(41,))
+        post_webhook("workflow_run", run_payload(github, gate))
+    assert len(github.state.dispatches) == 1
+    assert Decision.objects.filter(ok=True).count() == 1
+    assert not Round.objects.filter(number=2).exists()

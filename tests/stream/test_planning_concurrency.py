@@ -6,12 +6,9 @@ makes both start together.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from core.errors import Conflict
@@ -20,30 +17,9 @@ from stream.models import Task, Thought
 from stream.services.planning import planning_poll_once
 from stream.services.planning_task_executor import task_claim
 from stream.services.planning_task_store import task_add
+from tests.concurrency import run_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def run_together(*workers: Callable[[], Any]) -> list[Any]:
-    """Run ``workers`` in threads started at once; their results or errors."""
-    results: list[Any] = [None] * len(workers)
-    barrier = threading.Barrier(len(workers))
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = workers[index]()
-        except Exception as exc:  # noqa: BLE001 - the test inspects it
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(workers))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def eligible_thoughts(agent: Any, keys: list[str]) -> list[int]:

@@ -19,6 +19,7 @@ from stream.selectors import (
     latest_facts_document,
     latest_facts_only,
     latest_snapshot,
+    publish_reads,
     queue_holds_more_than,
     recent_content_hashes,
 )
@@ -137,3 +138,55 @@ def test_counters_increment_adds_and_creates(agent: Any) -> None:
     assert counters.llm_calls == 5
     with pytest.raises(ValueError, match="unknown counters"):
         counters_increment(agent=agent, llm_calls=1, bogus=1)
+
+
+def test_publish_reads_are_the_three_reads_in_one_statement(
+    agent: Any, calm_facts: dict[str, Any]
+) -> None:
+    def separate(facts: bool, limit: int) -> tuple[Any, int | None, set[str]]:
+        return (
+            latest_facts_document(agent=agent) if facts else None,
+            counter_value(agent=agent, name="low_novelty_recorded"),
+            recent_content_hashes(agent=agent, limit=limit, exclude_type=AWARENESS_TYPE)
+            if limit
+            else set(),
+        )
+
+    def check() -> None:
+        for facts in (True, False):
+            for limit in (0, 1, 4, 20):
+                assert publish_reads(
+                    agent=agent,
+                    counter="low_novelty_recorded",
+                    facts=facts,
+                    hashes_limit=limit,
+                    exclude_type=AWARENESS_TYPE,
+                ) == separate(facts, limit)
+
+    AgencyCounters.objects.filter(agent=agent).delete()
+    check()  # no snapshot, no counters row, no thoughts
+    now = timezone.now()
+    WorldSnapshot.objects.create(
+        agent=agent, facts={"facts": calm_facts}, content_hash="a", received_at=now
+    )
+    WorldSnapshot.objects.create(
+        agent=agent,
+        facts={"facts": dict(calm_facts, world={"biome": "desert"})},
+        content_hash="b",
+        received_at=now,
+    )
+    counters_get(agent=agent)
+    AgencyCounters.objects.filter(agent=agent).update(low_novelty_recorded=5)
+    rows = [_thought(agent, n, at=now - timedelta(seconds=n // 3)) for n in range(12)]
+    rows += [_thought(agent, 50 + n, kind=AWARENESS_TYPE, at=now) for n in range(3)]
+    Thought.objects.bulk_create(rows)
+    check()
+    document, value, _ = publish_reads(
+        agent=agent,
+        counter="low_novelty_recorded",
+        facts=True,
+        hashes_limit=0,
+        exclude_type=AWARENESS_TYPE,
+    )
+    assert document["facts"]["world"] == {"biome": "desert"}
+    assert value == 5

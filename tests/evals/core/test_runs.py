@@ -19,6 +19,7 @@ from evals.core.runs import (
     run_summary_problems,
     validate_run_summary,
 )
+from tests.json_strategies import Change, changed, changes, json_values
 
 SEED_RUN: dict[str, Any] = {
     "schemaVersion": 1,
@@ -338,36 +339,17 @@ def test_latest_completed_runs_ignore_input_order(order: list[int]) -> None:
 
 # --- the fast path is never looser than the schema ----------------------------
 
-_json_scalar = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 20),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from(["", " ", "x", "completed", "..", "2026-03-06T10:00:00Z", "a/b"]),
-)
-_json_value = st.recursive(
-    _json_scalar,
-    lambda inner: (
-        st.lists(inner, max_size=2)
-        | st.dictionaries(st.text(max_size=3), inner, max_size=2)
-    ),
-    max_leaves=4,
+_json_value = json_values(
+    max_int=20,
+    words=["", " ", "x", "completed", "..", "2026-03-06T10:00:00Z", "a/b"],
 )
 _keys = sorted(runs._KEYS | {"extra"})
 
 
 @settings(max_examples=400)
-@given(
-    drops=st.lists(st.sampled_from(_keys), max_size=2),
-    sets=st.dictionaries(st.sampled_from(_keys), _json_value, max_size=3),
-)
-def test_fast_path_accepts_only_valid_documents(
-    drops: list[str], sets: dict[str, Any]
-) -> None:
-    document = copy.deepcopy(SEED_RUN)
-    for key in drops:
-        document.pop(key, None)
-    document.update(sets)
+@given(change=changes(_keys, _json_value))
+def test_fast_path_accepts_only_valid_documents(change: Change) -> None:
+    document = changed(SEED_RUN, change)
 
     if runs.fast_valid(document):
         assert run_summary_problems(document) == []

@@ -23,6 +23,7 @@ from evals.core.shadow import (
     validate_shadow_record,
 )
 from evals.examples import example_shadow_record
+from tests.json_strategies import Change, changed, changes, json_values
 
 SEED_SHADOW: dict[str, Any] = example_shadow_record("3f3ec9f5b356c1f2")
 NUMBER_FIELDS = [
@@ -197,36 +198,16 @@ def test_record_must_be_an_object() -> None:
 
 # --- the fast path is never looser than the schema ----------------------------
 
-_json_scalar = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 50),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from(["", " ", "x", "full", "hot_qmd", "..", "2026-03-06T10:00:00Z"]),
-)
-_json_value = st.recursive(
-    _json_scalar,
-    lambda inner: (
-        st.lists(inner, max_size=2)
-        | st.dictionaries(st.text(max_size=3), inner, max_size=2)
-    ),
-    max_leaves=4,
+_json_value = json_values(
+    max_int=50, words=["", " ", "x", "full", "hot_qmd", "..", "2026-03-06T10:00:00Z"]
 )
 _keys = sorted(shadow._KEYS | {"extra"})
 
 
 @settings(max_examples=400)
-@given(
-    drops=st.lists(st.sampled_from(_keys), max_size=2),
-    sets=st.dictionaries(st.sampled_from(_keys), _json_value, max_size=3),
-)
-def test_fast_path_accepts_only_valid_documents(
-    drops: list[str], sets: dict[str, Any]
-) -> None:
-    document = copy.deepcopy(SEED_SHADOW)
-    for key in drops:
-        document.pop(key, None)
-    document.update(sets)
+@given(change=changes(_keys, _json_value))
+def test_fast_path_accepts_only_valid_documents(change: Change) -> None:
+    document = changed(SEED_SHADOW, change)
 
     if shadow.fast_valid(document):
         assert shadow_record_problems(document) == []
@@ -247,21 +228,9 @@ _hostile_number = st.sampled_from(
 
 
 @settings(max_examples=400)
-@given(
-    drops=st.lists(st.sampled_from(_keys), max_size=2),
-    sets=st.dictionaries(
-        st.sampled_from(_keys),
-        _json_value | _hostile_text | _hostile_number,
-        max_size=3,
-    ),
-)
-def test_fast_wire_is_the_validated_storable_wire_form(
-    drops: list[str], sets: dict[str, Any]
-) -> None:
-    document = copy.deepcopy(SEED_SHADOW)
-    for key in drops:
-        document.pop(key, None)
-    document.update(sets)
+@given(change=changes(_keys, _json_value | _hostile_text | _hostile_number))
+def test_fast_wire_is_the_validated_storable_wire_form(change: Change) -> None:
+    document = changed(SEED_SHADOW, change)
 
     fast = shadow.fast_wire(document)
     if fast is not None:
@@ -314,14 +283,6 @@ def test_safe_segment_answers_as_the_full_check(value: str) -> None:
 # --- batch bodies decoded straight into records (msgspec) --------------------
 
 
-def _document(drops: list[str], sets: dict[str, Any]) -> dict[str, Any]:
-    document = copy.deepcopy(SEED_SHADOW)
-    for key in drops:
-        document.pop(key, None)
-    document.update(sets)
-    return document
-
-
 def _body_bytes(value: Any, style: int) -> bytes:
     """``value`` as a client might write it: compact or spaced, escaped or
     UTF-8 (lone surrogates as the invalid bytes a careless client sends),
@@ -341,17 +302,13 @@ def _body_bytes(value: Any, style: int) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-_record_changes = st.tuples(
-    st.lists(st.sampled_from(_keys), max_size=2),
-    st.dictionaries(
-        st.sampled_from(_keys),
-        _json_value
-        | _hostile_text
-        | _hostile_number
-        | st.floats(min_value=0, allow_nan=False)
-        | st.text(max_size=4),
-        max_size=3,
-    ),
+_record_changes = changes(
+    _keys,
+    _json_value
+    | _hostile_text
+    | _hostile_number
+    | st.floats(min_value=0, allow_nan=False)
+    | st.text(max_size=4),
 )
 
 
@@ -382,7 +339,7 @@ _aimed_changes = st.tuples(
 
 @settings(max_examples=600)
 @given(
-    changes=st.lists(
+    batch=st.lists(
         st.one_of(st.just(([], {})), _record_changes, _aimed_changes),
         min_size=1,
         max_size=3,
@@ -390,9 +347,9 @@ _aimed_changes = st.tuples(
     style=st.integers(0, 7),
 )
 def test_decoded_batch_is_exactly_what_fast_wire_takes(
-    changes: list[tuple[list[str], dict[str, Any]]], style: int
+    batch: list[Change], style: int
 ) -> None:
-    documents = [_document(drops, sets) for drops, sets in changes]
+    documents = [changed(SEED_SHADOW, change) for change in batch]
     body = _body_bytes({"records": documents}, style)
 
     checked = shadow.decode_shadow_batch(body)

@@ -6,12 +6,16 @@ import itertools
 
 import pytest
 
+from gridworld.core import episode as episode_module
+from gridworld.core.config import BatchConfig, run_cases
 from gridworld.core.env import GridState, observe, state_hash
+from gridworld.core.episode import Episode, canonical
 from gridworld.core.fastpath import (
     StateHasher,
     decide_fast,
     map_tables,
     proposal_set_info,
+    transition_cache,
 )
 from gridworld.core.governor import (
     ABSORBED,
@@ -23,7 +27,12 @@ from gridworld.core.governor import (
 from gridworld.core.grid import GridMap, generate_map, parse_map_text, standard_layout
 from gridworld.core.kernel import KernelParams, KernelState
 from gridworld.core.merkle import merkle_root
-from gridworld.core.proposers import Proposal
+from gridworld.core.proposers import (
+    CHAR_MEMORY,
+    PlannerProposer,
+    Proposal,
+    memory_map,
+)
 from gridworld.core.types import ACTIONS, DELTAS, Q
 
 MAPS = [
@@ -151,3 +160,142 @@ def test_collector_pauses_nest_and_restore_the_previous_state() -> None:
         assert not gc.isenabled()  # left off: it was off before
     finally:
         gc.enable()
+
+
+def test_what_a_pause_made_moves_to_the_oldest_generation_untraversed() -> None:
+    import gc
+
+    from gridworld.core.collector import collector_paused
+
+    assert gc.get_freeze_count() == 0
+    with collector_paused():
+        made = [[index] for index in range(1000)]
+    assert gc.isenabled()
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert not any(id(o) in young for o in made)
+    assert all(id(o) in oldest and gc.is_tracked(o) for o in made)
+
+
+def test_a_pause_leaves_objects_frozen_by_others_frozen() -> None:
+    import gc
+
+    from gridworld.core.collector import collector_paused
+
+    held = [object()]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            made = [[index] for index in range(100)]
+        # Still frozen (gc.unfreeze() would have put it back in a
+        # generation), and nothing made in the pause was frozen. The count
+        # may drop: a frozen object elsewhere in the session can be freed.
+        assert not any(o is held for o in gc.get_objects())
+        assert gc.get_freeze_count() <= frozen
+        tracked = {id(o) for o in gc.get_objects()}
+        assert all(id(o) in tracked for o in made)
+    finally:
+        gc.unfreeze()
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A transition cache that keeps nothing: every step computes afresh."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+def _lanes(batches: list[BatchConfig]) -> tuple[list[str], int]:
+    """Each episode's canonical receipt and final memory, and the step count."""
+    texts, steps = [], 0
+    for batch in batches:
+        for _, result in run_cases(batch, list(range(batch.episodes))):
+            texts.append(canonical(result.receipt) + result.final_memory)
+            steps += len(result.receipt["steps"])
+    return texts, steps
+
+
+@pytest.mark.parametrize("grid", MAPS, ids=lambda g: g.name)
+@pytest.mark.parametrize("proposer", ["planner", "greedy"])
+@pytest.mark.parametrize("governor", ["lexicographic", "none"])
+def test_steps_from_cached_transitions_equal_steps_computed_afresh(
+    grid: GridMap, proposer: str, governor: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batches = [
+        BatchConfig(
+            map=grid,
+            episodes=12,
+            proposer=proposer,
+            governor=governor,
+            seed=seed,
+            drift_period=drift,
+            max_steps=60,
+            budget=budget,
+        )
+        for seed, drift, budget in [(1, 25, 1000), (5, 6, 150), (9, 4, 40)]
+    ]
+    transition_cache.cache_clear()
+    cached, steps = _lanes(batches)
+    kept = sum(
+        len(
+            transition_cache(
+                grid.cells,
+                batch.episode_config(0).kernel,
+                governor == "lexicographic",
+            )
+        )
+        for batch in batches
+    )
+    assert kept < steps  # some steps were served from the cache
+    with monkeypatch.context() as patched:
+        patched.setattr(episode_module, "transition_cache", lambda *args: _Forgetful())
+        afresh, _ = _lanes(batches)
+    assert cached == afresh
+    with monkeypatch.context() as patched:  # caches emptied every few steps
+        patched.setattr(episode_module, "TRANSITIONS_MAX", 3)
+        patched.setattr(episode_module, "OBSERVATIONS_MAX", 3)
+        transition_cache.cache_clear()
+        map_tables.cache_clear()
+        emptied, _ = _lanes(batches)
+    assert cached == emptied
+
+
+@pytest.mark.parametrize("grid", MAPS, ids=lambda g: g.name)
+def test_a_remembered_map_is_complete_exactly_where_observing_writes_nothing(
+    grid: GridMap,
+) -> None:
+    memories = {""}
+    for seed in (1, 4):
+        batch = BatchConfig(map=grid, episodes=8, seed=seed, drift_period=5)
+        memories.update(r.final_memory for _, r in run_cases(batch, list(range(8))))
+    checked = 0
+    for memory in sorted(memories - {""}):
+        remembered = memory_map(memory, grid.width, grid.height)
+        assert remembered.text == memory
+        assert remembered.rows == tuple(
+            tuple(CHAR_MEMORY[c] for c in row) for row in memory.split("\n")
+        )
+        for y, x in itertools.product(range(grid.height), range(grid.width)):
+            planner = PlannerProposer(width=grid.width, height=grid.height)
+            planner.known = [list(row) for row in remembered.rows]
+            state = GridState((x, y), grid.goal, 0, 1)
+            writes = planner.observe(state, observe(grid.cells, state))
+            assert ((x, y) in remembered.complete) == (writes == 0)
+            checked += 1
+    assert checked >= grid.width * grid.height
+    assert memory_map("?.\n..", 3, 2).complete == frozenset()  # does not fit
+
+
+@pytest.mark.parametrize("grid", MAPS, ids=lambda g: g.name)
+def test_cached_observations_are_what_the_environment_shows(grid: GridMap) -> None:
+    checked = 0
+    for seed in (2, 3):
+        config = BatchConfig(map=grid, episodes=2, seed=seed, drift_period=3)
+        for index in range(2):
+            episode = Episode(config.episode_config(index))
+            while not episode.done:
+                assert episode.observation() == observe(grid.cells, episode.state)
+                episode.step()
+                checked += 1
+    assert checked > 10

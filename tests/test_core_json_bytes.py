@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evals.core.json_bytes import (
+from core.json_bytes import (
     compact_json_text,
     indented_json_bytes,
     orjson_writes_alike,
+    sorted_compact_json_text,
 )
 
 
@@ -88,6 +89,31 @@ def test_indented_bytes_are_the_standard_librarys(document: dict[str, Any]) -> N
 @given(documents)
 def test_compact_text_is_the_standard_librarys(document: dict[str, Any]) -> None:
     assert outcome(compact_json_text, document) == outcome(reference_compact, document)
+
+
+def reference_sorted_compact(document: Any) -> str:
+    return json.dumps(
+        document, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents)
+def test_sorted_compact_text_is_the_standard_librarys(
+    document: dict[str, Any],
+) -> None:
+    assert outcome(sorted_compact_json_text, document) == outcome(
+        reference_sorted_compact, document
+    )
+
+
+@pytest.mark.parametrize(
+    "document", [[1, {"b": 1, "a": 2}], "x", 3, {"a": 1e16}, {"k": 2**64}]
+)
+def test_sorted_compact_text_of_any_value_is_the_standard_librarys(
+    document: Any,
+) -> None:
+    assert sorted_compact_json_text(document) == reference_sorted_compact(document)
 
 
 @pytest.mark.parametrize(

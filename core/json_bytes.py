@@ -18,6 +18,12 @@ from typing import Any
 import orjson
 
 _INDENTED = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+_SORTED = orjson.OPT_SORT_KEYS
+# json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+# with the encoder built once instead of per call (the same text).
+_SORTED_COMPACT = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False
+)
 _SCALARS = frozenset({str, int, bool, type(None)})
 _STR_KEYS = frozenset({str})
 
@@ -43,6 +49,17 @@ def compact_json_text(document: Mapping[str, Any]) -> str:
         except orjson.JSONEncodeError:
             pass
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+def sorted_compact_json_text(document: Any) -> str:
+    """``json.dumps(document, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``: the canonical JSON that gridworld receipts hash."""
+    if orjson_writes_alike(document):
+        try:
+            return orjson.dumps(document, option=_SORTED).decode("utf-8")
+        except orjson.JSONEncodeError:
+            pass
+    return _SORTED_COMPACT.encode(document)
 
 
 def orjson_writes_alike(document: Any) -> bool:
