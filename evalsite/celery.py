@@ -23,6 +23,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+RESTORE_LOCK_EXPIRE_S = 30
+
+
 def broker_transport_options(
     *,
     embedded: bool,
@@ -37,7 +40,11 @@ def broker_transport_options(
     a dead worker and is delivered again; consumers look for such messages
     often enough that a redelivery waits little longer than that. On Redis a
     publish gives up after one retry, so the API answers 503 quickly when
-    the broker is down.
+    the broker is down, and the lock a consumer takes while it moves expired
+    messages back (a few at a time, milliseconds) expires after
+    ``RESTORE_LOCK_EXPIRE_S``: a worker killed while holding it (kombu's
+    default expiry is five minutes) no longer holds up every other worker's
+    recovery for that long.
     """
     recover_interval_s = max(1, min(10, visibility_timeout_s // 4))
     if embedded:
@@ -53,6 +60,7 @@ def broker_transport_options(
         "visibility_timeout": visibility_timeout_s,
         "unacked_restore_interval": recover_interval_s,
         "unacked_restore_throttle": 1,
+        "unacked_mutex_expire": RESTORE_LOCK_EXPIRE_S,
         "socket_connect_timeout": connect_timeout_s,
         "socket_timeout": 10,
         "retry_on_timeout": False,

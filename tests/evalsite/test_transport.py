@@ -215,3 +215,16 @@ def test_a_consumer_never_reads_a_message_before_it_is_written(
 
     assert seen_mid_write == ["nothing"]
     assert channel._get("work") == payload
+
+
+@pytest.mark.redis
+def test_a_dead_workers_restore_lock_expires_in_half_a_minute() -> None:
+    """kombu holds a lock while it moves expired messages back to their
+    queue; a worker killed holding it used to stall every other worker's
+    recovery for kombu's default five minutes."""
+    from evalsite.celery import RESTORE_LOCK_EXPIRE_S, app
+
+    with app.connection_for_write() as connection:
+        channel = connection.default_channel
+        assert channel.unacked_mutex_expire == RESTORE_LOCK_EXPIRE_S == 30
+        assert channel.unacked_restore_interval <= 10
