@@ -153,6 +153,26 @@ class RepeatFilter(logging.Filter):
         return True
 
 
+class TaskChatterFilter(logging.Filter):
+    """Leave out Celery's line for every task received, every task that
+    succeeded and every beat entry sent: the beat's ticks alone wrote six a
+    minute and hid the service's own lines. A task's retries, failures and
+    the lines it logs itself still show; ``LOG_LEVEL=DEBUG`` shows all."""
+
+    CHATTER = (
+        "Task %(name)s[%(id)s] received",
+        "Task %(name)s[%(id)s] succeeded in %(runtime)ss: %(return_value)s",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("celery."):
+            return True
+        message = str(record.msg)
+        return message not in self.CHATTER and not message.startswith(
+            "Scheduler: Sending due task "
+        )
+
+
 def build_logging(
     *, level: str, fmt: str, repeat_window_s: float = 60.0
 ) -> dict[str, Any]:
@@ -168,13 +188,14 @@ def build_logging(
             "repeats": {
                 "()": "evalsite.logging.RepeatFilter",
                 "window_s": repeat_window_s,
-            }
+            },
+            "task_chatter": {"()": "evalsite.logging.TaskChatterFilter"},
         },
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
                 "formatter": formatter,
-                "filters": ["repeats"],
+                "filters": ["repeats"] + ([] if level == "DEBUG" else ["task_chatter"]),
             },
         },
         "root": {"handlers": ["console"], "level": level},

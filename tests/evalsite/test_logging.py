@@ -142,3 +142,32 @@ def test_a_flag_the_message_states_is_not_repeated_in_another_spelling() -> None
     )
     _, _, rest = line.partition(" INFO stream.x ")
     assert rest == "[Eval] ci_gate passed=false compared=2 cached=true"
+
+
+def test_celery_task_chatter_is_left_out_unless_debugging() -> None:
+    from celery.app import trace
+
+    from evalsite.logging import TaskChatterFilter, build_logging
+
+    def record(name: str, msg: str, *args: Any) -> logging.LogRecord:
+        return logging.LogRecord(name, logging.INFO, __file__, 1, msg, args, None)
+
+    chatter = TaskChatterFilter()
+    context = {"name": "stream.tick", "id": "1", "runtime": 0.1, "return_value": None}
+    assert not chatter.filter(record("celery.worker.strategy", trace.LOG_RECEIVED))
+    assert not chatter.filter(record("celery.app.trace", trace.LOG_SUCCESS))
+    assert not chatter.filter(
+        record("celery.beat", "Scheduler: Sending due task %s (%s)", "tick", "t")
+    )
+    # What a person needs to see still shows.
+    assert chatter.filter(record("celery.app.trace", trace.LOG_RETRY, context))
+    assert chatter.filter(record("celery.app.trace", trace.LOG_FAILURE, context))
+    assert chatter.filter(record("celery.worker", "celery@host ready."))
+    assert chatter.filter(record("stream.x", trace.LOG_RECEIVED))
+
+    def console_filters(level: str) -> list[str]:
+        handlers = build_logging(level=level, fmt="text")["handlers"]
+        return list(handlers["console"]["filters"])
+
+    assert console_filters("INFO") == ["repeats", "task_chatter"]
+    assert console_filters("DEBUG") == ["repeats"]
