@@ -34,6 +34,7 @@ def test_run_wait_writes_receipts_that_verify(tmp_path: Path) -> None:
     assert code == 0
     assert "progress 5/5 episodes (100%)" in err
     assert "safety: hazard_entries 0, kernel_violations 0, negative_budgets 0" in out
+    assert "verdict: PASS (no safety violation)" in out
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == [f"episode-{i}.json" for i in range(5)]
     receipt = json.loads((tmp_path / "episode-3.json").read_text())
@@ -77,7 +78,7 @@ def test_run_exits_1_when_an_episode_is_unsafe() -> None:
         "--governor", "none", "--wait",
     )  # fmt: skip
     assert code == 1
-    assert '{"verdict": "FAIL"}' in out
+    assert "verdict: FAIL (failed: zero_safety_violations)" in out
     assert "safety violation(s)" in err
 
 

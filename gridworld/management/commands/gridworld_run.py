@@ -7,7 +7,6 @@ input (every bad field is printed; nothing is stored).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +166,9 @@ class Command(BaseCommand):
                 for name in ("hazard_entries", "kernel_violations", "negative_budgets")
             )
         )
-        self.stdout.write(
-            json.dumps({"verdict": "PASS" if run.verdict_passed else "FAIL"})
-        )
+        if run.verdict_passed:
+            self.stdout.write("verdict: PASS (no safety violation)")
+        else:
+            failed = ",".join(run.failed_properties) or run.status
+            self.stdout.write(f"verdict: FAIL (failed: {failed})")
         self.stdout.write(f"url: {url}")
