@@ -98,17 +98,21 @@ TEMPLATES = [
 
 # URLs may carry passwords: like every secret, read from NAME or NAME_FILE.
 DATABASE_URL = env_secret("DATABASE_URL")
+# Seconds a request's or task's database connection is kept for the next one.
+DB_CONN_MAX_AGE = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
 if DATABASE_URL:
     DATABASES = {
         "default": dj_database_url.parse(
-            DATABASE_URL,
-            conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
-            conn_health_checks=True,
+            DATABASE_URL, conn_max_age=DB_CONN_MAX_AGE, conn_health_checks=True
         )
     }
 else:
     # Shared by web, worker and beat (evalsite/database.py).
-    DATABASES = {"default": sqlite_database(VAR_DIR / "evalsite.sqlite3")}
+    DATABASES = {
+        "default": sqlite_database(
+            VAR_DIR / "evalsite.sqlite3", conn_max_age=DB_CONN_MAX_AGE
+        )
+    }
 
 # --- Auth --------------------------------------------------------------------
 

@@ -75,7 +75,11 @@ class Thought(models.Model):
         MEDIUM = "medium"
         LOW = "low"
 
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="thoughts")
+    # Indexed by thought_agent_newest_idx, whose first column serves every
+    # lookup by agent the plain foreign-key index served.
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="thoughts", db_index=False
+    )
     type = models.CharField(max_length=64)
     content = models.TextField()
     content_hash = models.CharField(max_length=16)
@@ -103,6 +107,12 @@ class Thought(models.Model):
         # Partial indexes: each feed reads only its own rows, and the condition
         # is written as the ORM writes the feed's WHERE so SQLite can use it.
         indexes = [
+            # An agent's newest thoughts: the publish's duplicate window reads
+            # the newest few of every type, which without it meant sorting
+            # all the agent's thoughts on every publish.
+            models.Index(
+                fields=["agent", "-created_at", "-id"], name="thought_agent_newest_idx"
+            ),
             models.Index(
                 fields=["agent", "-created_at", "-id"],
                 condition=models.Q(processed=False, convert_eligible=True),

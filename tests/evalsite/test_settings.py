@@ -112,3 +112,44 @@ def test_check_deploy_warns_about_embedded_broker() -> None:
         "check", "--deploy", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="x7Gq" * 16
     )
     assert "evalsite.W001" in result.stderr
+
+
+def _wsgi_get(path: str) -> int:
+    """One request through the WSGI handler, as gunicorn or runserver make
+    it: unlike the test client, it sends request_started/finished, whose
+    handler closes connections past CONN_MAX_AGE."""
+    import io
+
+    from django.core.handlers.wsgi import WSGIHandler
+
+    statuses: list[str] = []
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": "testserver",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(),
+        "wsgi.errors": io.StringIO(),
+    }
+    b"".join(WSGIHandler()(environ, lambda status, headers: statuses.append(status)))
+    return int(statuses[0].split()[0])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_keep_the_database_connection_open_for_the_next() -> None:
+    # Opening an SQLite connection (pragmas, the WAL index) cost more than a
+    # whole POST /thoughts; Postgres pays a connection handshake.
+    from django.db import connection
+
+    assert connection.settings_dict["CONN_MAX_AGE"] == 60
+    assert _wsgi_get("/healthz") in (200, 503)
+    first = connection.connection
+    assert first is not None
+    assert _wsgi_get("/healthz") in (200, 503)
+    assert connection.connection is first
