@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from stream.core.thought_input import CONTENT_MAX_CHARS, DEFAULT_TYPE, TYPE_PATTERN
 from stream.core.thought_types import (
     RESERVED_TYPES,
     is_reserved_type,
@@ -134,8 +135,12 @@ class StrictCharField(serializers.CharField):
 
 
 class ThoughtInputSerializer(serializers.Serializer):
-    content = StrictCharField(max_length=20000, trim_whitespace=False)
-    type = serializers.RegexField(r"^[a-z][a-z0-9_\-]{0,63}$", default="reflection")
+    """One posted thought. ``stream.core.thought_input`` checks the plain
+    bodies the same way without building these fields; a property test
+    holds the two to the same answers."""
+
+    content = StrictCharField(max_length=CONTENT_MAX_CHARS, trim_whitespace=False)
+    type = serializers.RegexField(TYPE_PATTERN, default=DEFAULT_TYPE)
     convertEligible = serializers.BooleanField(required=False, allow_null=True)
     metadata = serializers.DictField(required=False)
 
