@@ -118,25 +118,11 @@ def _wsgi_get(path: str) -> int:
     """One request through the WSGI handler, as gunicorn or runserver make
     it: unlike the test client, it sends request_started/finished, whose
     handler closes connections past CONN_MAX_AGE."""
-    import io
-
     from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
 
     statuses: list[str] = []
-    environ = {
-        "REQUEST_METHOD": "GET",
-        "PATH_INFO": path,
-        "SCRIPT_NAME": "",
-        "QUERY_STRING": "",
-        "SERVER_NAME": "testserver",
-        "SERVER_PORT": "80",
-        "SERVER_PROTOCOL": "HTTP/1.1",
-        "HTTP_HOST": "testserver",
-        "REMOTE_ADDR": "127.0.0.1",
-        "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(),
-        "wsgi.errors": io.StringIO(),
-    }
+    environ = RequestFactory().get(path).environ
     b"".join(WSGIHandler()(environ, lambda status, headers: statuses.append(status)))
     return int(statuses[0].split()[0])
 
