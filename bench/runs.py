@@ -7,7 +7,10 @@ start a real ``celery worker`` (2 processes), then
    the New run page does, timed from create to ``completed`` in the
    database (polled every 10 ms);
 2. throughput: an N-scenario run (default 2,000), scenarios/s from create to
-   ``completed``.
+   ``completed``;
+3. a gridworld batch of E episodes (default 1,000, the ``hazard`` map),
+   created as the batch form does, from create to ``completed`` (target
+   under a minute).
 
 Setups: ``embedded`` (SQLite + the filesystem broker in a temp dir, what
 ``make demo`` runs) and, with ``--deployment-db URL --deployment-broker
@@ -15,7 +18,7 @@ URL``, a deployment (e.g. Postgres + Redis). Prints each figure, the
 latency against the 2 s target and embedded/deployment throughput against
 the >= 0.5 target. Figures move with the machine's load; compare the ratio.
 
-    .venv/bin/python bench/runs.py [--scenarios N] \\
+    .venv/bin/python bench/runs.py [--scenarios N] [--episodes E] \\
         [--deployment-db postgres://... --deployment-broker redis://...]
 """
 
@@ -34,6 +37,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LATENCY_TARGET_S = 2.0
+GRIDWORLD_TARGET_S = 60.0
 THROUGHPUT_TARGET = 0.5
 
 
@@ -57,7 +61,21 @@ def _suite(target: Path, name: str, count: int) -> tuple[Path, Path]:
     return named, named_script
 
 
-def child(workdir: Path, count: int) -> dict[str, Any]:
+def _wait(run_pk: int, started: float, worker: subprocess.Popen[bytes]) -> str:
+    """The run's status once it is no longer queued or running."""
+    from evals.models import Run
+
+    deadline = started + 900
+    while True:
+        status = Run.objects.values_list("status", flat=True).get(pk=run_pk)
+        if status not in ("queued", "running"):
+            return str(status)
+        if time.perf_counter() > deadline or worker.poll() is not None:
+            raise RuntimeError(f"run {run_pk} stuck in {status}")
+        time.sleep(0.01)
+
+
+def child(workdir: Path, count: int, episodes: int) -> dict[str, Any]:
     """Runs inside the setup's environment; returns its figures."""
     sys.path.insert(0, str(ROOT))
     import django
@@ -66,8 +84,8 @@ def child(workdir: Path, count: int) -> dict[str, Any]:
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=0)
-    from evals.models import Run
     from evals.services.harness.create import eval_run_create
+    from gridworld.services.batches import batch_create
 
     stamp = time.strftime("%Y%m%d%H%M%S")
     small = _suite(workdir / "small", f"latency-{stamp}", 20)
@@ -97,23 +115,21 @@ def child(workdir: Path, count: int) -> dict[str, Any]:
                 script_path=script,
                 started_via="bench",
             )
-            deadline = started + 900
-            while True:
-                status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
-                if status not in ("queued", "running"):
-                    break
-                if time.perf_counter() > deadline or worker.poll() is not None:
-                    raise RuntimeError(f"run {run.run_id} stuck in {status}")
-                time.sleep(0.01)
+            figures[f"{label}_status"] = _wait(run.pk, started, worker)
             figures[label] = time.perf_counter() - started
-            figures[f"{label}_status"] = status
+        started = time.perf_counter()
+        batch = batch_create(config={"map": "hazard", "episodes": episodes, "seed": 7})
+        figures["gridworld_status"] = _wait(batch.run.pk, started, worker)
+        figures["gridworld"] = time.perf_counter() - started
         return figures
     finally:
         worker.terminate()
         worker.wait(timeout=30)
 
 
-def run_setup(name: str, env: dict[str, str], count: int) -> dict[str, Any]:
+def run_setup(
+    name: str, env: dict[str, str], count: int, episodes: int
+) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"evalsite-bench-runs-{name}-"))
     try:
         full = dict(os.environ)
@@ -130,7 +146,7 @@ def run_setup(name: str, env: dict[str, str], count: int) -> dict[str, Any]:
         full.update(env)
         (workdir / "var").mkdir()
         out = subprocess.run(
-            [sys.executable, __file__, "--child", str(workdir), str(count)],
+            [sys.executable, __file__, "--child", str(workdir), str(count), str(episodes)],
             env=full, capture_output=True, text=True, check=False, cwd=ROOT,
         )  # fmt: skip
         if out.returncode != 0:
@@ -142,11 +158,13 @@ def run_setup(name: str, env: dict[str, str], count: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        print(json.dumps(child(Path(sys.argv[2]), int(sys.argv[3]))))
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        figures = child(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+        print(json.dumps(figures))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=2000)
+    parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--deployment-db", help="e.g. postgres://.../evalsite_x")
     parser.add_argument("--deployment-broker", help="e.g. redis://127.0.0.1:6379/9")
     args = parser.parse_args()
@@ -158,7 +176,7 @@ def main() -> int:
         }
     rates: dict[str, float] = {}
     for name, env in setups.items():
-        figures = run_setup(name, env, args.scenarios)
+        figures = run_setup(name, env, args.scenarios, args.episodes)
         latency = figures["latency"]
         rates[name] = args.scenarios / figures["throughput"]
         print(
@@ -167,6 +185,13 @@ def main() -> int:
             f"{'PASS' if latency < LATENCY_TARGET_S else 'BELOW'}; "
             f"{args.scenarios} scenarios in {figures['throughput']:.1f} s = "
             f"{rates[name]:,.0f} scenarios/s ({figures['throughput_status']})"
+        )
+        took = figures["gridworld"]
+        print(
+            f"{name:10}: gridworld batch of {args.episodes} episodes create -> "
+            f"{figures['gridworld_status']} in {took:.1f} s (target < "
+            f"{GRIDWORLD_TARGET_S:.0f} s) "
+            f"{'PASS' if took < GRIDWORLD_TARGET_S else 'BELOW'}"
         )
     if "deployment" in rates:
         ratio = rates["embedded"] / rates["deployment"]
