@@ -43,8 +43,7 @@ os.environ["DJANGO_DEBUG"] = "false"
 os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + "k" * 50)
 os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
 os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
-# The embedded filesystem broker polls once a second; give the bench a
-# Redis broker (CELERY_BROKER_URL=redis://...) to measure the service.
+# The embedded filesystem broker unless CELERY_BROKER_URL=redis://... is set.
 os.environ.setdefault("CELERY_BROKER_URL", "")
 if os.environ.get("DATABASE_URL", "").startswith("postgres"):
     import psycopg
