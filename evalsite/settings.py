@@ -7,11 +7,10 @@ naming the variable, rather than silently falling back to a default.
 
 from __future__ import annotations
 
-import dj_database_url
 from django.utils.csp import CSP
 
 from evalsite.celery import beat_schedule, broker_transport_options
-from evalsite.database import sqlite_database
+from evalsite.database import sqlite_database, url_database
 from evalsite.env import (
     BASE_DIR,
     env_bool,
@@ -102,8 +101,12 @@ DATABASE_URL = env_secret("DATABASE_URL")
 DB_CONN_MAX_AGE = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
 if DATABASE_URL:
     DATABASES = {
-        "default": dj_database_url.parse(
-            DATABASE_URL, conn_max_age=DB_CONN_MAX_AGE, conn_health_checks=True
+        "default": url_database(
+            DATABASE_URL,
+            conn_max_age=DB_CONN_MAX_AGE,
+            # Off behind a transaction-pooling proxy that keeps no prepared
+            # statements (evalsite/database.py).
+            prepared_statements=env_bool("DB_PREPARED_STATEMENTS", True),
         )
     }
 else:

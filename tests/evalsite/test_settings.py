@@ -139,3 +139,54 @@ def test_requests_keep_the_database_connection_open_for_the_next() -> None:
     assert first is not None
     assert _wsgi_get("/healthz") in (200, 503)
     assert connection.connection is first
+
+
+def test_postgres_prepares_statements_unless_turned_off() -> None:
+    from evalsite.database import url_database
+
+    url = "postgres://evalsite:secret@db:5432/evalsite"
+    on = url_database(url, conn_max_age=60, prepared_statements=True)
+    assert on["ENGINE"] == "django.db.backends.postgresql"
+    assert on["OPTIONS"] == {"server_side_binding": True, "prepare_threshold": 5}
+    assert (on["CONN_MAX_AGE"], on["CONN_HEALTH_CHECKS"]) == (60, True)
+    # Off: Django's defaults (client-side binding, nothing prepared).
+    off = url_database(url, conn_max_age=60, prepared_statements=False)
+    assert off.get("OPTIONS", {}) == {}
+    # Only psycopg knows the options: another engine never gets them.
+    other = url_database(
+        "sqlite:////tmp/evalsite.sqlite3", conn_max_age=0, prepared_statements=True
+    )
+    assert other.get("OPTIONS", {}) == {}
+
+
+def test_prepared_statements_setting_is_a_strict_boolean() -> None:
+    result = run_manage(
+        "check",
+        DJANGO_DEBUG="true",
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/evalsite",
+        DB_PREPARED_STATEMENTS="sometimes",
+    )
+    assert result.returncode != 0
+    assert "DB_PREPARED_STATEMENTS must be one of true/false/1/0" in result.stderr
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_postgres_prepares_a_statement_a_connection_runs_again_and_again() -> None:
+    # A thought's publish runs the same four statements every request; the
+    # server parses and plans each once per connection, not once per request.
+    from django.db import connection
+
+    from stream.models import Agent
+
+    assert connection.settings_dict["OPTIONS"]["prepare_threshold"] == 5
+    for pk in range(6):
+        Agent.objects.filter(pk=pk).exists()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT statement FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%stream_agent%"],
+        )
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert len(prepared) == 1
+    assert "$1" in prepared[0]
