@@ -258,6 +258,38 @@ def _read_canonical(data: bytes) -> tuple[Any, bool]:
     return (value, clean) if written == data else _NO_VALUE
 
 
+# Floats from orjson at or past this magnitude may have been integer literals
+# outside 64 bits (see ``read_json_quick``).
+QUICK_FLOAT_LIMIT = 2.0**63
+
+
+def read_json_quick(data: bytes) -> Any:
+    """orjson's reading of ``data``, for a check that decides at once; ``None``
+    when it is not read here (a document that is JSON ``null`` included):
+    ``parse_json_document`` then decides.
+
+    The value is the one ``parse_json_document`` returns and holds nothing
+    ``unstorable_values`` reports *provided* its every number is an integer
+    in [-2**63, 2**63) or a float of magnitude below ``QUICK_FLOAT_LIMIT``:
+    the caller's check must refuse every other number (the store's fast
+    checks do). Why that is enough: where orjson reads bytes at all it reads
+    them as ``json.loads`` does (both keep the last of duplicate keys, at the
+    first one's place; floats are correctly rounded), except integers
+    outside 64 bits, which it reads as floats of magnitude 2**63 or more; it
+    refuses what ``json.loads`` reads otherwise (a BOM, NaN, Infinity, lone
+    surrogates, nesting past 1,024 levels), which goes to the full reader.
+    The one unstorable value left, a NUL, is written ``\\u0000`` in JSON text
+    (a raw one is no JSON): such data is not read here either. Cheaper than
+    the canonical-bytes proof, which writes the value back.
+    """
+    if data.find(_NUL_ESCAPE) >= 0:
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
 def _parse_json(data: bytes | str, *, what: str) -> Any:
     # The store reads hundreds of thousands of small files: scanning the value
     # directly skips json.loads' encoding sniffing. Anything unusual (leading

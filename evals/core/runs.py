@@ -22,14 +22,15 @@ schema.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
+from core.text import INT_LIMIT
 from evals.core.format_rules import (
+    QUICK_FLOAT_LIMIT,
     MessageTable,
     is_safe_path_segment,
     non_finite_problems,
@@ -93,6 +94,7 @@ _KEYS = frozenset(
 )
 _CASE_KEYS = frozenset({"caseId", "passed", "score", "durationMs", "notes"})
 # Plain dict lookups: calling an Enum class costs more than the whole check.
+_FLOAT_LIMIT = QUICK_FLOAT_LIMIT
 _STATUSES = {status.value: status for status in RunStatus}
 
 
@@ -110,6 +112,8 @@ def fast_recency(document: Any) -> datetime | None:
 
     Written out by hand because it runs once per stored run; the instant
     comes with the check because the store's latest-run choice needs it.
+    Every number it accepts is an integer in 64 bits or a float of magnitude
+    below ``QUICK_FLOAT_LIMIT``, so it may judge ``read_json_quick``'s value.
     """
     if type(document) is not dict or not document.keys() <= _KEYS:
         return None
@@ -133,7 +137,7 @@ def fast_recency(document: Any) -> datetime | None:
         and type(failed) is int
         and passed >= 0
         and failed >= 0
-        and passed + failed <= total
+        and passed + failed <= total < INT_LIMIT
     ):
         return None
     try:
@@ -163,9 +167,10 @@ def fast_recency(document: Any) -> datetime | None:
             return None
         for value in metrics.values():
             kind = type(value)
-            if kind is not int and (
-                kind is not float or not -math.inf < value < math.inf
-            ):
+            if kind is int:
+                if not -INT_LIMIT <= value < INT_LIMIT:
+                    return None
+            elif kind is not float or not -_FLOAT_LIMIT < value < _FLOAT_LIMIT:
                 return None
     return recency
 

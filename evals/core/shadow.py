@@ -22,7 +22,6 @@ parser and checks, which alone word refusals.
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import datetime
 from typing import Annotated, Any, Literal, NamedTuple
@@ -33,6 +32,7 @@ from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
 from core.text import INT_LIMIT, NAME_MAX_BYTES, storable_problem
 from evals.core.format_rules import (
+    QUICK_FLOAT_LIMIT,
     SAFE_SEGMENT_MAX_CHARS,
     MessageTable,
     is_safe_path_segment,
@@ -113,7 +113,9 @@ def _safe_segment(value: str) -> bool:
 
 def _fast_instant(document: Any) -> datetime | None:
     """The recordedAt instant of a document that certainly passes every rule,
-    else ``None`` (which proves nothing)."""
+    else ``None`` (which proves nothing). Every number it accepts is an
+    integer in 64 bits or a float below ``QUICK_FLOAT_LIMIT``, so it may
+    judge ``read_json_quick``'s value."""
     if type(document) is not dict or document.keys() != _KEYS:
         return None
     version = document["schemaVersion"]
@@ -127,9 +129,9 @@ def _fast_instant(document: Any) -> datetime | None:
         value = document[name]
         kind = type(value)
         if kind is int:
-            if value < 0:
+            if not 0 <= value < INT_LIMIT:
                 return None
-        elif kind is not float or not 0 <= value < math.inf:
+        elif kind is not float or not 0 <= value < QUICK_FLOAT_LIMIT:
             return None
     memory_ids = document["memoryIds"]
     if type(memory_ids) is not list:
@@ -172,10 +174,6 @@ def fast_wire(document: Any) -> tuple[dict[str, Any], datetime] | None:
     texts += memory_ids
     if storable_problem("".join(texts)) is not None:
         return None
-    for name in _NUMBER_FIELDS:
-        value = document[name]
-        if type(value) is int and value >= INT_LIMIT:
-            return None
     return {
         "schemaVersion": SCHEMA_VERSION,
         "traceId": document["traceId"],
@@ -198,11 +196,12 @@ def fast_wire(document: Any) -> tuple[dict[str, Any], datetime] | None:
 
 # --- batch bodies decoded straight into records ------------------------------
 
-# A count: an integer in 64 bits or a float, never negative. msgspec refuses
-# numbers that overflow a float, and JSON has no NaN or Infinity.
+# A count: an integer in 64 bits or a float below QUICK_FLOAT_LIMIT, never
+# negative, as the per-record fast checks take them (a bigger float is valid
+# and goes to the full checks). JSON has no NaN or Infinity.
 _Count = (
     Annotated[int, msgspec.Meta(ge=0, le=INT_LIMIT - 1)]
-    | Annotated[float, msgspec.Meta(ge=0)]
+    | Annotated[float, msgspec.Meta(ge=0, lt=QUICK_FLOAT_LIMIT)]
 )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from core.errors import SchemaInvalid, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
 from evals.core.baselines import validate_baseline_snapshot
-from evals.core.format_rules import parse_json_document
+from evals.core.format_rules import parse_json_document, read_json_quick
 from evals.core.formats_types import (
     RunStatus,
     RunSummary,
@@ -184,34 +184,57 @@ class _ChunkResult:
     valid_count: int
 
 
-def _offer_latest(
-    latest: dict[str, tuple[Any, str, Any]], relative: str, document: Any
-) -> None:
-    """Keep ``document`` in ``latest`` if it is the latest completed run of
-    its benchmark so far (first path on a tie, as ``_latest_stored_runs``);
-    ``SchemaInvalid`` if it is no valid run.
+_Latest = dict[str, tuple[Any, str, Any]]
 
-    A run the fast check accepts is kept as its document and built only if
-    it stays the latest: the gate reads a thousand runs per benchmark and
-    keeps one.
-    """
-    entry: Any
-    recency = fast_recency(document)
-    if recency is not None:
-        if document["status"] != RunStatus.COMPLETED:
-            return
-        benchmark_id = document["benchmarkId"]
-        key = (recency, document["runId"])
-        entry = document
-    else:
-        entry = validate_run_summary(document)
-        if entry.status is not RunStatus.COMPLETED:
-            return
-        benchmark_id = entry.benchmark_id
-        key = (entry.recency, entry.run_id)
+
+def _keep_if_latest(
+    latest: _Latest, benchmark_id: str, key: Any, relative: str, entry: Any
+) -> None:
+    """Keep ``entry`` if it is the latest completed run of its benchmark so
+    far (first path on a tie, as ``_latest_stored_runs``)."""
     current = latest.get(benchmark_id)
     if current is None or key > current[0]:
         latest[benchmark_id] = (key, relative, entry)
+
+
+def _offer_fast(latest: _Latest, relative: str, document: Any) -> bool:
+    """Offer ``document`` to ``latest`` if the fast check accepts it, as its
+    document: it is built only if it stays the latest (the gate reads a
+    thousand runs per benchmark and keeps one). ``False`` proves nothing.
+    Its numbers are bounded as ``read_json_quick`` needs (``fast_recency``).
+    """
+    recency = fast_recency(document)
+    if recency is None:
+        return False
+    if document["status"] == RunStatus.COMPLETED:
+        key = (recency, document["runId"])
+        _keep_if_latest(latest, document["benchmarkId"], key, relative, document)
+    return True
+
+
+def _offer_latest(latest: _Latest, relative: str, document: Any) -> None:
+    """Offer a parsed document to ``latest``; ``SchemaInvalid`` if it is no
+    valid run."""
+    if _offer_fast(latest, relative, document):
+        return
+    entry = validate_run_summary(document)
+    if entry.status is RunStatus.COMPLETED:
+        key = (entry.recency, entry.run_id)
+        _keep_if_latest(latest, entry.benchmark_id, key, relative, entry)
+
+
+def _quick_check(job: _Job) -> Callable[[_Latest, str, Any], bool] | None:
+    """For the kinds the gate reads by the hundred thousand (runs for the
+    latest one, counted shadows): ``quick(latest, relative, value)`` judges
+    ``read_json_quick``'s value of a file by a fast check whose numbers are
+    bounded as that reader needs, and offers the run or counts the record
+    when it certainly passes. ``False`` proves nothing: the file is then
+    read in full, as every file of other jobs (``None``) is."""
+    if job.kind is StoreKind.RUNS and job.latest_only:
+        return _offer_fast
+    if job.kind is StoreKind.SHADOWS and not job.keep:
+        return lambda _latest, _relative, value: fast_valid_shadow(value)
+    return None
 
 
 def _load_chunk(job: _Job) -> _ChunkResult:
@@ -219,14 +242,19 @@ def _load_chunk(job: _Job) -> _ChunkResult:
     cut = len(job.root) + 1
     valid: list[StoredItem[Any]] = []
     invalid: list[InvalidItem] = []
-    latest: dict[str, tuple[Any, str, Any]] = {}
+    latest: _Latest = {}
     count = 0
     build = _validator(job.kind, job.memory_red_team_enabled)
     check = _checker(job.kind, job.memory_red_team_enabled)
+    quick = _quick_check(job)
     for path in job.paths:
         relative = path[cut:].replace(os.sep, "/")
         try:
-            document = parse_json_document(_read_one(path), what=relative)
+            data = _read_one(path)
+            if quick is not None and quick(latest, relative, read_json_quick(data)):
+                count += 1
+                continue
+            document = parse_json_document(data, what=relative)
             if job.latest_only:
                 _offer_latest(latest, relative, document)
             elif job.keep:

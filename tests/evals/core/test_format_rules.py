@@ -247,3 +247,79 @@ def test_ascii_segments_follow_the_rules(code: int) -> None:
 @given(st.text(st.characters(codec=None), max_size=12))
 def test_segments_follow_the_rules(value: str) -> None:
     assert is_safe_path_segment(value) == _safe_segment_by_the_rules(value)
+
+
+def _bounded(value: Any) -> bool:
+    """Every number is what the store's fast checks accept: an integer in
+    64 bits or a float of magnitude below ``QUICK_FLOAT_LIMIT``."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    if isinstance(value, float):
+        return abs(value) < format_rules.QUICK_FLOAT_LIMIT
+    if isinstance(value, list):
+        return all(_bounded(item) for item in value)
+    return all(_bounded(item) for item in value.values())
+
+
+def _quick_answer(data: bytes) -> tuple[str, Any] | None:
+    value = format_rules.read_json_quick(data)
+    if value is None or not _bounded(value):
+        return None
+    return "value", json.dumps(value)
+
+
+@settings(max_examples=400)
+@given(_values)
+def test_the_quick_reader_with_bounded_numbers_reads_what_the_full_reader_keeps(
+    value: Any,
+) -> None:
+    for data in _encodings(value):
+        quick = _quick_answer(data)
+        if quick is not None:
+            assert quick == stdlib_answer(data), data
+
+
+@settings(max_examples=300)
+@given(
+    st.dictionaries(st.sampled_from(["a", "b", "c"]), _values, min_size=1),
+    st.sampled_from(["a", "b", "c"]),
+    _values,
+)
+def test_the_quick_reader_reads_duplicate_keys_as_the_full_reader(
+    document: dict[str, Any], key: str, again: Any
+) -> None:
+    text = canonical_text(document)
+    duplicate = text[: text.rindex("}")].rstrip() + (
+        f',\n  "{key}": {json.dumps(again)}\n}}\n'
+    )
+    data = duplicate.encode("utf-8", "surrogatepass")
+    quick = _quick_answer(data)
+    if quick is not None:
+        assert quick == stdlib_answer(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"n": 123456789012345678901234567890}',
+        b'{"n": -9223372036854775809}',
+        b'{"n": 9223372036854775808}',
+        b'{"n": 1e400}',
+        b'{"s": "a\\u0000"}',
+        b'{"s": "\\ud800"}',
+        b'\xef\xbb\xbf{"n": 1}',
+        b'{"n": NaN}',
+    ],
+)
+def test_the_quick_reader_leaves_what_the_full_reader_refuses_or_reads_otherwise(
+    data: bytes,
+) -> None:
+    assert _quick_answer(data) is None
+
+
+def test_the_quick_reader_reads_what_the_store_writes() -> None:
+    record = example_shadow_record("trace-1")
+    data = store_json_bytes(record)
+    assert _quick_answer(data) == ("value", json.dumps(record))

@@ -620,6 +620,80 @@ def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
     assert fast.valid_counts.shadows == 2
 
 
+def _gate_read(root: Path) -> Any:
+    return load_store(root, latest_runs_only=True, counted_only={StoreKind.SHADOWS})
+
+
+def test_the_gate_reads_a_store_the_same_without_orjson(tmp_path: Path) -> None:
+    """The gate's runs and counted shadows are judged on orjson's reading
+    when their numbers are bounded; every other number goes to the full
+    reader, so integers past 64 bits are still refused and big floats kept."""
+    store = EvalStore(tmp_path)
+    store.write_run(validate_run_summary(RUN))
+    store.write_shadow(validate_shadow_record(SHADOW))
+
+    def run(name: str, **metrics: Any) -> bytes:
+        document = {**RUN, "runId": name, "benchmarkId": f"b-{name}"}
+        document["metrics"] = {**RUN["metrics"], **metrics}
+        return store_json_bytes(document)
+
+    def shadow(name: str, **numbers: Any) -> bytes:
+        return store_json_bytes({**SHADOW, "traceId": name, **numbers})
+
+    odd = {
+        "runs/wide.json": run("wide", m=123456789012345678901234567890),
+        "runs/below.json": run("below", m=-(2**63) - 1),
+        "runs/above.json": run("above", m=2**63),
+        "runs/top.json": run("top", m=2**63 - 1, n=-(2**63)),
+        "runs/far.json": run("far", m=1e20, n=-1e300),
+        "runs/compact.json": json.dumps(
+            {**RUN, "runId": "compact", "benchmarkId": "b-compact"}
+        ).encode(),
+        "runs/dup.json": run("dup").replace(
+            b'"runId": "dup"', b'"runId": "x", "runId": "dup"'
+        ),
+        "runs/nul.json": run("nul").replace(b'"nul"', b'"n\\u0000"', 1),
+        "shadow/2026-03-06/length.json": shadow("length", promptLength=2**63),
+        "shadow/2026-03-06/wide.json": shadow(
+            "wide", contextChars=123456789012345678901234567890
+        ),
+        "shadow/2026-03-06/slow.json": shadow("slow", durationMs=1e300),
+        "shadow/2026-03-06/top.json": shadow("top", contextChars=2**63 - 1),
+    }
+    for relative, data in odd.items():
+        (tmp_path / relative).write_bytes(data)
+
+    fast = _gate_read(tmp_path)
+    with (
+        mock.patch.object(
+            format_rules, "_read_canonical", return_value=format_rules._NO_VALUE
+        ),
+        mock.patch.object(store_reader, "read_json_quick", return_value=None),
+    ):
+        slow = _gate_read(tmp_path)
+
+    assert fast == slow
+    assert sorted(s.item.run_id for s in fast.runs) == [
+        "compact",
+        "dup",
+        "far",
+        "run-001",
+        "top",
+    ]
+    assert [(i.path, i.problems[0].code) for i in fast.invalid_runs] == [
+        ("runs/above.json", "unstorable"),
+        ("runs/below.json", "unstorable"),
+        ("runs/nul.json", "unstorable"),
+        ("runs/wide.json", "unstorable"),
+    ]
+    assert fast.valid_counts.runs == 5
+    assert [(i.path, i.problems[0].code) for i in fast.invalid_shadows] == [
+        ("shadow/2026-03-06/length.json", "unstorable"),
+        ("shadow/2026-03-06/wide.json", "unstorable"),
+    ]
+    assert fast.valid_counts.shadows == 3
+
+
 def test_run_file_names_limit_the_runs_read(tmp_path: Path) -> None:
     store = EvalStore(tmp_path)
     for index in range(3):
