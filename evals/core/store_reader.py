@@ -12,27 +12,29 @@ import os
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from core.errors import SchemaInvalid, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
 from evals.core.baselines import validate_baseline_snapshot
-from evals.core.format_rules import parse_json_document, read_json_quick
+from evals.core.format_rules import parse_json_document
 from evals.core.formats_types import (
     RunStatus,
     RunSummary,
 )
 from evals.core.packs import validate_manifest
+from evals.core.runs import fast_valid as fast_valid_run
 from evals.core.runs import (
-    fast_recency,
     run_summary_problems,
+    stored_run_key,
     validate_run_summary,
 )
-from evals.core.runs import fast_valid as fast_valid_run
 from evals.core.shadow import fast_valid as fast_valid_shadow
 from evals.core.shadow import (
     shadow_record_problems,
+    stored_record_instant,
     validate_shadow_record,
 )
 from evals.core.store import (
@@ -184,11 +186,17 @@ class _ChunkResult:
     valid_count: int
 
 
-_Latest = dict[str, tuple[Any, str, Any]]
+# Per benchmark, the latest completed run so far: its key (instant, runId),
+# its path, and the run, built, or as its file's bytes until it is the last.
+_Latest = dict[str, tuple[tuple[datetime, str], str, RunSummary | bytes]]
 
 
 def _keep_if_latest(
-    latest: _Latest, benchmark_id: str, key: Any, relative: str, entry: Any
+    latest: _Latest,
+    benchmark_id: str,
+    key: tuple[datetime, str],
+    relative: str,
+    entry: RunSummary | bytes,
 ) -> None:
     """Keep ``entry`` if it is the latest completed run of its benchmark so
     far (first path on a tie, as ``_latest_stored_runs``)."""
@@ -197,43 +205,44 @@ def _keep_if_latest(
         latest[benchmark_id] = (key, relative, entry)
 
 
-def _offer_fast(latest: _Latest, relative: str, document: Any) -> bool:
-    """Offer ``document`` to ``latest`` if the fast check accepts it, as its
-    document: it is built only if it stays the latest (the gate reads a
-    thousand runs per benchmark and keeps one). ``False`` proves nothing.
-    Its numbers are bounded as ``read_json_quick`` needs (``fast_recency``).
-    """
-    recency = fast_recency(document)
-    if recency is None:
+def _offer_stored(latest: _Latest, relative: str, data: bytes) -> bool:
+    """Offer a run file's bytes to ``latest`` if ``stored_run_key`` vouches
+    for them: kept as bytes and built only if they stay the latest (the gate
+    reads a thousand runs per benchmark and keeps one). ``False`` proves
+    nothing."""
+    key = stored_run_key(data)
+    if key is None:
         return False
-    if document["status"] == RunStatus.COMPLETED:
-        key = (recency, document["runId"])
-        _keep_if_latest(latest, document["benchmarkId"], key, relative, document)
+    if key.completed:
+        _keep_if_latest(
+            latest, key.benchmark_id, (key.recency, key.run_id), relative, data
+        )
     return True
 
 
 def _offer_latest(latest: _Latest, relative: str, document: Any) -> None:
     """Offer a parsed document to ``latest``; ``SchemaInvalid`` if it is no
     valid run."""
-    if _offer_fast(latest, relative, document):
-        return
     entry = validate_run_summary(document)
     if entry.status is RunStatus.COMPLETED:
         key = (entry.recency, entry.run_id)
         _keep_if_latest(latest, entry.benchmark_id, key, relative, entry)
 
 
-def _quick_check(job: _Job) -> Callable[[_Latest, str, Any], bool] | None:
+def _count_stored(_latest: _Latest, _relative: str, data: bytes) -> bool:
+    return stored_record_instant(data) is not None
+
+
+def _quick_check(job: _Job) -> Callable[[_Latest, str, bytes], bool] | None:
     """For the kinds the gate reads by the hundred thousand (runs for the
-    latest one, counted shadows): ``quick(latest, relative, value)`` judges
-    ``read_json_quick``'s value of a file by a fast check whose numbers are
-    bounded as that reader needs, and offers the run or counts the record
-    when it certainly passes. ``False`` proves nothing: the file is then
-    read in full, as every file of other jobs (``None``) is."""
+    latest one, counted shadows): ``quick(latest, relative, data)`` decodes
+    a file's bytes straight into checked fields and offers the run or counts
+    the record when it certainly passes. ``False`` proves nothing: the file
+    is then read in full, as every file of other jobs (``None``) is."""
     if job.kind is StoreKind.RUNS and job.latest_only:
-        return _offer_fast
+        return _offer_stored
     if job.kind is StoreKind.SHADOWS and not job.keep:
-        return lambda _latest, _relative, value: fast_valid_shadow(value)
+        return _count_stored
     return None
 
 
@@ -251,7 +260,7 @@ def _load_chunk(job: _Job) -> _ChunkResult:
         relative = path[cut:].replace(os.sep, "/")
         try:
             data = _read_one(path)
-            if quick is not None and quick(latest, relative, read_json_quick(data)):
+            if quick is not None and quick(latest, relative, data):
                 count += 1
                 continue
             document = parse_json_document(data, what=relative)
@@ -268,7 +277,9 @@ def _load_chunk(job: _Job) -> _ChunkResult:
         valid = [
             StoredItem(
                 relative,
-                entry if isinstance(entry, RunSummary) else validate_run_summary(entry),
+                entry
+                if isinstance(entry, RunSummary)
+                else validate_run_summary(parse_json_document(entry, what=relative)),
             )
             for _, relative, entry in sorted(latest.values(), key=lambda e: e[1])
         ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 from datetime import datetime
 from typing import Any
@@ -12,13 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import SchemaInvalid
+from core.text import unstorable_values
 from evals.core import runs
+from evals.core.format_rules import NUL_ESCAPE, parse_json_document
 from evals.core.formats_types import RunStatus
 from evals.core.runs import (
     latest_completed_runs,
     run_summary_problems,
     validate_run_summary,
 )
+from evals.core.store import store_json_bytes
 from tests.json_strategies import Change, changed, changes, json_values
 
 SEED_RUN: dict[str, Any] = {
@@ -387,3 +391,91 @@ def test_fast_recency_is_completed_at_else_started_at(
     assert found is not None
     assert found == datetime.fromisoformat(recency)
     assert found == runs.validate_run_summary(document).recency
+
+
+# --- stored run files decoded straight into checked fields (msgspec) ----------
+
+_hostile = st.sampled_from(
+    ["a\x00b", "\\u0000", "\ud800", "caf\u00e9", " ", "2026-03-06T10:00:00.1234567Z"]
+    + [2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 10**30, 1e308, 1.0, True, -0.0]
+)
+_stored_changes = changes(
+    _keys,
+    _json_value
+    | _hostile
+    | st.dictionaries(st.text(max_size=3), _hostile | _json_value, max_size=2),
+)
+
+
+def _stored_bytes(document: Any, style: int) -> bytes:
+    """``document`` as a file might hold it: indented or compact, escaped
+    or UTF-8 (lone surrogates as invalid bytes), keys as given or reversed."""
+    if style & 4:
+        document = dict(reversed(list(document.items())))
+    text = json.dumps(
+        document,
+        ensure_ascii=bool(style & 1),
+        indent=None if style & 2 else 2,
+    )
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _key_of_full_read(data: bytes) -> tuple[Any, ...] | None:
+    """What the full reader makes of ``data``: the latest-run key, or
+    ``None`` when it refuses the file."""
+    try:
+        summary = validate_run_summary(parse_json_document(data, what="r.json"))
+    except SchemaInvalid:
+        return None
+    completed = summary.status is RunStatus.COMPLETED
+    return (summary.benchmark_id, completed, summary.recency, summary.run_id)
+
+
+@settings(max_examples=600)
+@given(change=_stored_changes, style=st.integers(0, 7))
+def test_stored_run_key_vouches_only_for_valid_storable_runs(
+    change: Change, style: int
+) -> None:
+    document = changed(SEED_RUN, change)
+    data = _stored_bytes(document, style)
+
+    key = runs.stored_run_key(data)
+
+    if key is not None:
+        assert tuple(key) == _key_of_full_read(data)
+    elif (
+        runs.fast_recency(document) is not None
+        and not unstorable_values(document)
+        and NUL_ESCAPE not in data
+    ):
+        pytest.fail(f"a run fast_recency takes was left to the full reader: {data!r}")
+
+
+@settings(max_examples=300)
+@given(
+    key=st.sampled_from(sorted(runs._KEYS)),
+    value=_json_value | _hostile,
+    style=st.integers(0, 7),
+)
+def test_stored_run_key_reads_duplicate_keys_as_the_full_reader(
+    key: str, value: Any, style: int
+) -> None:
+    text = _stored_bytes(SEED_RUN, style).decode()
+    data = (
+        text[: text.rindex("}")].rstrip() + f', "{key}": {json.dumps(value)}}}'
+    ).encode()
+
+    found = runs.stored_run_key(data)
+
+    if found is not None:
+        assert tuple(found) == _key_of_full_read(data)
+
+
+def test_stored_run_key_takes_what_the_store_writes() -> None:
+    data = store_json_bytes(validate_run_summary(SEED_RUN).to_wire())
+    assert runs.stored_run_key(data) == (
+        "ama-memory",
+        True,
+        datetime.fromisoformat("2026-03-06T10:02:00+00:00"),
+        "run-001",
+    )

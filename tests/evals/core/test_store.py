@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -567,6 +569,19 @@ def test_counted_only_runs_keep_no_latest_run(tmp_path: Path) -> None:
     assert contents.valid_counts.runs == 1
 
 
+@contextmanager
+def _full_reader_only() -> Iterator[None]:
+    """The store read as without orjson and msgspec: every file by
+    ``json.loads`` and the full checks."""
+    with (
+        mock.patch.object(
+            format_rules, "_read_canonical", return_value=format_rules._NO_VALUE
+        ),
+        mock.patch.object(store_reader, "_quick_check", return_value=None),
+    ):
+        yield
+
+
 def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
     """Canonical files take the orjson path; every other file the stdlib
     one. The whole store's answer is the same as the stdlib reader's."""
@@ -598,9 +613,7 @@ def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
         (tmp_path / relative).write_bytes(data)
 
     fast = load_store(tmp_path)
-    with mock.patch.object(
-        format_rules, "_read_canonical", return_value=format_rules._NO_VALUE
-    ):
+    with _full_reader_only():
         slow = load_store(tmp_path)
 
     assert fast == slow
@@ -664,12 +677,7 @@ def test_the_gate_reads_a_store_the_same_without_orjson(tmp_path: Path) -> None:
         (tmp_path / relative).write_bytes(data)
 
     fast = _gate_read(tmp_path)
-    with (
-        mock.patch.object(
-            format_rules, "_read_canonical", return_value=format_rules._NO_VALUE
-        ),
-        mock.patch.object(store_reader, "read_json_quick", return_value=None),
-    ):
+    with _full_reader_only():
         slow = _gate_read(tmp_path)
 
     assert fast == slow
