@@ -55,6 +55,7 @@ from evals.core.store_writer import EvalStore
 from evals.examples import example_shadow_record  # noqa: E402
 
 TARGET_S = 5.0
+FLOOR_RATIO_TARGET = 1.5  # the gate in 1 process, CPU, against the read floor
 
 
 def _write(path: str, document: dict[str, object]) -> None:
@@ -233,36 +234,59 @@ def bench_gate(args: argparse.Namespace) -> None:
             "stdlib anchor (open()+read+json.loads of both stores, 1 process): "
             f"wall {anchor.wall:.2f} s, cpu {anchor.cpu:.2f} s"
         )
-        floor = read_floor([base, candidate])
+        floors = [read_floor([base, candidate])]
+        timings = [
+            (
+                label,
+                snapshot_id,
+                workers,
+                *time_gate(base, candidate, workers, snapshot_id),
+            )
+            for label, snapshot_id in (("stores", None), ("snapshot", "required-main"))
+            for workers in sorted({1, args.workers})
+        ]
+        # Read again after the gate: the first read of freshly built stores
+        # can cost more than later ones, which would flatter the ratios. The
+        # cheaper of the two is the floor.
+        floors.append(read_floor([base, candidate]))
+        floor = min(floors, key=lambda timing: timing.cpu)
         print(
-            "read floor (os.open+os.read+orjson.loads of both stores, 1 process): "
+            "read floor (os.open+os.read+orjson.loads of both stores, 1 process; "
+            "the cheaper of a read before the gate and one after): "
             f"wall {floor.wall:.2f} s, cpu {floor.cpu:.2f} s "
-            f"({anchor.cpu / floor.cpu:.2f}x less cpu than the stdlib anchor)"
+            f"({anchor.cpu / floor.cpu:.2f}x less cpu than the stdlib anchor; "
+            f"the two reads: cpu {floors[0].cpu:.2f} s, {floors[1].cpu:.2f} s)"
         )
         best = math.inf
-        for label, snapshot_id in (("stores", None), ("snapshot", "required-main")):
-            for workers in sorted({1, args.workers}):
-                timing, verdict = time_gate(base, candidate, workers, snapshot_id)
-                if snapshot_id is None:
-                    best = min(best, timing.wall)
-                cpu = (
-                    f"cpu {timing.cpu:.2f} s = {timing.cpu / floor.cpu:.2f}x floor cpu"
-                    if workers == 1
-                    else f"parent cpu {timing.cpu:.2f} s + workers cpu "
-                    f"{timing.workers_cpu:.2f} s = "
-                    f"{(timing.cpu + timing.workers_cpu) / floor.cpu:.2f}x floor cpu"
-                )
-                print(
-                    f"gate, {label} mode, {workers} process(es): wall {timing.wall:.2f} s "
-                    f"= {timing.wall / floor.wall:.2f}x floor wall "
-                    f"({timing.wall / TARGET_S:.2f}x the {TARGET_S:.0f} s target), {cpu}; "
-                    f"compared={verdict.compared_benchmarks}, passed={verdict.passed}"
-                )
+        one_process_ratio = math.inf
+        for label, snapshot_id, workers, timing, verdict in timings:
+            if snapshot_id is None:
+                best = min(best, timing.wall)
+                if workers == 1:
+                    one_process_ratio = timing.cpu / floor.cpu
+            cpu = (
+                f"cpu {timing.cpu:.2f} s = {timing.cpu / floor.cpu:.2f}x floor cpu"
+                if workers == 1
+                else f"parent cpu {timing.cpu:.2f} s + workers cpu "
+                f"{timing.workers_cpu:.2f} s = "
+                f"{(timing.cpu + timing.workers_cpu) / floor.cpu:.2f}x floor cpu"
+            )
+            print(
+                f"gate, {label} mode, {workers} process(es): wall {timing.wall:.2f} s "
+                f"= {timing.wall / floor.wall:.2f}x floor wall "
+                f"({timing.wall / TARGET_S:.2f}x the {TARGET_S:.0f} s target), {cpu}; "
+                f"compared={verdict.compared_benchmarks}, passed={verdict.passed}"
+            )
         print(
             f"gate time (stores mode, best wall): {best:.2f} s vs target "
             f"{TARGET_S:.0f} s: ratio {best / TARGET_S:.2f} "
             f"({'within' if best < TARGET_S else 'OVER'} target); "
             f"{best / floor.wall:.2f}x the read floor's wall"
+        )
+        print(
+            f"gate cpu (stores mode, 1 process): {one_process_ratio:.2f}x the read "
+            f"floor's cpu vs target {FLOOR_RATIO_TARGET}x "
+            f"({'within' if one_process_ratio <= FLOOR_RATIO_TARGET else 'OVER'} target)"
         )
     finally:
         if args.dir is None:
