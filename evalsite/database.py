@@ -15,8 +15,30 @@ from typing import Any
 
 import dj_database_url
 
+from evalsite.env import env_bool, env_int, env_secret
+
 # Runs of a statement on one connection before psycopg prepares it.
 PREPARE_THRESHOLD = 5
+
+
+def default_database(var_dir: Path) -> dict[str, Any]:
+    """The entry the environment asks for: the database at ``DATABASE_URL``
+    (read like every secret, from ``NAME`` or ``NAME_FILE``: URLs carry
+    passwords), else the embedded SQLite file under ``var_dir``.
+    ``DB_CONN_MAX_AGE`` (60) is how many seconds a request's or task's
+    connection is kept for the next one; ``DB_PREPARED_STATEMENTS`` (on) is
+    turned off behind a transaction-pooling proxy that keeps no prepared
+    statements (``url_database``)."""
+    conn_max_age = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
+    url = env_secret("DATABASE_URL")
+    if url:
+        return url_database(
+            url,
+            conn_max_age=conn_max_age,
+            prepared_statements=env_bool("DB_PREPARED_STATEMENTS", True),
+        )
+    # Shared by web, worker and beat.
+    return sqlite_database(var_dir / "evalsite.sqlite3", conn_max_age=conn_max_age)
 
 
 def url_database(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.utils.csp import CSP
 
 from evalsite.celery import beat_schedule, broker_transport_options
-from evalsite.database import sqlite_database, url_database
+from evalsite.database import default_database
 from evalsite.env import (
     BASE_DIR,
     env_bool,
@@ -95,27 +95,9 @@ TEMPLATES = [
 
 # --- Database: SQLite under var/ unless DATABASE_URL is set ------------------
 
-# URLs may carry passwords: like every secret, read from NAME or NAME_FILE.
-DATABASE_URL = env_secret("DATABASE_URL")
-# Seconds a request's or task's database connection is kept for the next one.
-DB_CONN_MAX_AGE = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
-if DATABASE_URL:
-    DATABASES = {
-        "default": url_database(
-            DATABASE_URL,
-            conn_max_age=DB_CONN_MAX_AGE,
-            # Off behind a transaction-pooling proxy that keeps no prepared
-            # statements (evalsite/database.py).
-            prepared_statements=env_bool("DB_PREPARED_STATEMENTS", True),
-        )
-    }
-else:
-    # Shared by web, worker and beat (evalsite/database.py).
-    DATABASES = {
-        "default": sqlite_database(
-            VAR_DIR / "evalsite.sqlite3", conn_max_age=DB_CONN_MAX_AGE
-        )
-    }
+# DATABASE_URL (a secret: URLs carry passwords), DB_CONN_MAX_AGE and
+# DB_PREPARED_STATEMENTS are read in evalsite/database.py.
+DATABASES = {"default": default_database(VAR_DIR)}
 
 # --- Auth --------------------------------------------------------------------
 
