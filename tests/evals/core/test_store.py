@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -582,6 +582,19 @@ def _full_reader_only() -> Iterator[None]:
         yield
 
 
+def _read_both_ways(
+    root: Path, files: dict[str, bytes], read: Callable[[Path], Any]
+) -> Any:
+    """Add ``files`` to the store at ``root`` and read it with the fast
+    readers and with the full reader only; both answers must be equal."""
+    for relative, data in files.items():
+        (root / relative).write_bytes(data)
+    fast = read(root)
+    with _full_reader_only():
+        assert read(root) == fast
+    return fast
+
+
 def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
     """Canonical files take the orjson path; every other file the stdlib
     one. The whole store's answer is the same as the stdlib reader's."""
@@ -609,14 +622,8 @@ def test_a_store_reads_the_same_without_orjson(tmp_path: Path) -> None:
             {**SHADOW, "traceId": "small", "durationMs": 1e-05}
         ),
     }
-    for relative, data in odd.items():
-        (tmp_path / relative).write_bytes(data)
+    fast = _read_both_ways(tmp_path, odd, load_store)
 
-    fast = load_store(tmp_path)
-    with _full_reader_only():
-        slow = load_store(tmp_path)
-
-    assert fast == slow
     assert sorted(s.item.run_id for s in fast.runs) == [
         "bom",
         "compact",
@@ -673,14 +680,8 @@ def test_the_gate_reads_a_store_the_same_without_orjson(tmp_path: Path) -> None:
         "shadow/2026-03-06/slow.json": shadow("slow", durationMs=1e300),
         "shadow/2026-03-06/top.json": shadow("top", contextChars=2**63 - 1),
     }
-    for relative, data in odd.items():
-        (tmp_path / relative).write_bytes(data)
+    fast = _read_both_ways(tmp_path, odd, _gate_read)
 
-    fast = _gate_read(tmp_path)
-    with _full_reader_only():
-        slow = _gate_read(tmp_path)
-
-    assert fast == slow
     assert sorted(s.item.run_id for s in fast.runs) == [
         "compact",
         "dup",
