@@ -10,6 +10,10 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
+from core.json_bytes import orjson_writes_alike
+
 FLOAT_PLACES = 9
 
 
@@ -30,7 +34,17 @@ def _round_floats(value: Any) -> Any:
 
 
 def canonical_json(value: Any) -> str:
-    """Serialise ``value`` canonically (sorted keys, compact, floats rounded)."""
+    """Serialise ``value`` canonically (sorted keys, compact, floats rounded).
+
+    The text is ``json.dumps`` of the rounded value; orjson writes it when
+    every float is already rounded and every value is one it writes alike
+    (most documents: a JSON body or a suite line), ~10x faster.
+    """
+    if orjson_writes_alike(value, rounded_to=FLOAT_PLACES):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+        except orjson.JSONEncodeError:
+            pass  # an int beyond 64 bits, a lone surrogate, too deep
     return json.dumps(
         _round_floats(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )

@@ -62,11 +62,15 @@ def sorted_compact_json_text(document: Any) -> str:
     return _SORTED_COMPACT.encode(document)
 
 
-def orjson_writes_alike(document: Any) -> bool:
+def orjson_writes_alike(document: Any, *, rounded_to: int | None = None) -> bool:
     """Whether orjson writes ``document`` byte for byte as ``json.dumps``
     does: a dict of plain dicts with str keys, lists, tuples, str, int,
     bool, None, and floats that ``repr`` writes without an exponent (0 or
-    1e-4 <= |x| < 1e16). Anything else goes to the standard library."""
+    1e-4 <= |x| < 1e16). Anything else goes to the standard library.
+
+    ``rounded_to``: also only when every float is already what
+    ``round(x, rounded_to)`` makes of it (the canonical JSON rounds floats).
+    """
     if type(document) is not dict:
         return False
     stack: list[Any] = [document]
@@ -84,6 +88,8 @@ def orjson_writes_alike(document: Any) -> bool:
                 continue
             if kind is float:
                 if value != 0.0 and not 1e-4 <= abs(value) < 1e16:
+                    return False
+                if rounded_to is not None and round(value, rounded_to) != value:
                     return False
             elif kind is dict or kind is list or kind is tuple:
                 stack.append(value)
