@@ -42,8 +42,22 @@ values = st.recursive(
         st.floats(allow_nan=False).map(Ratio),
         # Rounding and repr edges: already rounded or not, exponent or not.
         st.sampled_from(
-            [0.0, -0.0, 0.1, 0.123456789, 0.1234567891, 1e-4, 9.99e-5, 1e-9,
-             4e-10, 6e-10, 1e15 + 0.5, 1e16, 9007199254740993.0, 412.5]
+            [
+                0.0,
+                -0.0,
+                0.1,
+                0.123456789,
+                0.1234567891,
+                1e-4,
+                9.99e-5,
+                1e-9,
+                4e-10,
+                6e-10,
+                1e15 + 0.5,
+                1e16,
+                9007199254740993.0,
+                412.5,
+            ]
         ),
         st.integers(min_value=-(2**70), max_value=2**70),
         st.text(max_size=5),
