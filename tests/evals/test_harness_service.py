@@ -315,6 +315,23 @@ def test_ev_c4_bundle_has_summary_and_one_file_per_scenario(artifacts: Path) -> 
         assert on_disk == json_text(case.details).encode()
 
 
+def test_each_runs_directory_is_placed_where_the_filesystem_has_room(
+    artifacts: Path,
+) -> None:
+    # The directory holding a suite's runs is the top of a hierarchy for the
+    # block allocator (chattr +T), so a run's files are not made in a block
+    # group crowded by what sits beside the artifacts directory.
+    run = run_suite(SHIPPED / "smoke.jsonl")
+
+    runs_dir = Path(run.artifacts_dir)
+    flags = files.directory_flags(runs_dir.parent)
+    if flags is None:
+        pytest.skip("this filesystem keeps no inode flags (chattr)")
+    assert flags & 0x00020000
+    # Only the directory of runs: a run's own directory is made as usual.
+    assert not (files.directory_flags(runs_dir) or 0) & 0x00020000
+
+
 def test_ev_c4_scenario_files_are_synced_before_summary_is_written(
     artifacts: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

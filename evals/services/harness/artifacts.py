@@ -2,18 +2,20 @@
 
 The document itself is ``evals.core.outcomes.scenario_document``'s;
 ``artifact_bytes`` encodes it once, ``write_artifact`` puts those bytes
-under the run's bundle and ``case_record`` hands the same text to the
-recorder, so the file and the case row hold one encoding of the document;
+under the run's bundle (in the directories ``bundle_dirs_create`` made) and
+``case_record`` hands the same text to the recorder, so the file and the
+case row hold one encoding of the document;
 ``case_outcome`` reads a stored case back into its ``ScenarioOutcome``.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from evals.core.bundles import scenario_artifact_path
-from evals.core.files import json_bytes, write_bytes_atomic
+from evals.core.files import json_bytes, spread_subdirectories, write_bytes_atomic
 from evals.core.outcomes import outcome_of
 from evals.core.suite_types import (
     Scenario,
@@ -26,6 +28,21 @@ from evals.services.runs.executors import CaseRecord
 def artifact_bytes(artifact: dict[str, Any]) -> bytes:
     """The artifact as its file holds it (sorted, indented UTF-8 JSON)."""
     return json_bytes(artifact)
+
+
+def bundle_dirs_create(run: Run) -> None:
+    """Make the run's bundle directories before its first file is written.
+
+    The directory that holds the runs of a suite and profile is marked
+    ``spread_subdirectories`` first, so the filesystem places each run's
+    directory, and so its scenario files, where it has room rather than
+    beside the runs before it; where the filesystem has no such mark,
+    nothing else changes.
+    """
+    run_dir = Path(run.artifacts_dir)
+    os.makedirs(run_dir.parent, exist_ok=True)
+    spread_subdirectories(run_dir.parent)
+    os.makedirs(run_dir / "scenarios", exist_ok=True)
 
 
 def write_artifact(run: Run, scenario: Scenario, encoded: bytes) -> None:

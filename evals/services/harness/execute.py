@@ -35,6 +35,7 @@ from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
 from evals.services.harness.artifacts import (
     artifact_bytes,
+    bundle_dirs_create,
     case_record,
     write_artifact,
 )
@@ -65,7 +66,9 @@ class SuiteExecutor(BaseCaseExecutor):
         return [s.scenario_id for s in suite.scenarios]
 
     def prepare(self, run: Run) -> RunContext:
-        return run_context(run)
+        context = run_context(run)
+        bundle_dirs_create(run)
+        return context
 
     def started(self, run: Run) -> None:
         # EV-C6: the run's mode, once, when it starts running.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import itertools
 import json
 import os
@@ -530,3 +531,55 @@ def test_the_c_librarys_syncfs_is_found_and_reports_failures(tmp_path: Path) -> 
     with pytest.raises(OSError, match="^\\[Errno 9\\] syncfs: ") as failure:
         syncfs(fd)
     assert failure.value.errno == errno.EBADF
+
+
+TOPDIR = 0x00020000
+
+
+def test_spread_subdirectories_marks_the_directory_top_of_a_hierarchy(
+    tmp_path: Path,
+) -> None:
+    before = files.directory_flags(tmp_path)
+    if before is None:
+        pytest.skip("this filesystem keeps no inode flags (chattr)")
+    assert not before & TOPDIR
+
+    assert files.spread_subdirectories(tmp_path) is True
+    assert files.spread_subdirectories(tmp_path) is True
+
+    # The flag is added; every other flag stays as it was.
+    assert files.directory_flags(tmp_path) == before | TOPDIR
+    (tmp_path / "run").mkdir()
+    run_flags = files.directory_flags(tmp_path / "run")
+    assert run_flags is not None and not run_flags & TOPDIR
+
+
+def test_spread_subdirectories_changes_nothing_where_there_is_no_such_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert files.spread_subdirectories(tmp_path / "missing") is False
+
+    def unsupported(*args: Any) -> None:
+        raise OSError(errno.ENOTTY, "Inappropriate ioctl for device")
+
+    monkeypatch.setattr(fcntl, "ioctl", unsupported)
+    assert files.spread_subdirectories(tmp_path) is False
+
+    monkeypatch.setattr(files, "_flag_requests", lambda: None)
+    assert files.spread_subdirectories(tmp_path) is False
+
+
+def test_flag_requests_are_linuxs_fs_ioc_getflags_and_setflags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(files.sys, "platform", "linux")
+    monkeypatch.setattr(
+        files.os, "uname", lambda: os.uname_result(("Linux", "h", "6", "1", "x86_64"))
+    )
+    assert files._flag_requests() == (0x80086601, 0x40086602)
+    monkeypatch.setattr(
+        files.os, "uname", lambda: os.uname_result(("Linux", "h", "6", "1", "ppc64le"))
+    )
+    assert files._flag_requests() is None
+    monkeypatch.setattr(files.sys, "platform", "darwin")
+    assert files._flag_requests() is None
