@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import logging.config
 import os
 import time
 from datetime import timedelta
@@ -116,7 +115,9 @@ def beat_schedule(
 def configure_logging(**kwargs: Any) -> None:
     from django.conf import settings
 
-    logging.config.dictConfig(settings.LOGGING)
+    from evalsite.logging import configure
+
+    configure(settings.LOGGING)
 
 
 @app.on_after_configure.connect

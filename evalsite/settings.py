@@ -421,6 +421,7 @@ LOG_REPEAT_WINDOW_S = env_int("LOG_REPEAT_WINDOW_S", 60, minimum=0)
 LOGGING = build_logging(
     level=LOG_LEVEL, fmt=LOG_FORMAT, repeat_window_s=LOG_REPEAT_WINDOW_S
 )
+LOGGING_CONFIG = "evalsite.logging.configure"
 
 # --- Demo --------------------------------------------------------------------
 
