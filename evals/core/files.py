@@ -178,8 +178,9 @@ def spread_subdirectories(directory: Path | str) -> bool:
 
     For a directory whose subdirectories are unrelated to one another (one
     per run). Files are made in their own directory's block group; in a
-    group crowded by what sits beside the parent (a checkout, a virtualenv)
-    each new file can cost tens of times more kernel time to create.
+    group where many files were just deleted (an earlier run's, a test
+    run's) each new file was seen to cost tens of times more kernel time to
+    create for seconds afterwards (ext4 with online discard).
 
     True when the flag is set (now or before); False where the filesystem,
     the platform or the permissions have no such flag: then nothing changed
