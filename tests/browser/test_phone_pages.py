@@ -1,6 +1,7 @@
 """Pages at phone width in a real Chromium: the compare metrics table says
-it scrolls and does scroll inside its box; a recorded run's page, the
-manifest format and the agent list fit the screen; every page has its icon."""
+it scrolls and does scroll inside its box, and the charts show no tool bar
+over their titles; a recorded run's page, the manifest format and the agent
+list fit the screen; every page has its icon."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def test_phone_width_pages_fit_and_the_metrics_table_says_it_scrolls(
     wrap = page.locator(".table-wrap:has(table.metrics)").first
     assert wrap.evaluate("box => box.scrollWidth > box.clientWidth")
     assert not page_overflows(page)
+    # The chart's tool bar would sit over its title on a phone: left out.
+    bar = page.locator(".js-plotly-plot .modebar-container").first
+    bar.wait_for(state="attached")
+    assert bar.evaluate("bar => getComputedStyle(bar).display") == "none"
 
     for path in (
         "/evals/runs/pr-1/",
