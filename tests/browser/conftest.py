@@ -1,7 +1,10 @@
 """Browser tests: Playwright for Python driving Debian's Chromium, headless.
 
-Never a downloaded browser: ``/usr/bin/chromium`` (``.ci/run`` installs it
-with apt when it is missing). Playwright's sync API runs an event loop in
+Never a downloaded browser: ``/usr/bin/chromium`` (``EVALSITE_CHROMIUM``
+names another; ``.ci/run`` installs Debian's with apt when it is missing).
+Without one these tests skip with the reason, folded into one line by
+``-rs``; in CI (``CI=true``) a missing browser fails every one of them, so
+they never silently vanish there. Playwright's sync API runs an event loop in
 the test thread, so Django's async-safety check is switched off for these
 tests; the live server runs in its own thread against the same test
 database (``transactional_db``), so data made here is seen there.
@@ -20,7 +23,8 @@ from django.conf import settings
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("EVALSITE_CHROMIUM") or "/usr/bin/chromium")
+IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -68,14 +72,33 @@ WATCH_PROGRESS = """
 """
 
 
+def chromium_missing() -> str | None:
+    """Why the browser tests cannot run here, with how to run them; None
+    when Chromium is there."""
+    if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
+        return None
+    return (
+        f"no Chromium at {CHROMIUM}; to run the browser tests: "
+        "apt-get install -y chromium (or EVALSITE_CHROMIUM=/path/to/chromium), "
+        "then .venv/bin/pytest tests/browser"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before any fixture (no test database, no live server) is set up."""
+    uses_browser = "browser" in getattr(item, "fixturenames", ())
+    if item.get_closest_marker("browser") is None and not uses_browser:
+        return
+    reason = chromium_missing()
+    if reason is None:
+        return
+    if IN_CI:
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            "browser tests need Debian's chromium at /usr/bin/chromium "
-            "(apt-get install -y chromium; .ci/run does it)",
-            pytrace=False,
-        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
