@@ -91,6 +91,13 @@ class GridworldEnv(gymnasium.Env[ObsDict, np.int64]):
     ) -> tuple[ObsDict, float, bool, bool, dict[str, Any]]:
         if self._episode is None or self._episode.done:
             raise RuntimeError("call reset() before step()")
+        if not self.action_space.contains(action):
+            # Gymnasium's convention: an action outside the space is an error,
+            # never silently mapped (-1 would index Stay).
+            raise ValueError(
+                f"action {action!r} is not in the action space {self.action_space} "
+                "(0 N, 1 S, 2 E, 3 W, 4 Stay)"
+            )
         episode = self._episode
         receipt = episode.step(ACTIONS[int(action)])
         x, y = receipt["position"]

@@ -50,6 +50,7 @@ class EpisodeBatch(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "episode batches"
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(episodes__gte=1), name="gridworld_batch_episodes_min"

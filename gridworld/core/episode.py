@@ -37,6 +37,7 @@ from gridworld.core.kernel import (
 )
 from gridworld.core.metrics import episode_metrics
 from gridworld.core.proposers import make_proposer
+from gridworld.core.types import ACTIONS, GridworldError
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
@@ -55,6 +56,16 @@ class EpisodeConfig:
     kernel: KernelParams = field(default_factory=KernelParams)
     initial_memory: str = ""
     actions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # An action outside N, S, E, W, Stay would be played as Stay and the
+        # receipt then refused by replay: refuse it here instead.
+        for index, action in enumerate(self.actions):
+            if action not in ACTIONS:
+                raise GridworldError(
+                    f"actions[{index}]",
+                    f"unknown action {action!r}: actions must be N, S, E, W or Stay",
+                )
 
     def as_dict(self) -> dict[str, Any]:
         grid = self.map

@@ -7,7 +7,10 @@ import logging
 import zlib
 from typing import Any
 
-from gridworld.core.replay import Verification, replay_verify
+from core.errors import SchemaInvalid, SchemaProblem
+from gridworld.core.episode import SCHEMA_VERSION
+from gridworld.core.replay import Verification, config_from_receipt, replay_verify
+from gridworld.core.types import GridworldError
 from gridworld.models import Episode
 
 logger = logging.getLogger(__name__)
@@ -24,12 +27,32 @@ def episode_receipt_bytes(episode: Episode) -> bytes:
     return zlib.decompress(bytes(episode.receipt_gz))
 
 
+def receipt_check(document: Any) -> None:
+    """Refuse a receipt whose config cannot be replayed at all (an action
+    outside N, S, E, W, Stay, a missing map...): that is bad input, not a
+    divergence. Raises ``SchemaInvalid`` naming the field and the reason."""
+    if not isinstance(document, dict) or document.get("schema_version") != (
+        SCHEMA_VERSION
+    ):
+        return
+    try:
+        config_from_receipt(document)
+    except GridworldError as error:
+        raise SchemaInvalid(
+            "the receipt's config cannot be replayed",
+            problems=[SchemaProblem(error.field, "invalid", error.message)],
+        ) from error
+
+
 def receipt_verify(document: Any, *, source: str = "upload") -> Verification:
     """Replay ``document`` and log the verdict.
 
-    Logs ``[Gridworld] receipt_verified run_id=<ID> verified=<true|false>
-    steps=<N>`` and, on a divergence, ``step=<S> field=<F>``.
+    ``receipt_check`` first: an unusable config raises ``SchemaInvalid`` and
+    is not logged as a verification. Logs ``[Gridworld] receipt_verified
+    run_id=<ID> verified=<true|false> steps=<N>`` and, on a divergence,
+    ``step=<S> field=<F>``.
     """
+    receipt_check(document)
     verification = replay_verify(document)
     divergence = verification.divergence
     if divergence is None:

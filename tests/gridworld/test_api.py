@@ -128,3 +128,26 @@ def test_unknown_batch_is_404(client: APIClient) -> None:
     assert (
         client.get("/api/gridworld/batches/999/episodes/0/receipt").status_code == 404
     )
+
+
+def test_verify_answers_400_for_a_receipt_whose_actions_are_not_in_the_space(
+    client: APIClient, caplog: Any
+) -> None:
+    from gridworld.core.episode import EpisodeConfig, run_episode
+    from gridworld.core.grid import standard_layout
+
+    config = EpisodeConfig(
+        map=standard_layout("simple"), seed=3, proposer="external", actions=("E", "S")
+    )
+    receipt = run_episode(config).receipt
+    receipt["config"]["actions"] = ["E", "Jump"]
+    caplog.set_level("INFO", logger="gridworld")
+    response = client.post("/api/gridworld/verify", receipt, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == (
+        "the receipt's config cannot be replayed"
+    )
+    assert error_fields(response) == {
+        "$.config.actions": ["actions must be N, S, E, W or Stay"]
+    }
+    assert "receipt_verified" not in caplog.text

@@ -59,11 +59,19 @@ def test_verify_exit_codes_for_a_divergence_and_an_unreadable_file(
     )
     path = tmp_path / "episode-0.json"
     receipt = json.loads(path.read_text())
+    original = receipt["steps"][5]["gridworld_state_hash"]
     receipt["steps"][5]["gridworld_state_hash"] = "0" * 64
     path.write_text(json.dumps(receipt))
     _, err, code = run("gridworld_verify", str(path))
     assert code == 1
     assert "diverges at step 5, field gridworld_state_hash" in err
+    receipt["steps"][5]["gridworld_state_hash"] = original
+    receipt["chain_head"] = "f" * 64
+    path.write_text(json.dumps(receipt))
+    _, err, code = run("gridworld_verify", str(path))
+    assert code == 1
+    assert "diverges in the run receipt, field chain_head" in err
+    assert "config" not in err
     path.write_bytes(b"\xff{")
     _, err, code = run("gridworld_verify", str(path))
     assert code == 2
@@ -108,3 +116,24 @@ def test_run_without_wait_queues_the_batch(django_capture_on_commit_callbacks) -
         f"batch {batch.pk} queued as run {batch.run.run_id} (3 episodes)"
     )
     assert len(callbacks) == 1
+
+
+def test_verify_exits_2_for_a_receipt_whose_actions_are_not_in_the_space(
+    tmp_path: Path,
+) -> None:
+    from gridworld.core.episode import EpisodeConfig, run_episode
+    from gridworld.core.grid import standard_layout
+
+    config = EpisodeConfig(
+        map=standard_layout("simple"), seed=3, proposer="external", actions=("E",)
+    )
+    receipt = run_episode(config).receipt
+    receipt["config"]["actions"] = [-1]
+    path = tmp_path / "receipt.json"
+    path.write_text(json.dumps(receipt))
+    _, err, code = run("gridworld_verify", str(path))
+    assert code == 2
+    assert err == (
+        f"{path}: the receipt's config cannot be replayed: "
+        "config.actions: actions must be N, S, E, W or Stay"
+    )

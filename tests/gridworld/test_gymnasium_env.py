@@ -73,3 +73,15 @@ def test_receipt_of_an_episode_stopped_early_covers_the_steps_played() -> None:
     assert len(receipt["steps"]) == 10
     assert receipt["config"]["max_steps"] == 10
     assert replay_verify(receipt).ok
+
+
+@pytest.mark.parametrize("action", [-1, 5, 2.0, "N"])
+def test_step_refuses_an_action_outside_the_space(action: object) -> None:
+    env = GridworldEnv(CORRIDOR, shield=True)
+    env.reset(seed=1)
+    env.step(2)
+    with pytest.raises(ValueError, match=r"is not in the action space Discrete\(5\)"):
+        env.step(action)  # type: ignore[arg-type]
+    receipt = env.receipt()
+    assert [s["action_taken"] for s in receipt["steps"]] == ["E"]
+    assert replay_verify(receipt).ok

@@ -174,6 +174,15 @@ def test_admin_lists_batches_and_episodes_read_only(
     assert client.get("/admin/gridworld/episodebatch/add/").status_code == 403
 
 
+def test_admin_names_episode_batches_in_plain_english(
+    client: Any, staff: Any, batch: EpisodeBatch
+) -> None:
+    client.force_login(staff)
+    html = client.get("/admin/").content.decode()
+    assert ">Episode batches</a>" in html
+    assert "batchs" not in html.lower()
+
+
 def test_the_benchmark_page_calls_a_batch_a_gridworld_batch(
     owner_client: Any, batch: EpisodeBatch
 ) -> None:

@@ -1,7 +1,8 @@
 """``manage.py gridworld_verify RECEIPT.json``: replay a receipt offline.
 
 Exit codes: 0 verified, 1 divergence (the first divergent step and field are
-printed), 2 unreadable (not a file, not UTF-8 JSON).
+printed), 2 unreadable (not a file, not UTF-8 JSON) or a config that cannot be
+replayed (the field and the reason are printed).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from core.errors import SchemaInvalid
 
 EXIT_DIVERGED = 1
 EXIT_UNREADABLE = 2
@@ -33,7 +36,13 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{path}: unreadable receipt: {exc}", returncode=EXIT_UNREADABLE
             ) from exc
-        verification = receipt_verify(document, source="cli")
+        try:
+            verification = receipt_verify(document, source="cli")
+        except SchemaInvalid as exc:
+            reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
+            raise CommandError(
+                f"{path}: {exc.message}: {reasons}", returncode=EXIT_UNREADABLE
+            ) from exc
         divergence = verification.divergence
         if divergence is None:
             self.stdout.write(
@@ -41,9 +50,15 @@ class Command(BaseCommand):
                 f"({verification.steps_checked} steps replayed exactly)"
             )
             return
-        where = "config" if divergence.step is None else f"step {divergence.step}"
+        # A divergence outside the steps (step None) is a top-level field of
+        # the run receipt: config.seed, drift_schedule, chain_head, metrics...
+        where = (
+            "in the run receipt"
+            if divergence.step is None
+            else f"at step {divergence.step}"
+        )
         raise CommandError(
-            f"{path}: diverges at {where}, field {divergence.field}: "
+            f"{path}: diverges {where}, field {divergence.field}: "
             f"expected {json.dumps(divergence.expected)}, "
             f"got {json.dumps(divergence.got)}",
             returncode=EXIT_DIVERGED,
