@@ -32,7 +32,7 @@ BENCHMARKS_READ: Final = "benchmarks:read"
 BENCHMARKS_WRITE: Final = "benchmarks:write"
 BENCHMARKS_REPLACE: Final = "benchmarks:replace"
 BASELINES_WRITE: Final = "baselines:write"
-# Any valid key: who am I, the API schema.
+# Any valid key: who am I, and the public API description.
 ANY_KEY: Final = ""
 
 SCOPES: Final = (
@@ -50,7 +50,10 @@ IMPLIED: Final = {
 }
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
-_ANY_KEY_PATHS: Final = ("/api/whoami", "/api/schema/")
+# Public: the OpenAPI schema and its Swagger UI describe operations, never
+# data, so they answer without a key or login (a key of any scope is accepted).
+PUBLIC_PATHS: Final = ("/api/schema/", "/api/docs/")
+_ANY_KEY_PATHS: Final = ("/api/whoami", *PUBLIC_PATHS)
 _STREAM_PREFIXES: Final = ("/api/cognitive-stream/", "/api/tasks")
 _BENCHMARK_PREFIXES: Final = (
     "/api/benchmarks/",
