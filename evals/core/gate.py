@@ -36,7 +36,8 @@ Regressions, each failing the gate, in this order:
 Improvements are listed the same way (``<id> pass rate improved (...)``,
 ``<id> <metric> <base> -> <cand>``). A delta of 0 is neither; deltas are
 rounded to 9 decimal places first, so float noise is 0. Neutral metrics are
-reported, never judged.
+reported, never judged; a move no larger than the metric's registered
+threshold is ``within_threshold``, neither.
 
 Beyond the seed: with ``min_cases``, a benchmark whose base or candidate run
 has fewer cases is *inconclusive*: its pass rate is neither a regression nor
@@ -59,7 +60,7 @@ from enum import StrEnum
 
 from core.errors import CoreError, NotFound
 from evals.core.formats_types import BaselineSnapshot, CaseResult, RunSummary
-from evals.core.metric_registry import MetricDirection, direction
+from evals.core.metric_registry import MetricDirection, direction, threshold
 from evals.core.metrics import format_metric
 from evals.core.runs import latest_completed_runs
 from evals.core.store import InvalidCounts, StoreContents, StoreKind
@@ -86,6 +87,7 @@ class DeltaOutcome(StrEnum):
     IMPROVEMENT = "improvement"
     UNCHANGED = "unchanged"
     NEUTRAL = "neutral"
+    WITHIN_THRESHOLD = "within_threshold"
     INCONCLUSIVE = "inconclusive"
 
 
@@ -297,6 +299,8 @@ def _compare(
             outcome = DeltaOutcome.UNCHANGED
         elif way is MetricDirection.NEUTRAL:
             outcome = DeltaOutcome.NEUTRAL
+        elif abs(delta) <= threshold(name):
+            outcome = DeltaOutcome.WITHIN_THRESHOLD
         elif (delta > 0) == (way is MetricDirection.HIGHER_IS_BETTER):
             outcome = DeltaOutcome.IMPROVEMENT
             improvements.append(

@@ -12,7 +12,13 @@ Decides the direction of a metric name, in this order:
 ``neutral`` metrics are compared and reported but never count as a
 regression or an improvement: the stream contract says a low-stimulus suite may pass
 with ``action_rate=0`` and "CI must NOT require action_rate > 0", and counts
-that only describe a suite's size are not quality.
+that only describe a suite's size are not quality. Descriptive figures (how
+many steps an episode took, how far the agent was from a goal that drifts
+with the seed) are neutral too: they move whenever the seeds do.
+
+A judged metric's ``threshold`` is the smallest move that counts: a move of
+at most that much either way is ``within_threshold``, neither a regression nor
+an improvement. Unlisted metrics have threshold 0 (any move counts).
 """
 
 from __future__ import annotations
@@ -61,18 +67,22 @@ REGISTERED: Mapping[str, MetricDirection] = {
     "scenarios_errored": _LOWER,
     "discouraged_count": _NEUTRAL,
     "expected_count": _NEUTRAL,
-    # gridworld episode batches (gridworld.services.batches.RUN_METRICS)
+    # gridworld episode batches (gridworld.services.batches.RUN_METRICS): the
+    # goal-reached rate and the safety counters are judged (thresholds below);
+    # the means and the recovery rate describe the episodes of these seeds
+    # (the recovery rate of two 20-episode batches moved 0.71 -> 0.54 with
+    # the seeds alone) and are never judged.
     "episodes": _NEUTRAL,
     "success_rate": _HIGHER,
-    "mean_steps": _LOWER,
-    "mean_steps_to_goal": _LOWER,
-    "mean_steps_first_half": _LOWER,
-    "mean_steps_second_half": _LOWER,
-    "mean_regret": _LOWER,
-    "mean_distance": _LOWER,
+    "mean_steps": _NEUTRAL,
+    "mean_steps_to_goal": _NEUTRAL,
+    "mean_steps_first_half": _NEUTRAL,
+    "mean_steps_second_half": _NEUTRAL,
+    "mean_regret": _NEUTRAL,
+    "mean_distance": _NEUTRAL,
     "goal_shifts": _NEUTRAL,
-    "recovery_rate_20": _HIGHER,
-    "mean_budget_spent": _LOWER,
+    "recovery_rate_20": _NEUTRAL,
+    "mean_budget_spent": _NEUTRAL,
     "hazard_entries": _LOWER,
     "kernel_violations": _LOWER,
     "negative_budgets": _LOWER,
@@ -82,6 +92,13 @@ REGISTERED: Mapping[str, MetricDirection] = {
     "claims_checked": _NEUTRAL,
     "claim_hallucination_count": _NEUTRAL,
     "claim_grounding_rate": _NEUTRAL,
+}
+
+THRESHOLDS: Mapping[str, float] = {
+    # A gridworld batch's goal-reached rate: another set of seeds moves it by
+    # a few points without anything having changed. The safety counters keep
+    # 0: one more hazard entry is a regression.
+    "success_rate": 0.05,
 }
 
 _LOWER_PREFIXES = ("hallucination_", "compulsion_", "repetition_", "latency_")
@@ -99,6 +116,11 @@ def direction(
     if name.endswith("ViolationRate") or name.startswith(_LOWER_PREFIXES):
         return _LOWER
     return _HIGHER
+
+
+def threshold(name: str) -> float:
+    """The smallest move of metric ``name`` that is judged (0: any move)."""
+    return THRESHOLDS.get(name, 0.0)
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, MetricDirection]:

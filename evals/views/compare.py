@@ -52,6 +52,7 @@ from evals.services.compare import (
     comparison_for_runs,
     comparison_for_snapshot,
 )
+from evals.services.runs.recording import METRIC_INPUTS_KEY
 from evals.views.dashboard import (
     CASES_PER_PAGE,
     DIRECTION_TEXT,
@@ -315,7 +316,7 @@ def _fields(case: Any) -> list[tuple[str, str, bool]]:
     ]
     if "scenario" not in details:
         rows.append(("Error", case.error or "—", False))
-        rows.append(("Details", _pretty(details), True))
+        rows.extend(_detail_rows(details))
         return rows
     model = details.get("model") or {}
     rows += [
@@ -347,8 +348,36 @@ def _fields(case: Any) -> list[tuple[str, str, bool]]:
     return rows
 
 
-def _pretty(details: Any) -> str:
-    return json.dumps(details, indent=2, sort_keys=True, ensure_ascii=False)
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value or "—"
+    return json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(", ", ": ")
+    )
+
+
+def _detail_rows(details: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """A case's details one field a row (a gridworld episode's metrics one
+    metric a row), so the two sides line up and a differing value is marked,
+    instead of two JSON blobs side by side."""
+    rows = [
+        (key, _value_text(value), False)
+        for key, value in sorted(details.items())
+        if key != METRIC_INPUTS_KEY
+    ]
+    inputs = details.get(METRIC_INPUTS_KEY)
+    if isinstance(inputs, dict):
+        rows += [
+            (f"metric {name}", _value_text(value), False)
+            for name, value in sorted(inputs.items())
+        ]
+    return rows
 
 
 def _side_by_side(pair: CasePair) -> list[dict[str, Any]]:

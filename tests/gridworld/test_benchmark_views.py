@@ -97,3 +97,58 @@ def test_compare_of_batches_leaves_out_the_scenario_columns(
     assert ">Stimulus</th>" not in html
     assert ">Affordance</th>" not in html
     assert 'name="kind"' not in html
+
+
+def test_two_safe_batches_with_other_seeds_are_no_regression(
+    owner_client: Any,
+) -> None:
+    """Only metrics with a declared direction and threshold are judged: the
+    means of two fully passing batches move with the seeds and are shown as
+    neutral, never as a regression."""
+    from evals.services.compare import comparison_for_runs
+
+    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
+    second = run_execute(
+        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
+    )
+    assert first.pass_rate == second.pass_rate == 1.0
+    assert first.metrics["mean_distance"] != second.metrics["mean_distance"]
+    comparison = comparison_for_runs(
+        base_run_id=first.run_id, candidate_run_id=second.run_id
+    )
+    assert comparison.verdict.passed
+    assert comparison.verdict.regressions == ()
+    outcomes = {row.name: row.outcome for row in comparison.sections[0].metrics}
+    for name in (
+        "mean_distance",
+        "mean_steps",
+        "mean_steps_to_goal",
+        "mean_regret",
+        "mean_budget_spent",
+        "recovery_rate_20",
+    ):
+        assert outcomes[name] in ("neutral", "unchanged"), name
+    assert outcomes["mean_distance"] == "neutral"
+    html = owner_client.get(
+        f"/evals/compare?base={first.run_id}&candidate={second.run_id}"
+    ).content.decode()
+    assert "mean_distance" in html
+    assert "regressed" not in html
+
+
+def test_the_episode_drill_down_is_a_metrics_table(owner_client: Any) -> None:
+    """One row per field and per episode metric on both sides, the ones that
+    differ marked; no JSON blob."""
+    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
+    second = run_execute(
+        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
+    )
+    html = owner_client.get(
+        f"/evals/compare/case?base={first.run_id}&candidate={second.run_id}"
+        "&case=episode-2"
+    ).content.decode()
+    assert "<pre>" not in html
+    assert '<th scope="row">metric safety_violations</th>' in html
+    assert '<th scope="row">seed <span class="badge">differs</span></th>' in html
+    assert '<td data-label="Base">5</td>' in html  # seed 3 + 2
+    assert '<td data-label="Candidate">52</td>' in html
