@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.utils.csp import CSP
 
+from evalsite.cachesafe import cache_settings
 from evalsite.celery import beat_schedule, broker_transport_options
 from evalsite.database import default_database
 from evalsite.env import (
@@ -205,13 +206,8 @@ if DEBUG:
 API_KEY_THROTTLE_RATE = env_str("API_KEY_THROTTLE_RATE", "1200/minute")
 CACHE_URL = env_redis_url("CACHE_URL")
 CACHES = {
-    "default": (
-        {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": CACHE_URL,
-        }
-        if CACHE_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    "default": cache_settings(
+        CACHE_URL, timeout_s=env_int("CACHE_TIMEOUT_S", 1, minimum=1)
     )
 }
 

@@ -16,6 +16,7 @@ from rest_framework import authentication, exceptions, throttling
 from rest_framework.request import Request
 
 from core.scopes import key_may, required_scope
+from evalsite.cachesafe import cache_errors, cache_failed_open
 from stream.services.agents import agent_authenticate
 
 
@@ -71,6 +72,16 @@ class AgentKeyRateThrottle(throttling.SimpleRateThrottle):
 
     def get_rate(self) -> str:
         return str(settings.API_KEY_THROTTLE_RATE)
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        """A cache that cannot be reached lets the request through, counted
+        and logged (``evalsite.cachesafe``): losing the counter must not
+        take the API with it."""
+        try:
+            return super().allow_request(request, view)
+        except cache_errors() as exc:
+            cache_failed_open(what="api_key_throttle", exc=exc)
+            return True
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         agent = request.auth
