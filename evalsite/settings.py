@@ -204,6 +204,8 @@ if DEBUG:
 # Requests per API key: "<n>/<second|minute|hour|day>"; over it, 429 with
 # Retry-After. Counted in CACHE_URL's cache (per process without one).
 API_KEY_THROTTLE_RATE = env_str("API_KEY_THROTTLE_RATE", "1200/minute")
+# A cache that cannot be reached fails open (evalsite/cachesafe.py); each
+# call gives up after CACHE_TIMEOUT_S.
 CACHE_URL = env_redis_url("CACHE_URL")
 CACHES = {
     "default": cache_settings(
