@@ -17,6 +17,10 @@ Invariants:
   every schema problem of the line (unknown properties included) and a
   duplicate ``scenario_id`` (reported on the later line). A file with no
   scenario at all is invalid as a whole (reported as line 0).
+- JSON is read as the upstream harness reads it (``JSON.parse``): of two
+  equal keys in one object the last wins; a line starting with a UTF-8
+  byte-order mark (a file saved "with BOM") is invalid JSON; ``NaN`` and
+  ``Infinity`` are not JSON numbers.
 - Same bytes in, same ``LoadedSuite`` out.
 - A frame is validated once per distinct content: a line whose frame is
   one already found valid only has the rest of its object validated. Any
@@ -81,9 +85,6 @@ def parse_suite(data: bytes, *, path: Path) -> LoadedSuite:
     """
     suite_sha256 = sha256_hex(data)
     validator = load_validator("evals.core", SCENARIO_SCHEMA)
-    if data.startswith(_BOM):
-        # Editors on some platforms add one; it is not part of the first line.
-        data = data[len(_BOM) :]
 
     scenarios: list[Scenario] = []
     invalid: list[InvalidLine] = []
@@ -232,6 +233,17 @@ def _decode_line(raw: bytes) -> tuple[Any, list[SchemaProblem]]:
     ``null`` is a valid JSON value, so callers test the problem list, not
     the value.
     """
+    if raw.startswith(_BOM):
+        # The upstream harness reads the file as text with the mark kept, so
+        # the line is no JSON there; a suite must load in both places.
+        return None, [
+            SchemaProblem(
+                "$",
+                "invalid_json",
+                "invalid JSON: the line starts with a UTF-8 byte-order mark "
+                "(save the file as UTF-8 without BOM)",
+            )
+        ]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -241,9 +253,7 @@ def _decode_line(raw: bytes) -> tuple[Any, list[SchemaProblem]]:
             )
         ]
     try:
-        return json.loads(
-            text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant
-        ), []
+        return json.loads(text, parse_constant=_reject_constant), []
     except json.JSONDecodeError as exc:
         return None, [
             SchemaProblem(
@@ -256,16 +266,6 @@ def _decode_line(raw: bytes) -> tuple[Any, list[SchemaProblem]]:
 
 class _NotStrictJson(ValueError):
     pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # json.loads would silently keep the last of two equal keys, hiding an edit.
-    doc: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in doc:
-            raise _NotStrictJson(f"duplicate key {key!r}")
-        doc[key] = value
-    return doc
 
 
 def _reject_constant(name: str) -> Any:

@@ -141,12 +141,12 @@ def test_ev_c2_reports_every_invalid_line_with_physical_numbers(
                 SchemaProblem(
                     "$.oracle.oracle_version",
                     "pattern",
-                    '"1" does not match "^v[0-9]+$"',
+                    '"1" does not match "^v[0-9]+(?!\\\\n)$"',
                 ),
                 SchemaProblem(
                     "$.scenario_id",
                     "pattern",
-                    '"Bad Id" does not match "^[a-z0-9][a-z0-9_\\\\-:.]{0,127}$"',
+                    '"Bad Id" does not match "^[a-z0-9][a-z0-9_\\\\-:.]{0,127}(?!\\\\n)$"',
                 ),
             ),
         ),
@@ -288,7 +288,12 @@ def test_ev_c2_duplicate_is_reported_with_the_line_schema_problems(
     [
         (b"[1, 2]", "type", '[1, 2] is not of type "object"'),
         (b"null", "type", 'null is not of type "object"'),
-        (b'{"a": 1, "a": 2}', "invalid_json", "invalid JSON: duplicate key 'a'"),
+        (
+            b'\xef\xbb\xbf{"a": 1}',
+            "invalid_json",
+            "invalid JSON: the line starts with a UTF-8 byte-order mark "
+            "(save the file as UTF-8 without BOM)",
+        ),
         (b'{"x": NaN}', "invalid_json", "invalid JSON: NaN is not a JSON number"),
         (b'{"x": "\xff"}', "invalid_utf8", "not valid UTF-8 at byte 8"),
     ],
@@ -380,11 +385,10 @@ def test_scenario_sha256_ignores_formatting_and_key_order(tmp_path: Path) -> Non
     assert first.scenario_sha256 == second.scenario_sha256 == digest(doc)
 
 
-def test_crlf_and_bom_are_tolerated(tmp_path: Path) -> None:
+def test_crlf_is_tolerated(tmp_path: Path) -> None:
     path = tmp_path / "win.jsonl"
     path.write_bytes(
-        b"\xef\xbb\xbf"
-        + line(scenario("a")).encode()
+        line(scenario("a")).encode()
         + b"\r\n\r\n"
         + line(scenario("b")).encode()
         + b"\r\n"
@@ -394,6 +398,19 @@ def test_crlf_and_bom_are_tolerated(tmp_path: Path) -> None:
 
     assert [(s.scenario_id, s.line) for s in loaded.scenarios] == [("a", 1), ("b", 3)]
     assert loaded.line_count == 2
+
+
+def test_ev_c2_byte_order_mark_is_refused_as_upstream_does(tmp_path: Path) -> None:
+    # The upstream harness keeps the mark when it reads the file, so its
+    # first line is no JSON there: a suite that loads here must load there.
+    path = tmp_path / "bom.jsonl"
+    data = b"\xef\xbb\xbf" + line(scenario("a")).encode() + b"\r\n"
+    path.write_bytes(data)
+
+    (bad,) = invalid_lines(path)
+
+    assert (bad.line, [e.code for e in bad.errors]) == (1, ["invalid_json"])
+    assert "byte-order mark" in bad.errors[0].message
 
 
 @given(
@@ -481,8 +498,33 @@ def test_frame_part_matches_the_stream_frame_schema() -> None:
 
     our_frame = _normalise(ours["$defs"]["frame"], ours)
     their_frame = _normalise(theirs, theirs)
+    limits = _pop_max_items(our_frame)
+    bot = our_frame["properties"]["facts"]["properties"]["bot"]["properties"]
+    for field in ("health", "hunger"):
+        assert bot[field]["type"] == "integer"
+        bot[field]["type"] = "number"
 
+    # A suite frame is a live frame with the upstream scenario schema's limits.
+    assert limits == {
+        "facts.bot.inventorySummary": 128,
+        "facts.world.nearbyEntities": 64,
+        "deltas": 64,
+        "memory.episodic": 16,
+        "memory.semantic": 16,
+    }
     assert _sorted_enums(our_frame) == _sorted_enums(their_frame)
+
+
+def _pop_max_items(node: Any, path: str = "") -> dict[str, int]:
+    """Remove every ``maxItems`` of a frame schema; their values by field."""
+    found: dict[str, int] = {}
+    if not isinstance(node, dict):
+        return found
+    if "maxItems" in node:
+        found[path] = node.pop("maxItems")
+    for name, child in node.get("properties", {}).items():
+        found |= _pop_max_items(child, f"{path}.{name}" if path else name)
+    return found
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])

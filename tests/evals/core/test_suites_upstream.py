@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from evals.core.suite_types import SuiteInvalid
 from evals.core.suites import load_suite, parse_suite
 from stream.core.frames import facts_from_wire, render_frame
 
@@ -161,3 +162,146 @@ def test_ev_c3_frames_render_as_upstream(case: dict[str, Any]) -> None:
         case["memories"],
         case["deltas"],
     )
+
+
+# --- what the upstream scenario schema refuses is refused here too -----------
+
+
+def _problems(data: bytes) -> list[tuple[str, str]]:
+    with pytest.raises(SuiteInvalid) as caught:
+        parse_suite(data, path=Path("s.jsonl"))
+    ((number, problems),) = [(i.line, i.errors) for i in caught.value.invalid_lines]
+    assert number == 1
+    return [(p.path, p.code) for p in problems]
+
+
+def _items(n: int, make: Any) -> list[Any]:
+    return [make(i) for i in range(n)]
+
+
+_OVER_UPSTREAM_LIMITS = [
+    (
+        lambda f: _bot(f).update(health=19.5),
+        ("$.frame.facts.bot.health", "type"),
+    ),
+    (
+        lambda f: _bot(f).update(hunger=0.5),
+        ("$.frame.facts.bot.hunger", "type"),
+    ),
+    (
+        lambda f: _bot(f).update(
+            inventorySummary=_items(129, lambda i: {"item": f"i{i}", "count": 1})
+        ),
+        ("$.frame.facts.bot.inventorySummary", "maxItems"),
+    ),
+    (
+        lambda f: _world(f).update(
+            nearbyEntities=_items(
+                65, lambda i: {"kind": "bat", "count": 1, "distanceMin": i}
+            )
+        ),
+        ("$.frame.facts.world.nearbyEntities", "maxItems"),
+    ),
+    (
+        lambda f: f.update(deltas=_items(65, lambda i: {"type": "other", "value": i})),
+        ("$.frame.deltas", "maxItems"),
+    ),
+    (
+        lambda f: f.update(
+            memory={"episodic": _items(17, lambda i: {"timestampMs": i, "text": "x"})}
+        ),
+        ("$.frame.memory.episodic", "maxItems"),
+    ),
+    (
+        lambda f: f.update(
+            memory={"semantic": _items(17, lambda i: {"key": f"k{i}", "text": "x"})}
+        ),
+        ("$.frame.memory.semantic", "maxItems"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    _OVER_UPSTREAM_LIMITS,
+    ids=[
+        "fractional-health",
+        "fractional-hunger",
+        "129-items",
+        "65-entities",
+        "65-deltas",
+        "17-episodic",
+        "17-semantic",
+    ],
+)
+def test_ev_c2_frames_the_upstream_schema_refuses_are_refused(
+    change: Any, problem: tuple[str, str]
+) -> None:
+    assert _problems(_with_frame(change)) == [problem]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda f: _bot(f).update(health=20.0, hunger=0),
+        lambda f: _bot(f).update(
+            inventorySummary=_items(128, lambda i: {"item": f"i{i}", "count": 1})
+        ),
+        lambda f: _world(f).update(
+            nearbyEntities=_items(
+                64, lambda i: {"kind": "bat", "count": 1, "distanceMin": i}
+            )
+        ),
+        lambda f: f.update(
+            deltas=_items(64, lambda i: {"type": "other", "value": i}),
+            memory={
+                "episodic": _items(16, lambda i: {"timestampMs": i, "text": "x"}),
+                "semantic": _items(16, lambda i: {"key": f"k{i}", "text": "x"}),
+            },
+        ),
+    ],
+    ids=["whole-number-written-20.0", "128-items", "64-entities", "16-memories"],
+)
+def test_ev_c2_frames_at_the_upstream_limits_are_accepted(change: Any) -> None:
+    assert len(parse_suite(_with_frame(change), path=Path("s.jsonl")).scenarios) == 1
+
+
+@pytest.mark.parametrize("where", ["stimulus", "oracle"])
+def test_ev_c2_notes_over_2000_characters_are_refused(where: str) -> None:
+    doc = scenario()
+    doc[where]["notes"] = "n" * 2000
+    ok = (json.dumps(doc) + "\n").encode()
+    assert parse_suite(ok, path=Path("s.jsonl")).scenarios[0]
+    doc[where]["notes"] = "n" * 2001
+    data = (json.dumps(doc) + "\n").encode()
+
+    assert _problems(data) == [(f"$.{where}.notes", "maxLength")]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("scenario_id", "s1\n"), ("oracle_version", "v1\n")],
+)
+def test_ev_c2_ids_ending_in_a_newline_are_refused(field: str, value: str) -> None:
+    # A JavaScript ``$`` ends the text; Python's would also match before a
+    # final newline. The pattern says so explicitly.
+    doc = scenario()
+    if field == "scenario_id":
+        doc["scenario_id"] = value
+        path = "$.scenario_id"
+    else:
+        doc["oracle"]["oracle_version"] = value
+        path = "$.oracle.oracle_version"
+    data = (json.dumps(doc) + "\n").encode()
+
+    assert _problems(data) == [(path, "pattern")]
+
+
+def test_ev_c2_duplicate_keys_last_wins_as_upstream() -> None:
+    # JSON.parse keeps the last of two equal keys; the line loads there.
+    text = json.dumps(scenario())
+    data = (text[:-1] + ', "scenario_id": "s2"}\n').encode()
+
+    suite = parse_suite(data, path=Path("s.jsonl"))
+
+    assert [s.scenario_id for s in suite.scenarios] == ["s2"]
