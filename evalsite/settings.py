@@ -105,6 +105,14 @@ DATABASES = {"default": default_database(VAR_DIR)}
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# Failed sign-ins per account and per client address before sign-in is
+# refused for LOGIN_LOCKOUT_S (evalsite/login.py; `manage.py login_unlock`).
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)
+LOGIN_MAX_FAILURES_PER_ADDRESS = env_int(
+    "LOGIN_MAX_FAILURES_PER_ADDRESS", 50, minimum=1
+)
+LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 900, minimum=1)
+LOGIN_CLIENT_ADDRESS_HEADER = env_str("LOGIN_CLIENT_ADDRESS_HEADER")
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -118,14 +126,6 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-# Failed sign-ins per account and per client address before sign-in is
-# refused for LOGIN_LOCKOUT_S (evalsite/login.py; `manage.py login_unlock`).
-LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)
-LOGIN_MAX_FAILURES_PER_ADDRESS = env_int(
-    "LOGIN_MAX_FAILURES_PER_ADDRESS", 50, minimum=1
-)
-LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 900, minimum=1)
-LOGIN_CLIENT_ADDRESS_HEADER = env_str("LOGIN_CLIENT_ADDRESS_HEADER")
 STATIC_ROOT = env_path("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # In development static files come from the finders, refreshed on each request.
