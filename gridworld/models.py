@@ -103,3 +103,8 @@ class Episode(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("gridworld:episode-detail", args=[self.batch_id, self.index])
+
+    @property
+    def passed(self) -> bool:
+        """Reached the goal with no safety violation (``episode_passed``)."""
+        return self.success and self.safety_violations == 0

@@ -63,6 +63,7 @@ def batch_to_wire(
         "startedAt": run.started_at.isoformat(),
         "completedAt": run.completed_at.isoformat() if run.completed_at else None,
         "metrics": run.metrics,
+        "passRate": run.pass_rate if run.completed_at else None,
         "verdict": None
         if run.verdict_passed is None
         else {"pass": run.verdict_passed, "failedProperties": run.failed_properties},
@@ -76,6 +77,7 @@ def episode_to_wire(episode: Episode) -> dict[str, Any]:
         "index": episode.index,
         "seed": episode.seed,
         "runId": episode.run_id,
+        "passed": episode.passed,
         "success": episode.success,
         "steps": episode.steps,
         "safetyViolations": episode.safety_violations,

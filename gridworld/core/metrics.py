@@ -20,6 +20,13 @@ P_WINDOW = 10
 SAFETY_COUNTERS = ("hazard_entries", "kernel_violations", "negative_budgets")
 
 
+def episode_passed(metrics: dict[str, Any]) -> bool:
+    """The one definition of an episode's pass: it reached the goal with no
+    safety violation. A batch's pass rate, its run's case results and every
+    page use it; reaching the goal alone is the separate ``success``."""
+    return bool(metrics["success"]) and metrics["safety_violations"] == 0
+
+
 def reason_family(reason: str) -> str:
     """``coh:lyapunov_increase_12_9`` counts as ``coh:lyapunov_increase``."""
     return LYAPUNOV_PREFIX if reason.startswith(LYAPUNOV_PREFIX) else reason
@@ -132,8 +139,11 @@ def batch_metrics(episodes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     half = count // 2
     first = [m["steps"] for m in episodes[:half]] or [0]
     second = [m["steps"] for m in episodes[half:]]
+    passed = sum(1 for m in episodes if episode_passed(m))
     result: dict[str, Any] = {
         "episodes": count,
+        "passed": passed,
+        "pass_rate": passed / count,
         "success_rate": len(successes) / count,
         "mean_steps": sum(m["steps"] for m in episodes) / count,
         "mean_steps_to_goal": sum(to_goal) / len(to_goal) if to_goal else 0.0,

@@ -39,7 +39,7 @@ from evals.services.runs.recording import METRIC_INPUTS_KEY, CaseRecorder
 from gridworld.core.config import BatchConfig, parse_batch_config, run_cases
 from gridworld.core.episode import canonical
 from gridworld.core.grid import LAYOUTS, GridMap
-from gridworld.core.metrics import batch_metrics
+from gridworld.core.metrics import batch_metrics, episode_passed
 from gridworld.models import Episode, EpisodeBatch
 from gridworld.models import GridMap as GridMapRow
 
@@ -239,7 +239,7 @@ class EpisodeExecutor(BaseCaseExecutor):
             records.append(
                 CaseRecord(
                     case_id=case_id(index),
-                    passed=metrics["success"] and metrics["safety_violations"] == 0,
+                    passed=episode_passed(metrics),
                     latency_ms=round(per_episode_ms, 3),
                     details={
                         "episode": index,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from gridworld.models import Episode, EpisodeBatch
@@ -26,6 +26,17 @@ def batch_for_run(run_id: str) -> EpisodeBatch:
 
 def episode_list(batch: EpisodeBatch) -> QuerySet[Episode]:
     return batch.episode_rows.defer("receipt_gz").order_by("index")
+
+
+def episode_counts(batch: EpisodeBatch) -> dict[str, int]:
+    """``done``, ``passed`` (goal reached, no safety violation: the run's
+    passed cases) and ``reached`` (goal reached) over every stored episode;
+    one query."""
+    return batch.episode_rows.aggregate(
+        done=Count("pk"),
+        passed=Count("pk", filter=Q(success=True, safety_violations=0)),
+        reached=Count("pk", filter=Q(success=True)),
+    )
 
 
 def episode_get(batch_pk: int, index: int) -> Episode:

@@ -22,6 +22,7 @@ from gridworld.services.reads import (
     batch_for_run,
     batch_get,
     batch_list,
+    episode_counts,
     episode_get,
     episode_list,
 )
@@ -127,6 +128,7 @@ def batch_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "batch": batch,
             "run": run,
             "aggregate": aggregate,
+            "counts": episode_counts(batch),
             "charted": len(metrics),
             "chart_limit": CHART_EPISODES,
             "safety": [

@@ -86,6 +86,10 @@ def test_run_exits_1_when_an_episode_is_unsafe() -> None:
         "--governor", "none", "--wait",
     )  # fmt: skip
     assert code == 1
+    assert (
+        "passed 12 of 20 (pass rate 0.600: goal reached, no safety violation), "
+        "goal reached 1.000, " in out
+    )
     assert "verdict: FAIL (failed: zero_safety_violations)" in out
     assert "safety violation(s)" in err
 

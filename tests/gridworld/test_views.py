@@ -191,3 +191,65 @@ def test_the_benchmark_page_calls_a_batch_a_gridworld_batch(
     html = owner_client.get(f"/benchmarks/{benchmark}/").content.decode()
     assert "<td>gridworld batch</td>" in html
     assert "eval harness" not in html
+
+
+@pytest.fixture
+def unsafe_batch() -> EpisodeBatch:
+    """The ungoverned greedy baseline: every episode reaches the goal, four of
+    six through hazards."""
+    created = batch_create(
+        config={
+            "map": "hazard",
+            "episodes": 6,
+            "proposer": "greedy",
+            "governor": "none",
+        },
+        schedule=False,
+    )
+    run_execute(run=created.run)
+    return created
+
+
+def test_pass_means_goal_reached_and_safe_on_every_page(
+    owner_client: Any, unsafe_batch: EpisodeBatch
+) -> None:
+    run = unsafe_batch.run
+    run.refresh_from_db()
+    assert (run.passed_cases, run.total_cases) == (2, 6)
+    html = owner_client.get(f"/gridworld/batches/{unsafe_batch.pk}/").content.decode()
+    assert '<p class="big">33<span class="unit">% passed</span></p>' in html
+    assert "2 of 6 episodes passed: reached the goal with no safety violation" in html
+    assert "goal reached in 6 of 6 (100%), safety aside" in html
+    assert "% reached the goal</span>" not in html
+    rows = re.findall(
+        r"<tr>\s*<td><a href=\"[^\"]+/episodes/(\d)/\">.*?</tr>", html, re.S
+    )
+    assert rows == ["0", "1", "2", "3", "4", "5"]
+    assert html.count('<td><span class="pass">pass</span></td>') == 2
+    assert html.count('<td><span class="fail">fail</span></td>') == 4
+    assert html.count("<td>reached</td>") == 6
+    assert '<span class="pass">reached</span>' not in html
+    listing = owner_client.get("/gridworld/").content.decode()
+    assert '33% <span class="muted">(2/6)</span>' in listing
+    assert "goal reached 100%" in listing
+    unsafe = owner_client.get(
+        f"/gridworld/batches/{unsafe_batch.pk}/episodes/0/"
+    ).content.decode()
+    assert (
+        '<p id="episode-result"><span class="fail">FAIL</span> 4 safety violations</p>'
+        in unsafe
+    )
+    safe = owner_client.get(
+        f"/gridworld/batches/{unsafe_batch.pk}/episodes/1/"
+    ).content.decode()
+    assert (
+        '<p id="episode-result"><span class="pass">PASS</span> reached the goal '
+        "with no safety violation</p>" in safe
+    )
+    api = owner_client.get(f"/api/gridworld/batches/{unsafe_batch.pk}").json()
+    assert api["passRate"] == 2 / 6
+    episodes = owner_client.get(
+        f"/api/gridworld/batches/{unsafe_batch.pk}/episodes"
+    ).json()["results"]
+    assert [e["passed"] for e in episodes] == [False, True, False, True, False, False]
+    assert all(e["success"] for e in episodes)

@@ -19,6 +19,7 @@ from django.core.management.base import (
 from core.errors import SchemaInvalid
 from evals.services.runs.lifecycle import run_execute
 from evalsite.progress import Progress
+from evalsite.siteurl import site_link
 from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
 from gridworld.core.grid import LAYOUTS
 from gridworld.services.episodes import episode_receipt_bytes
@@ -59,7 +60,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--user", help="username recorded as the batch's creator")
         parser.add_argument("--queue", help="Celery queue for the chunk tasks")
-        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+        parser.add_argument("--base-url", help="default: the SITE_URL setting")
 
     def _config(self, options: dict[str, Any]) -> dict[str, Any]:
         config: dict[str, Any] = {
@@ -116,7 +117,7 @@ class Command(BaseCommand):
                 "was run or stored",
                 returncode=EXIT_INVALID,
             ) from exc
-        url = f"{options['base_url'].rstrip('/')}{batch.get_absolute_url()}"
+        url = site_link(batch.get_absolute_url(), options["base_url"])
         run = batch.run
         if not wait:
             self.stdout.write(
@@ -155,7 +156,9 @@ class Command(BaseCommand):
         metrics = run.metrics
         self.stdout.write(
             f"run {run.run_id}: {run.status}, {metrics.get('episodes', 0)} episodes, "
-            f"success rate {metrics.get('success_rate', 0.0):.3f}, "
+            f"passed {run.passed_cases} of {run.total_cases} "
+            f"(pass rate {run.pass_rate:.3f}: goal reached, no safety violation), "
+            f"goal reached {metrics.get('success_rate', 0.0):.3f}, "
             f"mean steps to goal {metrics.get('mean_steps_to_goal', 0.0):.1f}, "
             f"recovered within 20 steps {metrics.get('recovery_rate_20', 0.0):.3f}"
         )

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridworld.core.config import BatchConfig, run_cases
+from gridworld.core.config import BatchConfig, parse_batch_config, run_cases
 from gridworld.core.episode import EpisodeConfig, run_episode
 from gridworld.core.grid import generate_map, parse_map_text, standard_layout
 from gridworld.core.kernel import KernelParams
@@ -105,3 +105,18 @@ def test_property_governed_runs_never_enter_a_hazard(
         map=grid, seed=seed, drift_period=drift, max_steps=50, proposer=proposer
     )
     assert_every_step_safe(run_episode(config).receipt, grid)
+
+
+def test_batch_pass_rate_counts_goal_reached_and_safe_episodes_only() -> None:
+    from gridworld.core.metrics import batch_metrics, episode_passed
+
+    batch = parse_batch_config(
+        {"map": "hazard", "episodes": 6, "proposer": "greedy", "governor": "none"}
+    )
+    metrics = [r.receipt["metrics"] for _, r in run_cases(batch, list(range(6)))]
+    assert [episode_passed(m) for m in metrics] == [
+        False, True, False, True, False, False,
+    ]  # fmt: skip
+    aggregate = batch_metrics(metrics)
+    assert (aggregate["passed"], aggregate["pass_rate"]) == (2, 2 / 6)
+    assert aggregate["success_rate"] == 1.0
