@@ -43,7 +43,7 @@ PORT ?= 8000
 # commands typed later in a new shell see the same configuration.
 demo: $(STAMP)
 	@mkdir -p var
-	@$(PY) -m evalsite.envfile --demo .env
+	@$(PY) -m evalsite.envfile --demo .env --port $(PORT)
 	DJANGO_DEBUG=true EVAL_HARNESS_ENABLED=true EVAL_SHADOW_MODE_ENABLED=true BENCHMARK_BASELINE_SNAPSHOTS_ENABLED=true BENCHMARK_DELTA_REPORTER_ENABLED=true MEMORY_RED_TEAM_BENCH_ENABLED=true $(PY) manage.py demo --addr 127.0.0.1:$(PORT)
 
 lint: $(STAMP)

@@ -10,7 +10,12 @@ production without ``DJANGO_SECRET_KEY`` still refuses to start.
 Format: ``KEY=VALUE`` lines; blank lines and ``#`` comments are skipped, an
 unquoted value ends at `` #``, single or double quotes are removed.
 
-    python -m evalsite.envfile --demo .env   # write the demo file if absent
+    python -m evalsite.envfile --demo .env --port 8001
+
+writes the demo file if absent. Its ``SITE_URL`` (the base of the links
+commands print) follows the demo's port: a later ``make demo PORT=N``
+rewrites that one line when it is a local ``http://127.0.0.1:<port>``
+address, and leaves an address someone set by hand alone.
 """
 
 from __future__ import annotations
@@ -76,7 +81,17 @@ def load_env_file(path: Path) -> list[str]:
     return loaded
 
 
-def demo_env_text() -> str:
+def demo_site_url(port: int) -> str:
+    return f"http://127.0.0.1:{port}"
+
+
+# A SITE_URL line the demo wrote (or one like it): rewritten for another port.
+_DEMO_SITE_URL_LINE = re.compile(
+    r"^SITE_URL=http://(127\.0\.0\.1|localhost):\d+/?$", re.MULTILINE
+)
+
+
+def demo_env_text(port: int = 8000) -> str:
     lines = [
         "# Written once by `make demo` for this checkout: the configuration the demo",
         "# runs with, so manage.py commands in a new shell see the same settings.",
@@ -85,25 +100,55 @@ def demo_env_text() -> str:
         "DJANGO_DEBUG=true",
         f"DJANGO_SECRET_KEY={secrets.token_urlsafe(50)}",
         *(f"{flag}=true" for flag in DEMO_FLAGS),
+        "# Base of the links commands print: the port `make demo PORT=N` serves on.",
+        f"SITE_URL={demo_site_url(port)}",
     ]
     return "\n".join(lines) + "\n"
 
 
-def write_demo_env(path: Path) -> bool:
+def write_demo_env(path: Path, port: int = 8000) -> bool:
     """Write the demo ``.env`` unless the file exists; True when written."""
     if path.exists():
         return False
-    path.write_text(demo_env_text(), encoding="utf-8")
+    path.write_text(demo_env_text(port), encoding="utf-8")
     path.chmod(0o600)
+    return True
+
+
+def point_demo_env_at_port(path: Path, port: int) -> bool:
+    """Make an existing demo file's ``SITE_URL`` name ``port``; True when the
+    file changed. A file without the variable gets the line; a local
+    address on another port is rewritten; any other address is kept."""
+    text = path.read_text(encoding="utf-8")
+    line = f"SITE_URL={demo_site_url(port)}"
+    if "SITE_URL" not in parse_env_file(text, name=str(path)):
+        updated = text + ("" if text.endswith("\n") or not text else "\n")
+        updated += line + "\n"
+    else:
+        updated = _DEMO_SITE_URL_LINE.sub(line, text)
+    if updated == text:
+        return False
+    path.write_text(updated, encoding="utf-8")
     return True
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evalsite.envfile")
     parser.add_argument("--demo", metavar="PATH", required=True, type=Path)
+    parser.add_argument(
+        "--port", type=int, default=8000, help="the port the demo serves on"
+    )
     args = parser.parse_args(argv)
-    if write_demo_env(args.demo):
-        print(f"wrote {args.demo} (the demo's settings, for manage.py in new shells)")
+    try:
+        if write_demo_env(args.demo, args.port):
+            print(
+                f"wrote {args.demo} (the demo's settings, for manage.py in new shells)"
+            )
+        elif point_demo_env_at_port(args.demo, args.port):
+            print(f"{args.demo}: SITE_URL={demo_site_url(args.port)} (the demo's port)")
+    except EnvFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -27,6 +27,7 @@ from evalsite.env import (
 )
 from evalsite.logging import build_logging
 from evalsite.openapi import spectacular_settings
+from evalsite.siteurl import env_site_url
 
 load_local_env()
 
@@ -40,6 +41,9 @@ SECRET_KEY = env_secret_key(debug=DEBUG, placeholder=DEV_SECRET_KEY)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+# Where the pages are served, for the links commands print (eval_run,
+# gridworld_run); `make demo PORT=N` writes it to .env.
+SITE_URL = env_site_url("SITE_URL")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -32,6 +32,7 @@ from evals.services.harness.create import (
 from evals.services.harness.suites import suite_locate
 from evals.services.runs.lifecycle import run_execute
 from evalsite.progress import Progress
+from evalsite.siteurl import site_link
 
 EXIT_FAIL = 1
 EXIT_INVALID = 2
@@ -68,8 +69,8 @@ class Command(BaseCommand):
         parser.add_argument("--queue", help="Celery queue for the chunk tasks")
         parser.add_argument(
             "--base-url",
-            default="http://127.0.0.1:8000",
-            help="where the web pages are served, for the printed link",
+            help="where the web pages are served, for the printed link "
+            "(default: the SITE_URL setting)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -101,7 +102,7 @@ class Command(BaseCommand):
         except CoreError as exc:
             raise CommandError(exc.message, returncode=EXIT_INVALID) from exc
 
-        url = f"{options['base_url'].rstrip('/')}{run.get_absolute_url()}"
+        url = site_link(run.get_absolute_url(), options["base_url"])
         if not options["wait"]:
             self.stdout.write(f"run {run.run_id} queued ({run.total_cases} scenarios)")
             self.stdout.write(f"url: {url}")
