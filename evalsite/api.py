@@ -16,7 +16,12 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
@@ -159,6 +164,22 @@ def _core_error_response(exc: CoreError) -> Response:
     return response
 
 
+def too_many_parts_body(exc: Exception) -> dict[str, Any]:
+    """The error body for a form with more fields or files than Django reads
+    (``DATA_UPLOAD_MAX_NUMBER_FIELDS``, ``DATA_UPLOAD_MAX_NUMBER_FILES``)."""
+    from django.conf import settings
+
+    if isinstance(exc, TooManyFilesSent):
+        message = (
+            f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files."
+        )
+    else:
+        message = (
+            f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields."
+        )
+    return error_body("too_many_parts", message, {"$": [message]})
+
+
 def database_unavailable_response() -> JsonResponse:
     response = JsonResponse(
         error_body("unavailable", DATABASE_UNAVAILABLE),
@@ -192,6 +213,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             error_body("too_large", "Request body exceeds the size limit."),
             status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
+    if isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
+        return Response(too_many_parts_body(exc), status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else exc.messages

@@ -7,6 +7,9 @@
   naming the parameter under ``/api/``, an HTML page elsewhere.
 - ``DatabaseUnavailableMiddleware`` answers 503 with Retry-After when the
   database connection is lost, never a 500.
+- ``BodyLimitMiddleware`` answers 413 to a body declared longer than
+  ``REQUEST_MAX_BODY_BYTES`` before anything reads it (no file is spooled,
+  no form parsed, not even for the CSRF check).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -81,3 +85,37 @@ class DatabaseUnavailableMiddleware:
         response = HttpResponse(render_to_string("503.html"), status=503)
         response["Retry-After"] = str(RETRY_AFTER_S)
         return response
+
+
+class BodyLimitMiddleware:
+    """Refuse a request whose ``Content-Length`` is over
+    ``REQUEST_MAX_BODY_BYTES`` before its body is read: 413, the API's JSON
+    error body under ``/api/``, a short page elsewhere. A body sent without a
+    length is never read by Django (the reverse proxy caps those too)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        limit = settings.REQUEST_MAX_BODY_BYTES
+        if declared <= limit:
+            return self.get_response(request)
+        logger.warning(
+            "[Ops] request_refused reason=body_too_large bytes=%d limit=%d",
+            declared,
+            limit,
+        )
+        message = (
+            f"The request body is {declared} bytes; this server accepts at most "
+            f"{limit}."
+        )
+        if request.path_info.startswith("/api/"):
+            body = error_body(
+                "too_large", message, {"header:Content-Length": [message]}
+            )
+            return JsonResponse(body, status=413)
+        return render(request, "413.html", {"reason": message}, status=413)

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "evalsite.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "evalsite.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -187,6 +188,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
 )
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 32, minimum=4)
+# Every request body, pages and uploads included: a longer declared
+# Content-Length gets 413 before anything reads it (evalsite/middleware.py).
+REQUEST_MAX_BODY_BYTES = env_int(
+    "REQUEST_MAX_BODY_BYTES",
+    DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024,
+    minimum=DATA_UPLOAD_MAX_MEMORY_SIZE,
+)
+# Forms past these get 400 (the API's JSON error body under /api/).
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
+DATA_UPLOAD_MAX_NUMBER_FILES = 100
 
 # --- REST API ----------------------------------------------------------------
 

@@ -25,5 +25,6 @@ urlpatterns = [
     path("", include("prkeepalive.urls")),
 ]
 
+handler400 = "evalsite.views_errors.bad_request"
 handler404 = "evalsite.views_errors.not_found"
 handler500 = "evalsite.views_errors.server_error"
