@@ -247,7 +247,18 @@ def load_demo(*, owner: Any) -> str:
             notes.append(
                 f"invalid upload #{error.details['invalidUploadId']} waiting for review"
             )
-    return (
-        f"benchmark packs: {', '.join(packs)}; runs recorded: {recorded} of "
-        f"{len(runs)}; " + "; ".join(notes)
+    return f"benchmark packs: {', '.join(packs)}; " + "; ".join(
+        [_runs_note(recorded, len(runs)), *notes]
     )
+
+
+def _runs_note(recorded: int, total: int) -> str:
+    """What loading did to the demo runs: a second load records none, and
+    says they are there rather than "0 of 4"."""
+    if recorded == 0:
+        return f"demo runs: {total} already recorded"
+    if recorded < total:
+        return (
+            f"runs recorded: {recorded} of {total} ({total - recorded} already there)"
+        )
+    return f"runs recorded: {recorded} of {total}"

@@ -43,8 +43,10 @@ THOUGHTS = (
 )
 
 
-def load_demo(*, owner: Any) -> str:
-    """Idempotent: does nothing when the demo agent exists."""
+def load_demo(*, owner: Any) -> str | tuple[str, dict[str, str]]:
+    """Idempotent: does nothing when the demo agent exists. The agent's API
+    key, shown once, is returned beside the summary (``make demo`` prints it
+    last, with the login)."""
     if Agent.objects.filter(name=DEMO_AGENT).exists():
         return f"agent {DEMO_AGENT} exists"
     created = agent_create(name=DEMO_AGENT, owner=owner)
@@ -55,7 +57,8 @@ def load_demo(*, owner: Any) -> str:
         agent=agent, items=[ThoughtInput(content=text) for text in THOUGHTS], now=now
     )
     keepalive_tick(agent_id=agent.pk, now=timezone.now())
-    return (
-        f"agent {DEMO_AGENT} with {agent.thoughts.count()} thoughts; its API key "
-        f"(shown once): {created.api_key}"
+    summary = (
+        f"agent {DEMO_AGENT} with {agent.thoughts.count()} thoughts (its API key "
+        "is printed at the end)"
     )
+    return summary, {f"API key of agent {DEMO_AGENT}, scope stream": created.api_key}

@@ -80,8 +80,8 @@ def test_demo_loads_packs_runs_a_regression_shadows_and_an_upload(
         "waiting for review"
     )
     assert again == (
-        "benchmark packs: unchanged, unchanged; runs recorded: 0 of 4; baseline "
-        "required-main unchanged; 0 shadow records"
+        "benchmark packs: unchanged, unchanged; demo runs: 4 already recorded; "
+        "baseline required-main unchanged; 0 shadow records"
     )
     assert Benchmark.objects.count() == 2
     assert Run.objects.count() == 4
