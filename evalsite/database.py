@@ -14,8 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from evalsite.env import env_bool, env_int, env_secret
+
+# The engines evalsite runs on (psycopg is the only database driver installed).
+DATABASE_SCHEMES = ("postgres", "postgresql", "pgsql", "sqlite")
 
 # Runs of a statement on one connection before psycopg prepares it.
 PREPARE_THRESHOLD = 5
@@ -32,11 +36,23 @@ def default_database(var_dir: Path) -> dict[str, Any]:
     conn_max_age = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
     url = env_secret("DATABASE_URL")
     if url:
-        return url_database(
-            url,
-            conn_max_age=conn_max_age,
-            prepared_statements=env_bool("DB_PREPARED_STATEMENTS", True),
-        )
+        prepared_statements = env_bool("DB_PREPARED_STATEMENTS", True)
+        try:
+            if url.split("://", 1)[0] not in DATABASE_SCHEMES or "://" not in url:
+                raise ValueError(url)
+            return url_database(
+                url,
+                conn_max_age=conn_max_age,
+                prepared_statements=prepared_statements,
+            )
+        except ValueError:
+            # Neither the value nor the parser's message (which quotes it):
+            # the URL carries a password.
+            raise ImproperlyConfigured(
+                "DATABASE_URL must be a postgres:// URL "
+                "(postgres://user:password@host:5432/name; sqlite:///path for "
+                "a file); its value is not shown"
+            ) from None
     # Shared by web, worker and beat.
     return sqlite_database(var_dir / "evalsite.sqlite3", conn_max_age=conn_max_age)
 

@@ -10,7 +10,9 @@ file named by ``NAME_FILE`` and no message here ever echoes their value.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -64,17 +66,161 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     """One of ``choices``, compared in lower case."""
-    value = os.environ.get(name, default).lower()
+    raw = os.environ.get(name) or default
+    value = raw.strip().lower()
     if value not in choices:
-        raise ImproperlyConfigured(
-            f"{name} must be {' or '.join(choices)}, got {value!r}"
-        )
+        raise ImproperlyConfigured(f"{name} must be {_one_of(choices)}, got {raw!r}")
     return value
+
+
+def _either(words: tuple[str, ...]) -> str:
+    """``a or b``, ``a, b or c``."""
+    return (
+        " or ".join(words)
+        if len(words) < 3
+        else (f"{', '.join(words[:-1])} or {words[-1]}")
+    )
+
+
+def _one_of(choices: tuple[str, ...]) -> str:
+    if len(choices) == 2:
+        return " or ".join(choices)
+    return f"one of {', '.join(choices)}"
 
 
 def env_list(name: str, default: str = "") -> list[str]:
     raw = os.environ.get(name, default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# A host name, a ``.domain`` (the domain and its subdomains), ``*`` or an
+# IP address (IPv6 in brackets): what Django matches a request's Host with.
+_HOST_PATTERN = re.compile(
+    r"\*|\.?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\]"
+)
+
+
+def env_hosts(name: str, default: str) -> list[str]:
+    """Comma-separated host names (no scheme, port or path)."""
+    hosts = env_list(name, default)
+    for host in hosts:
+        if not _HOST_PATTERN.fullmatch(host):
+            raise ImproperlyConfigured(
+                f"{name} must list host names without scheme, port or path "
+                f"(e.g. evalsite.example.com,.example.org), got {host!r}"
+            )
+    return hosts
+
+
+def env_origins(name: str) -> list[str]:
+    """Comma-separated origins: ``http(s)://host[:port]``, no path."""
+    origins = env_list(name)
+    for origin in origins:
+        if _url_problem(origin, ("http", "https")) or urlsplit(origin).path:
+            raise ImproperlyConfigured(
+                f"{name} must list origins like https://evalsite.example.com "
+                f"(scheme, host and optional port), got {origin!r}"
+            )
+    return origins
+
+
+def _url_problem(value: str, schemes: tuple[str, ...]) -> bool:
+    """True unless ``value`` is a URL with one of ``schemes`` and a host."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (raises ValueError on a port out of range)
+    except ValueError:
+        return True
+    return (
+        parts.scheme not in schemes
+        or not parts.hostname
+        or any(char.isspace() for char in value)
+    )
+
+
+def env_url(name: str, default: str) -> str:
+    """An ``http://`` or ``https://`` URL with a host."""
+    raw = os.environ.get(name) or default
+    if _url_problem(raw, ("http", "https")):
+        raise ImproperlyConfigured(
+            f"{name} must be an http:// or https:// URL with a host, got {raw!r}"
+        )
+    return raw
+
+
+# Django REST framework reads the period by its first letter; only these
+# spellings are taken, so a typo is refused here rather than by every request.
+THROTTLE_RATE = re.compile(
+    r"([1-9][0-9]*)/(s|sec|second|seconds|m|min|minute|minutes|h|hour|hours"
+    r"|d|day|days)"
+)
+
+
+def env_rate(name: str, default: str) -> str:
+    """A request rate, ``<n>/<second, minute, hour or day>`` (``1200/minute``)."""
+    raw = os.environ.get(name) or default
+    if not THROTTLE_RATE.fullmatch(raw.strip()):
+        raise ImproperlyConfigured(
+            f"{name} must be <n>/<second, minute, hour or day> with n >= 1 "
+            f"(e.g. 1200/minute), got {raw!r}"
+        )
+    return raw.strip()
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def env_log_level(name: str, default: str) -> str:
+    """A ``logging`` level name, upper-cased."""
+    raw = os.environ.get(name) or default
+    value = raw.strip().upper()
+    if value not in LOG_LEVELS:
+        raise ImproperlyConfigured(
+            f"{name} must be one of {', '.join(LOG_LEVELS)}, got {raw!r}"
+        )
+    return value
+
+
+_COMMIT = re.compile(r"[0-9a-f]{7,64}")
+
+
+def env_commit(name: str) -> str:
+    """A git commit id (7 to 64 lower-case hex digits), or empty."""
+    raw = os.environ.get(name, "")
+    if raw.strip() and not _COMMIT.fullmatch(raw.strip()):
+        raise ImproperlyConfigured(
+            f"{name} must be a git commit (7 to 64 lower-case hex digits, "
+            f"as `git rev-parse HEAD` prints), got {raw!r}"
+        )
+    return raw.strip()
+
+
+def env_secret_url(name: str, schemes: tuple[str, ...], example: str) -> str:
+    """A URL read like a secret (it may carry a password), with one of
+    ``schemes``; the message names the variable, never the value."""
+    url = env_secret(name)
+    if url and _url_scheme_problem(url, schemes):
+        raise ImproperlyConfigured(
+            f"{name} must be a {_either(tuple(s + '://' for s in schemes))} URL "
+            f"(e.g. {example}); its value is not shown"
+        )
+    return url
+
+
+def _url_scheme_problem(url: str, schemes: tuple[str, ...]) -> bool:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError on a port out of range)
+    except ValueError:
+        return True
+    return parts.scheme not in schemes or any(char.isspace() for char in url)
+
+
+def refuse(problem: str | None) -> None:
+    """Stop start-up with ``problem``, when there is one (settings that are
+    valid alone but not together)."""
+    if problem:
+        raise ImproperlyConfigured(problem)
 
 
 def env_secret(name: str) -> str:
@@ -118,9 +264,6 @@ def env_secret_key(*, debug: bool, placeholder: str) -> str:
 
 
 def env_redis_url(name: str) -> str:
-    """A ``redis://`` URL read like a secret; never echoed (it may carry a
-    password)."""
-    url = env_secret(name)
-    if url and not url.startswith("redis://"):
-        raise ImproperlyConfigured(f"{name} must be a redis:// URL")
-    return url
+    """A ``redis://`` (or ``rediss://``) URL read like a secret; never echoed
+    (it may carry a password)."""
+    return env_secret_url(name, ("redis", "rediss"), "redis://host:6379/1")

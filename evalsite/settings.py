@@ -16,18 +16,27 @@ from evalsite.env import (
     BASE_DIR,
     env_bool,
     env_choice,
+    env_commit,
+    env_hosts,
     env_int,
-    env_list,
+    env_log_level,
+    env_origins,
     env_path,
+    env_rate,
     env_redis_url,
     env_secret,
     env_secret_key,
+    env_secret_url,
     env_str,
+    env_url,
     load_local_env,
+    refuse,
 )
 from evalsite.logging import build_logging
 from evalsite.openapi import spectacular_settings
 from evalsite.siteurl import env_site_url
+from stream.core.adapters import SAMPLERS
+from stream.core.types import PromptProfile
 
 load_local_env()
 
@@ -39,8 +48,8 @@ VAR_DIR = env_path("EVALSITE_VAR_DIR", BASE_DIR / "var")
 DEV_SECRET_KEY = "dev-only-insecure-key-never-use-in-production"  # noqa: S105
 SECRET_KEY = env_secret_key(debug=DEBUG, placeholder=DEV_SECRET_KEY)
 
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+ALLOWED_HOSTS = env_hosts("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS")
 # Where the pages are served, for the links commands print (eval_run,
 # gridworld_run); `make demo PORT=N` writes it to .env.
 SITE_URL = env_site_url("SITE_URL")
@@ -160,7 +169,9 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
-SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000)
+SECURE_HSTS_SECONDS = env_int(
+    "DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0
+)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 # Preload asks browsers to ship the domain as HTTPS-only (hstspreload.org);
 # on by default in production so `check --deploy` is clean. Turn it off for a
@@ -226,7 +237,7 @@ if DEBUG:
 
 # Requests per API key: "<n>/<second|minute|hour|day>"; over it, 429 with
 # Retry-After. Counted in CACHE_URL's cache (per process without one).
-API_KEY_THROTTLE_RATE = env_str("API_KEY_THROTTLE_RATE", "1200/minute")
+API_KEY_THROTTLE_RATE = env_rate("API_KEY_THROTTLE_RATE", "1200/minute")
 # A cache that cannot be reached fails open (evalsite/cachesafe.py); each
 # call gives up after CACHE_TIMEOUT_S.
 CACHE_URL = env_redis_url("CACHE_URL")
@@ -240,7 +251,12 @@ SPECTACULAR_SETTINGS = spectacular_settings()
 
 # --- Celery: embedded filesystem broker unless CELERY_BROKER_URL is set ------
 
-CELERY_BROKER_URL = env_secret("CELERY_BROKER_URL") or "filesystem://"
+CELERY_BROKER_URL = (
+    env_secret_url(
+        "CELERY_BROKER_URL", ("redis", "rediss", "filesystem"), "redis://host:6379/0"
+    )
+    or "filesystem://"
+)
 CELERY_BROKER_IS_EMBEDDED = CELERY_BROKER_URL.startswith("filesystem://")
 CELERY_BROKER_DIR = VAR_DIR / "celery"
 # A chunk of work runs at most CELERY_TASK_TIME_LIMIT seconds (then the pool
@@ -248,6 +264,12 @@ CELERY_BROKER_DIR = VAR_DIR / "celery"
 # margin belongs to a dead worker and is delivered again.
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
+refuse(
+    "CELERY_TASK_SOFT_TIME_LIMIT must be less than CELERY_TASK_TIME_LIMIT, got "
+    f"{CELERY_TASK_SOFT_TIME_LIMIT} and {CELERY_TASK_TIME_LIMIT}"
+    if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT
+    else None
+)
 CELERY_VISIBILITY_TIMEOUT_S = env_int(
     "CELERY_VISIBILITY_TIMEOUT_S",
     CELERY_TASK_TIME_LIMIT + 60,
@@ -289,7 +311,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.5,
 }
 # Domain results live in our models; a result backend exists only for chords.
-CELERY_RESULT_BACKEND = env_secret("CELERY_RESULT_BACKEND") or (
+CELERY_RESULT_BACKEND = env_secret_url(
+    "CELERY_RESULT_BACKEND", ("redis", "rediss", "file"), "redis://host:6379/0"
+) or (
     f"file://{CELERY_BROKER_DIR / 'results'}"
     if CELERY_BROKER_IS_EMBEDDED
     else CELERY_BROKER_URL
@@ -349,11 +373,20 @@ KEEPALIVE_MAX_POKES_PER_MIN = env_int("KEEPALIVE_MAX_POKES_PER_MIN", 6, minimum=
 KEEPALIVE_PERCEPTION_MAX_AGE_MS = env_int(
     "KEEPALIVE_PERCEPTION_MAX_AGE_MS", 60000, minimum=0
 )
-KEEPALIVE_PROFILE = env_str("KEEPALIVE_PROFILE", "balanced")
+KEEPALIVE_PROFILE = env_choice(
+    "KEEPALIVE_PROFILE", "balanced", tuple(profile.value for profile in PromptProfile)
+)
 KEEPALIVE_MEMORY_SLICE = env_int("KEEPALIVE_MEMORY_SLICE", 8, minimum=0)
-KEEPALIVE_MODEL = env_str("KEEPALIVE_MODEL", "baseline")
-KEEPALIVE_SAMPLER = env_str("KEEPALIVE_SAMPLER", "low-variance")
+KEEPALIVE_MODEL = env_choice(
+    "KEEPALIVE_MODEL", "baseline", ("baseline", "openai", "scripted")
+)
+KEEPALIVE_SAMPLER = env_choice("KEEPALIVE_SAMPLER", "low-variance", tuple(SAMPLERS))
 KEEPALIVE_SCRIPT = env_str("KEEPALIVE_SCRIPT")
+refuse(
+    "KEEPALIVE_SCRIPT must name the script file when KEEPALIVE_MODEL=scripted"
+    if KEEPALIVE_MODEL == "scripted" and not KEEPALIVE_SCRIPT.strip()
+    else None
+)
 AGENCY_LOG_INTERVAL_S = env_int("AGENCY_LOG_INTERVAL_S", 60, minimum=1)
 
 # Planning: the thought-to-task poll and the executor task store. The drive
@@ -367,8 +400,13 @@ PLANNING_POLL_LIMIT = env_int("PLANNING_POLL_LIMIT", 100, minimum=1)
 PLANNING_EXECUTOR_STALE_S = env_int("PLANNING_EXECUTOR_STALE_S", 120, minimum=1)
 
 # OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp server).
-OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+OPENAI_BASE_URL = env_url("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "")
+refuse(
+    "OPENAI_MODEL must name the model when KEEPALIVE_MODEL=openai"
+    if KEEPALIVE_MODEL == "openai" and not OPENAI_MODEL.strip()
+    else None
+)
 OPENAI_API_KEY = env_secret("OPENAI_API_KEY")
 OPENAI_TIMEOUT_S = env_int("OPENAI_TIMEOUT_S", 30, minimum=1)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2, minimum=0)
@@ -377,7 +415,7 @@ OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2, minimum=0)
 # <EVALS_ARTIFACTS_DIR>/evals/<suite>/<profile>/<run-id>/; a run fans out in
 # chunks of EVALS_CHUNK_SIZE scenarios.
 # The code version eval runs record; unset: `git rev-parse HEAD` of the checkout.
-EVALSITE_CODE_VERSION = env_str("EVALSITE_CODE_VERSION")
+EVALSITE_CODE_VERSION = env_commit("EVALSITE_CODE_VERSION")
 EVALS_SUITES_DIR = env_path("EVALS_SUITES_DIR", BASE_DIR / "evals" / "suites")
 EVALS_ARTIFACTS_DIR = env_path("EVALS_ARTIFACTS_DIR", BASE_DIR / "artifacts")
 EVALS_CHUNK_SIZE = env_int("EVALS_CHUNK_SIZE", 25, minimum=1)
@@ -398,7 +436,7 @@ MEMORY_RED_TEAM_BENCH_ENABLED = env_bool("MEMORY_RED_TEAM_BENCH_ENABLED", False)
 # PR keepalive: GitHub webhook intake, dispatch decisions and rounds. Tokens
 # and the webhook secret are read here only to check they exist; services
 # read the variables a repository names (token_ref, webhook_secret_ref).
-PRKEEPALIVE_GITHUB_API_URL = env_str(
+PRKEEPALIVE_GITHUB_API_URL = env_url(
     "PRKEEPALIVE_GITHUB_API_URL", "https://api.github.com"
 )
 PRKEEPALIVE_WEBHOOK_SECRET = env_secret("PRKEEPALIVE_WEBHOOK_SECRET")
@@ -436,7 +474,7 @@ CELERY_BEAT_SCHEDULE = beat_schedule(
 
 # --- Logging -----------------------------------------------------------------
 
-LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOG_LEVEL = env_log_level("LOG_LEVEL", "INFO")
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))
 LOG_REPEAT_WINDOW_S = env_int("LOG_REPEAT_WINDOW_S", 60, minimum=0)
 LOGGING = build_logging(
