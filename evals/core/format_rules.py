@@ -103,6 +103,20 @@ def is_finite_number(value: object) -> bool:
     return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
 
 
+# The characters JavaScript's ``String.prototype.trim`` removes (WhiteSpace
+# and LineTerminator), which differ from Python's ``str.strip``: how the
+# reference eval store trims its text fields.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim(value: str) -> str:
+    """``value`` without the whitespace JavaScript's ``trim`` removes."""
+    return value.strip(JS_WHITESPACE)
+
+
 def is_non_empty_string(value: object) -> bool:
     """A string with at least one non-whitespace character."""
     return type(value) is str and value.strip() != ""

@@ -7,12 +7,12 @@ Baseline, two modes:
 
 - stores (no snapshot id): the latest completed run per benchmark of the
   base store;
-- snapshot: the named snapshot from the base store's baselines, else from the
-  candidate's (bootstrap, for the rollout where the base branch has not
-  adopted it yet; ``baseline_resolved_from`` says which). In neither:
-  ``benchmark baseline snapshot not found: <id>``. A base store whose copy of
-  the snapshot file is invalid does not bootstrap: that is an error too, so a
-  broken baseline can never be silently replaced by the candidate's.
+- snapshot: the named snapshot from the base store's valid baselines, else
+  from the candidate's (bootstrap, for the rollout where the base branch has
+  not adopted it yet; ``baseline_resolved_from`` says which). A base store
+  whose copy of the snapshot file is invalid bootstraps the same way, as the
+  reference gate does (it reads only valid snapshots). In neither:
+  ``benchmark baseline snapshot not found: <id>``.
 
 Candidate: the latest completed run per benchmark of the candidate store
 (newest completedAt, else startedAt).
@@ -210,12 +210,12 @@ def _invalid_messages(side: str, counts: InvalidCounts) -> list[str]:
 def resolve_snapshot(
     snapshot_id: str, *, base: StoreContents, candidate: StoreContents
 ) -> tuple[BaselineSnapshot, BaselineSource]:
-    """The named snapshot: from the base store, else from the candidate.
+    """The named snapshot: from the base store's valid snapshots, else from
+    the candidate's (an invalid base copy is as good as none).
 
     Within a store, ``baselines/<id>.json`` wins over another file carrying
-    the same snapshotId. Raises ``BaselineInvalid`` when the base store's
-    ``baselines/<id>.json`` is invalid (no bootstrap then) and
-    ``BaselineNotFound`` when neither store has it.
+    the same snapshotId. Raises ``BaselineNotFound`` when neither store has
+    a valid one.
     """
     expected_path = f"{StoreKind.BASELINES.value}/{snapshot_id}.json"
     for source, store in (
@@ -226,13 +226,6 @@ def resolve_snapshot(
         if matches:
             preferred = [s for s in matches if s.path == expected_path]
             return (preferred or matches)[0].item, source
-        if source is BaselineSource.BASE and any(
-            item.path == expected_path for item in base.invalid_baselines
-        ):
-            raise BaselineInvalid(
-                f"base store has an invalid baseline snapshot: {expected_path}",
-                details={"path": expected_path},
-            )
     raise BaselineNotFound(
         f"benchmark baseline snapshot not found: {snapshot_id}",
         details={"snapshotId": snapshot_id},
@@ -346,9 +339,8 @@ def evaluate_gate(
 
     ``snapshot_id`` selects snapshot mode; ``min_cases`` enables
     inconclusive benchmarks; ``overrides`` are metric directions from
-    configuration. Raises ``BaselineNotFound`` when the snapshot is in
-    neither store and ``BaselineInvalid`` when the base store's copy of it is
-    invalid.
+    configuration. Raises ``BaselineNotFound`` when the snapshot is valid in
+    neither store.
     """
     snapshot: SnapshotRef | None = None
     bases: dict[str, _BaseEntry] = {}

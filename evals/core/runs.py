@@ -37,6 +37,7 @@ from evals.core.format_rules import (
     MessageTable,
     fast_timestamp,
     is_safe_path_segment,
+    js_trim,
     non_finite_problems,
     parse_timestamp,
     raise_if_problems,
@@ -132,6 +133,8 @@ def fast_recency(document: Any) -> datetime | None:
         and type(run_id) is str
         and type(benchmark_id) is str
         and benchmark_id.strip()
+        # An id the store reader would trim is left to it.
+        and benchmark_id == js_trim(benchmark_id)
         and type(started_at) is str
         and type(total) is int
         and type(passed) is int
@@ -231,6 +234,7 @@ def stored_run_key(data: bytes) -> StoredRunKey | None:
         run.passedCases + run.failedCases <= run.totalCases
         and run.status in _STATUSES
         and run.benchmarkId.strip()
+        and run.benchmarkId == js_trim(run.benchmarkId)
         and is_safe_path_segment(run_id)
     ):
         return None

@@ -2,7 +2,13 @@
 
 Every file of the wanted kinds is read (never through a link), parsed and
 validated, in chunks that a process pool may share; the result is the same
-with or without one.
+with or without one. Run summaries and baseline snapshots are first brought
+to the form the reference store's reader makes of them
+(``evals.core.store_compat``), so a store that gates there gates here.
+
+The latest completed run of a benchmark is chosen as the reference store
+chooses it: newest completedAt, else startedAt, compared to the
+millisecond; of runs at the same millisecond, the first in path order.
 """
 
 from __future__ import annotations
@@ -47,6 +53,10 @@ from evals.core.store import (
     StoreKind,
     StoreUnreadable,
 )
+from evals.core.store_compat import (
+    run_as_reference_reads,
+    snapshot_as_reference_reads,
+)
 
 # Files per chunk of work (a process pool's unit).
 _CHUNK = 2000
@@ -88,6 +98,16 @@ def _validator(kind: StoreKind, memory_red_team_enabled: bool) -> Callable[[Any]
     if kind is StoreKind.SHADOWS:
         return validate_shadow_record
     return validate_baseline_snapshot
+
+
+def _as_reference_reads(kind: StoreKind, document: Any) -> Any:
+    """``document`` as the reference store's reader makes it (runs and
+    snapshots; the other kinds are read as written)."""
+    if kind is StoreKind.RUNS:
+        return run_as_reference_reads(document)
+    if kind is StoreKind.BASELINES:
+        return snapshot_as_reference_reads(document)
+    return document
 
 
 def _checker(
@@ -159,20 +179,23 @@ class _Job:
     latest_only: bool = False
 
 
+def _to_millisecond(instant: datetime) -> datetime:
+    """``instant`` as JavaScript's ``Date.parse`` keeps it."""
+    return instant.replace(microsecond=instant.microsecond // 1000 * 1000)
+
+
 def _latest_stored_runs(
     items: Iterable[StoredItem[RunSummary]],
 ) -> list[StoredItem[RunSummary]]:
-    """The latest completed run per benchmark, in path order.
-
-    Same choice as ``latest_completed_runs`` (ties: greater runId, then the
-    first path), so reducing per chunk and then overall loses nothing.
-    """
-    best: dict[str, tuple[Any, StoredItem[RunSummary]]] = {}
+    """The latest completed run per benchmark (module docstring), in path
+    order. ``items`` come in path order, as each chunk's do, so reducing
+    per chunk and then overall loses nothing."""
+    best: dict[str, tuple[datetime, StoredItem[RunSummary]]] = {}
     for stored in items:
         run = stored.item
         if run.status is not RunStatus.COMPLETED:
             continue
-        key = (run.recency, run.run_id)
+        key = _to_millisecond(run.recency)
         current = best.get(run.benchmark_id)
         if current is None or key > current[0]:
             best[run.benchmark_id] = (key, stored)
@@ -186,20 +209,23 @@ class _ChunkResult:
     valid_count: int
 
 
-# Per benchmark, the latest completed run so far: its key (instant, runId),
-# its path, and the run, built, or as its file's bytes until it is the last.
-_Latest = dict[str, tuple[tuple[datetime, str], str, RunSummary | bytes]]
+# Per benchmark, the latest completed run so far: its instant (to the
+# millisecond), its path, and the run, built, or as its file's bytes until
+# it is the last.
+_Latest = dict[str, tuple[datetime, str, RunSummary | bytes]]
 
 
 def _keep_if_latest(
     latest: _Latest,
     benchmark_id: str,
-    key: tuple[datetime, str],
+    recency: datetime,
     relative: str,
     entry: RunSummary | bytes,
 ) -> None:
     """Keep ``entry`` if it is the latest completed run of its benchmark so
-    far (first path on a tie, as ``_latest_stored_runs``)."""
+    far; files come in path order, so a tie keeps the first path, as
+    ``_latest_stored_runs``."""
+    key = _to_millisecond(recency)
     current = latest.get(benchmark_id)
     if current is None or key > current[0]:
         latest[benchmark_id] = (key, relative, entry)
@@ -214,9 +240,7 @@ def _offer_stored(latest: _Latest, relative: str, data: bytes) -> bool:
     if key is None:
         return False
     if key.completed:
-        _keep_if_latest(
-            latest, key.benchmark_id, (key.recency, key.run_id), relative, data
-        )
+        _keep_if_latest(latest, key.benchmark_id, key.recency, relative, data)
     return True
 
 
@@ -225,8 +249,7 @@ def _offer_latest(latest: _Latest, relative: str, document: Any) -> None:
     valid run."""
     entry = validate_run_summary(document)
     if entry.status is RunStatus.COMPLETED:
-        key = (entry.recency, entry.run_id)
-        _keep_if_latest(latest, entry.benchmark_id, key, relative, entry)
+        _keep_if_latest(latest, entry.benchmark_id, entry.recency, relative, entry)
 
 
 def _count_stored(_latest: _Latest, _relative: str, data: bytes) -> bool:
@@ -263,7 +286,9 @@ def _load_chunk(job: _Job) -> _ChunkResult:
             if quick is not None and quick(latest, relative, data):
                 count += 1
                 continue
-            document = parse_json_document(data, what=relative)
+            document = _as_reference_reads(
+                job.kind, parse_json_document(data, what=relative)
+            )
             if job.latest_only:
                 _offer_latest(latest, relative, document)
             elif job.keep:
@@ -279,7 +304,9 @@ def _load_chunk(job: _Job) -> _ChunkResult:
                 relative,
                 entry
                 if isinstance(entry, RunSummary)
-                else validate_run_summary(parse_json_document(entry, what=relative)),
+                else validate_run_summary(
+                    run_as_reference_reads(parse_json_document(entry, what=relative))
+                ),
             )
             for _, relative, entry in sorted(latest.values(), key=lambda e: e[1])
         ]

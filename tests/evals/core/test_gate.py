@@ -12,7 +12,6 @@ import pytest
 from core.errors import NotFound
 from evals.core.baselines import validate_baseline_snapshot
 from evals.core.gate import (
-    BaselineInvalid,
     BaselineNotFound,
     BaselineSource,
     DeltaOutcome,
@@ -409,15 +408,34 @@ def test_snapshot_not_found(tmp_path: Path) -> None:
     assert isinstance(caught.value, NotFound)
 
 
-def test_invalid_base_snapshot_does_not_bootstrap(tmp_path: Path) -> None:
+def test_invalid_base_snapshot_bootstraps_from_the_candidate(tmp_path: Path) -> None:
+    # The reference gate reads only valid snapshots: a broken base copy is as
+    # good as none, and the candidate's snapshot of that id is the baseline.
     base = make_store(tmp_path / "b", raw={"baselines/required-main.json": "{}"})
-    candidate = make_store(tmp_path / "c", baselines=[snapshot("required-main", ENTRY)])
+    candidate = make_store(
+        tmp_path / "c",
+        [run("c", "ama", 3, 4, metrics={AOS: 0.9})],
+        baselines=[snapshot("required-main", ENTRY)],
+    )
 
-    with pytest.raises(BaselineInvalid) as caught:
+    verdict = evaluate_gate(base=base, candidate=candidate, snapshot_id="required-main")
+
+    assert verdict.passed
+    assert verdict.baseline_resolved_from is BaselineSource.CANDIDATE
+    assert verdict.improvements == ("ama actionOutcomeScore 0.8 -> 0.9",)
+
+
+def test_invalid_base_snapshot_and_none_in_candidate_is_not_found(
+    tmp_path: Path,
+) -> None:
+    base = make_store(tmp_path / "b", raw={"baselines/required-main.json": "{}"})
+    candidate = make_store(tmp_path / "c", [run("c", "ama", 3, 4)])
+
+    with pytest.raises(BaselineNotFound) as caught:
         evaluate_gate(base=base, candidate=candidate, snapshot_id="required-main")
 
     assert caught.value.message == (
-        "base store has an invalid baseline snapshot: baselines/required-main.json"
+        "benchmark baseline snapshot not found: required-main"
     )
 
 

@@ -510,8 +510,8 @@ def test_latest_runs_only_builds_runs_the_fast_check_leaves_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run with case results is validated in full; it competes for latest
-    with runs kept as documents: the same instant goes to the greater runId,
-    the same runId to the first path."""
+    with runs kept as documents: the same instant goes to the first path, as
+    the reference store reads it."""
     store = EvalStore(tmp_path)
     with_cases = {
         **RUN,
@@ -529,7 +529,7 @@ def test_latest_runs_only_builds_runs_the_fast_check_leaves_out(
     store.write_run(validate_run_summary(with_cases))
     store.write_run(
         validate_run_summary(
-            {**RUN, "runId": "run-a", "completedAt": "2026-03-06T11:09:00+01:00"}
+            {**RUN, "runId": "run-c", "completedAt": "2026-03-06T11:09:00+01:00"}
         )
     )
     store.write_run(
@@ -550,8 +550,8 @@ def test_latest_runs_only_builds_runs_the_fast_check_leaves_out(
     everything = load_store(tmp_path)
     assert [s.item.run_id for s in everything.runs] == [
         "run-0",
-        "run-a",
         "run-b",
+        "run-c",
         "run-d",
         "run-b",
     ]
