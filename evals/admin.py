@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.html import format_html, format_html_join
 
 from core.errors import CoreError, SchemaInvalid
@@ -32,16 +32,23 @@ from evals.models import (
     ShadowRecord,
     SuiteVersion,
 )
+from evals.selectors.runs import run_config_shown
 from evals.services.invalid_uploads import (
     invalid_upload_accept,
     invalid_upload_reject,
     invalid_upload_revalidate,
 )
+from evalsite.paths import scrubbed, shown
+
+# The review buttons of an upload's own page (its change form), beside Save.
+ACCEPT_BUTTON = "_accept"
+REJECT_BUTTON = "_reject"
 
 
 def _pretty(document: Any) -> str:
+    """A JSON document as indented text, with no server path in it."""
     return format_html(
-        "<pre>{}</pre>", json.dumps(document, indent=2, ensure_ascii=False)
+        "<pre>{}</pre>", json.dumps(scrubbed(document), indent=2, ensure_ascii=False)
     )
 
 
@@ -71,6 +78,8 @@ class InvalidUploadAdmin(admin.ModelAdmin):
     search_fields = ("filename", "raw")
     ordering = ("-created_at",)
     actions = ("revalidate", "accept", "reject")
+    # Adds "Save and accept" and "Reject" to a pending upload's own page.
+    change_form_template = "admin/evals/invalidupload/change_form.html"
     fields = (
         "kind",
         "filename",
@@ -129,6 +138,8 @@ class InvalidUploadAdmin(admin.ModelAdmin):
         # The errors must always describe the text as saved.
         super().save_model(request, obj, form, change)
         problems = invalid_upload_revalidate(upload=obj)
+        if ACCEPT_BUTTON in request.POST or REJECT_BUTTON in request.POST:
+            return  # response_change says what the review did
         if problems:
             self.message_user(
                 request,
@@ -139,6 +150,17 @@ class InvalidUploadAdmin(admin.ModelAdmin):
             self.message_user(
                 request, f"Upload {obj.pk} now validates: accept it to import it."
             )
+
+    def response_change(self, request: HttpRequest, obj: InvalidUpload) -> HttpResponse:
+        """After Save: "Save and accept" imports the upload as saved (a fixed
+        text included), "Reject" closes it; both come back to its page."""
+        if ACCEPT_BUTTON in request.POST:
+            self.accept(request, InvalidUpload.objects.filter(pk=obj.pk))
+        elif REJECT_BUTTON in request.POST:
+            self.reject(request, InvalidUpload.objects.filter(pk=obj.pk))
+        else:
+            return super().response_change(request, obj)
+        return HttpResponseRedirect(request.path)
 
     @admin.action(description="Re-validate selected uploads")
     def revalidate(
@@ -216,13 +238,17 @@ class BenchmarkAdmin(ReadOnlyAdmin):
     def manifest_pretty(self, obj: Benchmark) -> str:
         return _pretty(obj.manifest)
 
-    readonly_fields = ("manifest_pretty",)
-    exclude = ("manifest", "pack_files")
+    @admin.display(description="suite file")
+    def suite_file(self, obj: Benchmark) -> str:
+        return shown(obj.suite_path) or "none"
+
+    readonly_fields = ("manifest_pretty", "suite_file")
+    exclude = ("manifest", "pack_files", "suite_path")
 
 
 class CaseResultInline(admin.TabularInline):
     model = CaseResult
-    fields = ("case_id", "passed", "latency_ms", "error")
+    fields = ("case_id", "passed", "latency_ms", "error_shown")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -230,6 +256,10 @@ class CaseResultInline(admin.TabularInline):
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="error")
+    def error_shown(self, obj: CaseResult) -> str:
+        return scrubbed(obj.error)
 
 
 @admin.register(Run)
@@ -249,6 +279,53 @@ class RunAdmin(ReadOnlyAdmin):
     list_select_related = ("benchmark",)
     date_hierarchy = "started_at"
     inlines = (CaseResultInline,)
+    # Where the server keeps a run's files is not for the page: the bundle
+    # and the store file are shown relative to their directories, messages
+    # and the configuration with those directories taken out.
+    fields = (
+        "run_id",
+        "benchmark",
+        "status",
+        "source",
+        "started_at",
+        "completed_at",
+        "total_cases",
+        "passed_cases",
+        "failed_cases",
+        "verdict_passed",
+        "failed_properties",
+        "git_ref",
+        "notes",
+        "error_shown",
+        "metrics_shown",
+        "config_shown",
+        "files_shown",
+        "created_by",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="error")
+    def error_shown(self, obj: Run) -> str:
+        return scrubbed(obj.error) or "none"
+
+    @admin.display(description="metrics")
+    def metrics_shown(self, obj: Run) -> str:
+        return _pretty(obj.metrics)
+
+    @admin.display(description="configuration")
+    def config_shown(self, obj: Run) -> str:
+        return _pretty(run_config_shown(obj.config or {}))
+
+    @admin.display(description="files")
+    def files_shown(self, obj: Run) -> str:
+        parts = []
+        if obj.artifacts_dir:
+            parts.append(
+                f"bundle {shown(obj.artifacts_dir)}/ in the artifacts directory"
+            )
+        if obj.store_path:
+            parts.append(f"eval store file {shown(obj.store_path)}")
+        return "; ".join(parts) or "none"
 
 
 @admin.register(ShadowRecord)
@@ -260,8 +337,19 @@ class ShadowRecordAdmin(ReadOnlyAdmin):
 
 @admin.register(BaselineSnapshot)
 class BaselineSnapshotAdmin(ReadOnlyAdmin):
-    list_display = ("snapshot_id", "created_at", "source_root_dir", "created_by")
+    list_display = ("snapshot_id", "created_at", "source", "created_by")
     search_fields = ("snapshot_id", "notes")
+
+    exclude = ("source_root_dir", "document")
+    readonly_fields = ("source", "document_shown")
+
+    @admin.display(description="made from")
+    def source(self, obj: BaselineSnapshot) -> str:
+        return shown(obj.source_root_dir)
+
+    @admin.display(description="snapshot")
+    def document_shown(self, obj: BaselineSnapshot) -> str:
+        return _pretty(obj.document)
 
 
 @admin.register(SuiteVersion)
