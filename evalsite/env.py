@@ -181,6 +181,20 @@ def env_log_level(name: str, default: str) -> str:
     return value
 
 
+_HEADER = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+def env_header(name: str) -> str:
+    """An HTTP header name (``X-Forwarded-For``), or empty."""
+    raw = os.environ.get(name, "")
+    if raw.strip() and not _HEADER.fullmatch(raw.strip()):
+        raise ImproperlyConfigured(
+            f"{name} must be an HTTP header name (letters, digits and dashes, "
+            f"e.g. X-Forwarded-For), got {raw!r}"
+        )
+    return raw.strip()
+
+
 _COMMIT = re.compile(r"[0-9a-f]{7,64}")
 
 

@@ -17,6 +17,7 @@ from evalsite.env import (
     env_bool,
     env_choice,
     env_commit,
+    env_header,
     env_hosts,
     env_int,
     env_log_level,
@@ -126,7 +127,7 @@ LOGIN_MAX_FAILURES_PER_ADDRESS = env_int(
     "LOGIN_MAX_FAILURES_PER_ADDRESS", 50, minimum=1
 )
 LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 900, minimum=1)
-LOGIN_CLIENT_ADDRESS_HEADER = env_str("LOGIN_CLIENT_ADDRESS_HEADER")
+LOGIN_CLIENT_ADDRESS_HEADER = env_header("LOGIN_CLIENT_ADDRESS_HEADER")
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},

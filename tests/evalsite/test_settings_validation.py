@@ -31,6 +31,7 @@ SETTINGS_PREFIXES = (
     "PRKEEPALIVE_",
     "EVALSITE_CODE_VERSION",
     "SITE_URL",
+    "LOGIN_",
 )
 
 
@@ -102,6 +103,19 @@ REFUSED = [
         "HEAD` prints), got 'v1.2'",
     ),
     ("DJANGO_HSTS_SECONDS", "-1", "must be >= 0, got -1"),
+    (
+        "LOGIN_CLIENT_ADDRESS_HEADER",
+        "X-Forwarded-For: 1.2.3.4",
+        "must be an HTTP header name (letters, digits and dashes, e.g. "
+        "X-Forwarded-For), got 'X-Forwarded-For: 1.2.3.4'",
+    ),
+    ("LOGIN_MAX_FAILURES", "0", "must be >= 1, got 0"),
+    (
+        "SITE_URL",
+        "localhost:8000",
+        "must be an http:// or https:// URL with a host "
+        "(e.g. http://127.0.0.1:8000), got 'localhost:8000'",
+    ),
     ("API_MAX_BODY_BYTES", "ten", "must be an integer, got 'ten'"),
     ("DJANGO_DEBUG", "yes-please", "must be one of true/false/1/0, got 'yes-please'"),
 ]
@@ -194,7 +208,7 @@ def test_every_accepted_spelling_loads() -> None:
         "from django.conf import settings as s; print(s.API_KEY_THROTTLE_RATE, "
         "s.LOG_LEVEL, s.LOG_FORMAT, s.KEEPALIVE_PROFILE, s.KEEPALIVE_SAMPLER, "
         "s.ALLOWED_HOSTS, s.CSRF_TRUSTED_ORIGINS, s.OPENAI_BASE_URL, "
-        "s.EVALSITE_CODE_VERSION, s.KEEPALIVE_MODEL)"
+        "s.EVALSITE_CODE_VERSION, s.KEEPALIVE_MODEL, s.LOGIN_CLIENT_ADDRESS_HEADER)"
     )
     result = manage(
         "shell",
@@ -215,13 +229,14 @@ def test_every_accepted_spelling_loads() -> None:
         CELERY_BROKER_URL="filesystem://",
         DATABASE_URL="sqlite:////tmp/evalsite-settings-probe.sqlite3",
         LOG_REPEAT_WINDOW_S="",
+        LOGIN_CLIENT_ADDRESS_HEADER="X-Real-IP",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == (
         "30/hours WARNING json rich creative "
         "['evalsite.example.com', '.example.org', '10.0.0.5', '[::1]', '*'] "
         "['https://evalsite.example.com:8443', 'http://*.x.org'] "
-        "http://[::1]:11434/v1 0123abc scripted"
+        "http://[::1]:11434/v1 0123abc scripted X-Real-IP"
     )
 
 
