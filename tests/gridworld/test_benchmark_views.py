@@ -152,3 +152,23 @@ def test_the_episode_drill_down_is_a_metrics_table(owner_client: Any) -> None:
     assert '<th scope="row">seed <span class="badge">differs</span></th>' in html
     assert '<td data-label="Base">5</td>' in html  # seed 3 + 2
     assert '<td data-label="Candidate">52</td>' in html
+
+
+def test_the_overview_shows_no_open_regression_for_another_seed(
+    owner_client: Any, settings: Any
+) -> None:
+    """A baseline of one fully passing batch and a later one with other seeds:
+    the overview judges them like the gate, with no open regression."""
+    from evals.services.baselines import baseline_snapshot_create
+
+    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
+    first = run_execute(
+        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
+    )
+    baseline_snapshot_create(snapshot_id="required-main")
+    second = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
+    assert first.metrics["mean_distance"] < second.metrics["mean_distance"]
+    assert first.pass_rate == second.pass_rate == 1.0
+    html = owner_client.get("/").content.decode()
+    assert "no regression" in html
+    assert "mean_distance" not in html
