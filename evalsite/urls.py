@@ -8,6 +8,7 @@ from evalsite.login import ThrottledLoginView
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("health/", views.health, name="health"),
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),

@@ -1,9 +1,11 @@
-"""Project-level pages: the overview, the health endpoint, the site icon."""
+"""Project-level pages: the overview, the health page and endpoint, the site
+icon."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
 from django.core.paginator import Paginator
@@ -14,6 +16,7 @@ from django.utils.http import urlencode
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 
+from core.health import HealthRow, health_rows
 from evals.selectors.benchmarks import (
     benchmark_kinds,
     invalid_uploads_pending,
@@ -66,6 +69,7 @@ def home(request: HttpRequest) -> HttpResponse:
         # review them, see them.
         pending = []
     agents = agent_list_visible(user=request.user).filter(is_active=True)
+    rows = _health_rows()
     filters = [(key, value) for key, value in (("kind", kind), ("q", search)) if value]
     cards: list[dict[str, Any]] = [
         {
@@ -79,7 +83,8 @@ def home(request: HttpRequest) -> HttpResponse:
         request,
         "home.html",
         {
-            "health": health_get(),
+            "health_rows": rows,
+            "health_ok": all(row.ok for row in rows),
             "stream": stream_health(agents=agents, now=timezone.now()),
             "cards": cards,
             "page": page,
@@ -94,6 +99,38 @@ def home(request: HttpRequest) -> HttpResponse:
             "pending": pending,
             "keepalive": keepalive_overview(now=timezone.now()),
         },
+    )
+
+
+def _heartbeat_s() -> float:
+    """How often the worker checks in (the beat schedule's heartbeat)."""
+    entry = settings.CELERY_BEAT_SCHEDULE.get("heartbeat") or {}
+    every = entry.get("schedule")
+    return every.total_seconds() if hasattr(every, "total_seconds") else 30.0
+
+
+def _health_rows() -> list[HealthRow]:
+    checked = health_get()
+    return health_rows(
+        database=checked.database,
+        database_ok=checked.database_ok,
+        broker=checked.broker,
+        broker_ok=checked.broker_ok,
+        worker_last_seen_s=checked.worker_last_seen_s,
+        heartbeat_s=_heartbeat_s(),
+    )
+
+
+@require_GET
+def health(request: HttpRequest) -> HttpResponse:
+    """The service's health for people: the database, the task queue and the
+    worker in a table, in plain words (``/healthz`` is the same for
+    machines). No login, so it answers while logging in cannot."""
+    rows = _health_rows()
+    return render(
+        request,
+        "health.html",
+        {"rows": rows, "all_ok": all(row.ok for row in rows)},
     )
 
 

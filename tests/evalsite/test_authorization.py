@@ -41,7 +41,7 @@ pytestmark = pytest.mark.django_db
 # Operations that authenticate by a signature instead of a login or a key.
 SIGNED = {("POST", "/api/prkeepalive/github/webhook")}
 # Pages anyone may open.
-PUBLIC_PAGES = {"/accounts/login/", "/healthz", "/favicon.ico"}
+PUBLIC_PAGES = {"/accounts/login/", "/health/", "/healthz", "/favicon.ico"}
 PAGE_SKIP_PREFIXES = ("/admin/", "/static/", "/accounts/logout/")
 
 
