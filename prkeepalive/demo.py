@@ -1,8 +1,11 @@
 """Demo data of PR keepalive: one repository, four PRs and their decisions
-and rounds, all decided by the real core (no GitHub is called).
+and rounds, all decided by the real core on recorded facts, as the service
+records them (each decision's inputs replay in the dry run).
 
-Registered in ``DEMO_DATA_LOADERS``; loading twice records nothing new (the
-demo repository is the marker).
+The repository is fictional, so it is registered paused (``is_active``
+false): no webhook for it is handled and the reconciler never asks GitHub
+about it. Registered in ``DEMO_DATA_LOADERS``; loading twice records nothing
+new (the demo repository is the marker).
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from prkeepalive.core.facts import Facts, decide, facts_document
 from prkeepalive.core.instruction import extract_instruction
-from prkeepalive.core.lanes import decide_dispatch
 from prkeepalive.core.summary import (
     decision_line,
     instruction_line,
@@ -74,15 +77,23 @@ def _gate_event(number: int, head: str) -> Event:
     )
 
 
+def _decide(event: Event, facts: Facts) -> tuple[DispatchDecision, dict[str, Any]]:
+    d = decide(event, facts, POLICY)
+    return d, {
+        **facts_document(event, facts, POLICY),
+        "instruction": extract_instruction(facts.issue_body),
+        "decision": decision_wire(d),
+    }
+
+
 def _record(
     repo: Repository,
     pull: PullRequest,
-    d: DispatchDecision,
+    decided: tuple[DispatchDecision, dict[str, Any]],
     *,
     days_ago: float,
-    labels: tuple[str, ...],
-    issue_body: str = ISSUE,
 ) -> Decision:
+    d, inputs = decided
     row = Decision.objects.create(
         pull=pull,
         repository=repo,
@@ -96,11 +107,7 @@ def _record(
         cap=d.cap,
         active=d.active,
         trace=d.trace,
-        inputs={
-            "labels": list(labels),
-            "instruction": extract_instruction(issue_body),
-            "decision": decision_wire(d),
-        },
+        inputs=inputs,
         line=decision_line(d),
     )
     Decision.objects.filter(pk=row.pk).update(
@@ -115,6 +122,7 @@ def load_demo(owner: Any = None) -> str:
         return "already loaded"
     repo = Repository.objects.create(
         full_name=DEMO_REPOSITORY,
+        is_active=False,
         agent_aliases=["codex"],
         automation_logins=list(POLICY.automation_logins),
     )
@@ -140,30 +148,18 @@ def load_demo(owner: Any = None) -> str:
     _record(
         repo,
         pull,
-        decide_dispatch(
+        _decide(
             _comment_event(12, ask),
-            pr=core,
-            labels=keepalive,
-            gate=GateConclusion.PENDING,
-            activation=None,
-            active_runs=0,
-            policy=POLICY,
-            issue_body=ISSUE,
+            Facts(core, keepalive, GateConclusion.PENDING, issue_body=ISSUE),
         ),
         days_ago=3,
-        labels=keepalive,
     )
-    ok = decide_dispatch(
+    decided = _decide(
         _gate_event(12, head),
-        pr=core,
-        labels=keepalive,
-        gate=GateConclusion.SUCCESS,
-        activation=None,
-        active_runs=0,
-        policy=POLICY,
-        issue_body=ISSUE,
+        Facts(core, keepalive, GateConclusion.SUCCESS, issue_body=ISSUE),
     )
-    decision = _record(repo, pull, ok, days_ago=2.9, labels=keepalive)
+    ok = decided[0]
+    decision = _record(repo, pull, decided, days_ago=2.9)
     assert ok.round is not None
     assert ok.activation_id is not None
     instr_id = 2012348901
@@ -231,18 +227,17 @@ def load_demo(owner: Any = None) -> str:
     _record(
         repo,
         pull,
-        decide_dispatch(
+        _decide(
             _gate_event(15, _sha(15)),
-            pr=CorePull(15, _sha(15), (ask,)),
-            labels=labels,
-            gate=GateConclusion.SUCCESS,
-            activation=None,
-            active_runs=1,
-            policy=POLICY,
-            issue_body=ISSUE,
+            Facts(
+                CorePull(15, _sha(15), (ask,)),
+                labels,
+                GateConclusion.SUCCESS,
+                active_runs=1,
+                issue_body=ISSUE,
+            ),
         ),
         days_ago=1.5,
-        labels=labels,
     )
 
     # PR 18: nobody wrote Scope/Tasks/Acceptance: the job fails.
@@ -259,19 +254,16 @@ def load_demo(owner: Any = None) -> str:
     _record(
         repo,
         pull,
-        decide_dispatch(
+        _decide(
             _comment_event(18, ask),
-            pr=CorePull(18, _sha(18), (ask,)),
-            labels=keepalive,
-            gate=GateConclusion.SUCCESS,
-            activation=None,
-            active_runs=0,
-            policy=POLICY,
-            issue_body="Please bump everything.",
+            Facts(
+                CorePull(18, _sha(18), (ask,)),
+                keepalive,
+                GateConclusion.SUCCESS,
+                issue_body="Please bump everything.",
+            ),
         ),
         days_ago=0.8,
-        labels=keepalive,
-        issue_body="Please bump everything.",
     )
 
     # PR 21: keepalive is not switched on.
@@ -287,18 +279,16 @@ def load_demo(owner: Any = None) -> str:
     _record(
         repo,
         pull,
-        decide_dispatch(
+        _decide(
             _comment_event(21, ask),
-            pr=CorePull(21, _sha(21), (ask,)),
-            labels=(),
-            gate=GateConclusion.SUCCESS,
-            activation=None,
-            active_runs=0,
-            policy=POLICY,
-            issue_body=ISSUE,
+            Facts(
+                CorePull(21, _sha(21), (ask,)),
+                (),
+                GateConclusion.SUCCESS,
+                issue_body=ISSUE,
+            ),
         ),
         days_ago=0.2,
-        labels=(),
     )
     count = Decision.objects.filter(repository=repo).count()
     return f"repository {DEMO_REPOSITORY}: 4 pull requests, {count} decisions, 1 round"

@@ -11,9 +11,17 @@ The request document (camelCase)::
                              "reactions": ["rocket"], "createdAt"}],
                "issueBody": "...", "policy": {"agentAliases", "allowedAuthors",
                "automationLogins", "gateWorkflow"},
+               "rounds": [{"number", "trace", "activationId", "instructionId",
+                           "headBefore"}],
+               "headCommitPulls": [12],
                "lastProcessed": {"instructionId", "headSha"},
                "worker": {"done": true, "headAfter": "...",
                           "attempts": [{"action", "headChanged"}]}}}
+
+``rounds`` are the rounds already recorded for the PR and
+``headCommitPulls`` the PRs of a Gate run's head commit (a fork PR's run names
+none). The decision is :func:`prkeepalive.core.facts.decide`, the service's
+own; a recorded decision's ``inputs`` are such a document.
 
 ``lastProcessed`` adds the ``WORKER:`` line of the round a dispatch starts
 (instruction id = the activation for the explanation); ``worker`` adds
@@ -26,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import SchemaInvalid, SchemaProblem
-from prkeepalive.core.lanes import decide_dispatch, lane_for, unhandled_reason
+from prkeepalive.core.facts import Facts, decide, resolve_pr
+from prkeepalive.core.lanes import lane_for, unhandled_reason
 from prkeepalive.core.summary import decision_line, sync_line, worker_line
 from prkeepalive.core.sync import decide_sync
 from prkeepalive.core.types import (
@@ -35,6 +44,7 @@ from prkeepalive.core.types import (
     Event,
     Policy,
     PullRequest,
+    RecordedRound,
     SyncAction,
     SyncAttempt,
 )
@@ -57,26 +67,6 @@ class Explanation:
     words: str
 
 
-def resolve_pr(event: Event, known: PullRequest | None) -> PullRequest | None:
-    """The PR of an event: the issue of a PR comment; the Gate run's first
-    linked PR; for a fork PR (no linked PRs) the known PR whose head is the
-    run's head commit."""
-    if event.name == "issue_comment":
-        if event.issue_number is None or not event.is_pull_request:
-            return None
-        if known and known.number == event.issue_number:
-            return known
-        return PullRequest(number=event.issue_number)
-    if event.pull_numbers:
-        number = event.pull_numbers[0]
-        if known and known.number == number:
-            return known
-        return PullRequest(number=number, head_sha=event.head_sha)
-    if known and known.head_sha and known.head_sha == event.head_sha:
-        return known
-    return None
-
-
 def _policy(raw: Any, reader: _Reader) -> Policy:
     entry = reader.obj(raw, "state.policy", required=False)
 
@@ -94,6 +84,23 @@ def _policy(raw: Any, reader: _Reader) -> Policy:
         )
         or default.gate_workflow,
     )
+
+
+def _rounds(raw: Any, reader: _Reader) -> tuple[RecordedRound, ...]:
+    out = []
+    for i, item in enumerate(reader.list_(raw, "state.rounds")):
+        path = f"state.rounds[{i}]"
+        entry = reader.obj(item, path)
+        number = reader.int_(entry.get("number"), f"{path}.number")
+        activation = reader.int_(entry.get("activationId"), f"{path}.activationId")
+        instruction = reader.int_(
+            entry.get("instructionId"), f"{path}.instructionId", required=False
+        )
+        trace = reader.str_(entry.get("trace"), f"{path}.trace", required=True)
+        head = reader.str_(entry.get("headBefore"), f"{path}.headBefore")
+        if number is not None and activation is not None:
+            out.append(RecordedRound(number, trace, activation, instruction, head))
+    return tuple(out)
 
 
 def explain(document: Any) -> Explanation:
@@ -131,6 +138,14 @@ def explain(document: Any) -> Explanation:
     last = parse_last_processed(
         state.get("lastProcessed"), "state.lastProcessed", reader
     )
+    rounds = _rounds(state.get("rounds"), reader)
+    commit_pulls = tuple(
+        n
+        for i, v in enumerate(
+            reader.list_(state.get("headCommitPulls"), "state.headCommitPulls")
+        )
+        if (n := reader.int_(v, f"state.headCommitPulls[{i}]")) is not None
+    )
     worker_raw = reader.obj(state.get("worker"), "state.worker", required=False)
     attempts: list[SyncAttempt] = []
     for i, raw in enumerate(
@@ -160,28 +175,21 @@ def explain(document: Any) -> Explanation:
         if pr_number
         else None
     )
-    pr = resolve_pr(event, known)
+    pr = resolve_pr(event, known, commit_pulls)
     if pr is not None and not pr.comments:
         pr = PullRequest(
             number=pr.number, head_sha=pr.head_sha or head, comments=tuple(comments)
         )
-    by_id = {c.id: c for c in comments}
-    if lane.value == "comment":
-        activation = event.comment
-        if activation is not None and activation.id in by_id:
-            activation = by_id[activation.id]
-    else:
-        activation = by_id.get(event.activation_comment_id or -1)
-    decision = decide_dispatch(
-        event,
+    facts = Facts(
         pr=pr,
         labels=labels,
         gate=gate,
-        activation=activation,
         active_runs=active,
-        policy=policy,
         issue_body=issue_body,
+        rounds=rounds,
+        head_commit_pulls=commit_pulls,
     )
+    decision = decide(event, facts, policy)
     lines = [decision_line(decision)]
     if decision.ok and "lastProcessed" in state:
         worker = decide_worker(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from prkeepalive.core.markers import render_markers
+from prkeepalive.core.markers import render_markers, unescape_fully
 
 SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("scope", "Scope", ("scope", "issue scope")),
@@ -38,6 +38,17 @@ _STATUS_BUNDLE = re.compile(
 )
 _HIDDEN_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _EXECUTION_INFO_MAX = 200
+# The fixed wording of a round instruction: evalsite's own, and that of the
+# workflow scripts the keepalive contract comes from. A person's comment
+# carrying it is a copy of an instruction, not a new request.
+INSTRUCTION_SENTENCE = (
+    "complete the Tasks within the Scope until every Acceptance Criterion holds"
+)
+INSTRUCTION_SIGNATURES = (
+    INSTRUCTION_SENTENCE,
+    "keepalive workflow continues nudging until everything is complete",
+    "<sub>execution info:",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +112,13 @@ def extract_instruction(*sources: str) -> str:
     return ""
 
 
+def echoes_instruction(body: str) -> bool:
+    """``body`` carries a round instruction's fixed wording (after undoing
+    HTML escapes, case and spacing ignored)."""
+    text = " ".join(unescape_fully(body).lower().split())
+    return any(" ".join(s.lower().split()) in text for s in INSTRUCTION_SIGNATURES)
+
+
 def render_instruction(
     *,
     round: int,
@@ -121,8 +139,7 @@ def render_instruction(
     alias = agent.strip().lstrip("@") or "codex"
     lines = [
         render_markers(round=round, trace=trace),
-        f"@{alias} continue on this pull request: complete the Tasks within the "
-        "Scope until every Acceptance Criterion holds.",
+        f"@{alias} continue on this pull request: {INSTRUCTION_SENTENCE}.",
         "",
         body,
     ]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from prkeepalive.core.markers import parse_markers
+from prkeepalive.core.instruction import echoes_instruction
+from prkeepalive.core.markers import has_damaged_marker, parse_markers
 from prkeepalive.core.types import (
     AGENT_LABEL_PREFIX,
     DEFAULT_AGENT,
@@ -17,6 +18,7 @@ from prkeepalive.core.types import (
     MAX_RUNS_PREFIX,
     Comment,
     Policy,
+    Reason,
 )
 
 DEFAULT_RUN_CAP = 2
@@ -93,33 +95,88 @@ def mentions_agent(body: str, aliases: Iterable[str]) -> bool:
     return False
 
 
-def activation_problem(comment: Comment, policy: Policy) -> str:
-    """Why ``comment`` is not a human ``@agent`` activation ('' when it is)."""
+def activation_refusal(
+    comment: Comment, policy: Policy, comments: Iterable[Comment] = ()
+) -> tuple[Reason, str] | None:
+    """Why ``comment`` is not a fresh human ``@agent`` activation, or None
+    when it is. ``comments`` are the PR's comments (any order).
+
+    ``no-human-activation``: an automation account, someone not on the
+    allowlist, hidden markers (an instruction), no mention of the agent.
+    ``markers-missing``: a copy of an instruction — a damaged marker
+    (escaped or mangled on the way) or an instruction's fixed wording — or
+    any comment after the PR's first round instruction: from then on a
+    round continues from the latest instruction (whose markers it carries),
+    and a person's ``@agent`` comment talks to the agent, it does not start
+    another round.
+    """
     if is_bot(comment, policy):
         login = normalise_login(comment.author)
-        return f"the comment is by {login}, an automation account"
+        return (
+            Reason.NO_HUMAN_ACTIVATION,
+            f"the comment is by {login}, an automation account",
+        )
     allowed = {normalise_login(login) for login in policy.allowed_authors}
     if allowed and normalise_login(comment.author) not in allowed:
         return (
+            Reason.NO_HUMAN_ACTIVATION,
             f"{normalise_login(comment.author)} is not on the repository's "
-            "list of people who may activate the agent"
+            "list of people who may activate the agent",
         )
     if parse_markers(comment.body).is_present:
-        return "the comment carries hidden keepalive markers (an instruction)"
+        return (
+            Reason.NO_HUMAN_ACTIVATION,
+            "the comment carries hidden keepalive markers (an instruction)",
+        )
+    if has_damaged_marker(comment.body):
+        return (
+            Reason.MARKERS_MISSING,
+            "the comment carries a damaged keepalive marker (an escaped or "
+            "mangled copy of an instruction), not a fresh activation",
+        )
     if not mentions_agent(comment.body, policy.agent_aliases):
         names = ", ".join(f"@{a}" for a in policy.agent_aliases)
-        return f"the comment does not mention the agent ({names})"
-    return ""
+        return (
+            Reason.NO_HUMAN_ACTIVATION,
+            f"the comment does not mention the agent ({names})",
+        )
+    if echoes_instruction(comment.body):
+        return (
+            Reason.MARKERS_MISSING,
+            "the comment repeats a round instruction's wording without its "
+            "markers, not a fresh activation",
+        )
+    earlier = [c for c in comments if c.id < comment.id and is_instruction(c, policy)]
+    if earlier:
+        latest = max(earlier, key=lambda c: c.id)
+        number = parse_markers(latest.body).round
+        return (
+            Reason.MARKERS_MISSING,
+            f"round {number}'s instruction (comment {latest.id}) is already on "
+            "the pull request: rounds continue from the latest instruction, and "
+            "an @agent comment without its markers does not start one",
+        )
+    return None
+
+
+def activation_problem(
+    comment: Comment, policy: Policy, comments: Iterable[Comment] = ()
+) -> str:
+    """Why ``comment`` is not a human ``@agent`` activation ('' when it is)."""
+    refusal = activation_refusal(comment, policy, comments)
+    return refusal[1] if refusal else ""
 
 
 def latest_human_activation(
     comments: Iterable[Comment], policy: Policy
 ) -> Comment | None:
-    """The most recent human ``@agent`` comment without hidden markers.
+    """The most recent fresh human ``@agent`` comment (see
+    ``activation_refusal``).
 
     "Most recent" is by ``created_at`` then by id (GitHub ids grow with time).
     """
-    found = [c for c in comments if not activation_problem(c, policy)]
+    every = tuple(comments)
+    found = [c for c in every if activation_refusal(c, policy, every) is None]
     if not found:
         return None
     return max(found, key=lambda c: (c.created_at, c.id))

@@ -6,12 +6,15 @@ on a PR labelled ``agents:keepalive``; Gate not yet success -> gate-pending
 
 Lane ``gate`` (``workflow_run`` of Gate, completed): Gate must have concluded
 success; the activation is the one handed over by the event or, when empty,
-the most recent human ``@agent`` comment without hidden markers.
+the latest round instruction on the PR (unless its round started from this
+very head), else the most recent fresh human ``@agent`` comment.
 
 Order of checks (first unmet condition wins), the same in both lanes after
 the lane's own preconditions: label, activation, markers (an instruction
-comment as activation must carry round and trace), the visible lock (a 🚀 on
-the activation), the run cap, the instruction. All of these are read-only;
+comment as activation must carry round and trace), the lock (a 🚀 on the
+activation, or a round already recorded for it or under its trace), the
+``agents:sync-required`` block, the run cap, the instruction. All of these
+are read-only;
 taking the lock is the caller's last step, after an ``ok`` decision. That
 differs from the contract's gate lane, which locks before the cap: a refusal
 must not burn the activation, or the round could never run once a slot
@@ -26,17 +29,19 @@ from collections.abc import Sequence
 
 from prkeepalive.core.instruction import extract_instruction
 from prkeepalive.core.labels import (
-    activation_problem,
+    activation_refusal,
     agent_alias,
     has_keepalive_label,
     is_bot,
     is_instruction,
     latest_human_activation,
+    normalise_labels,
     run_cap,
 )
 from prkeepalive.core.markers import make_trace, parse_markers
 from prkeepalive.core.types import (
     LOCK_REACTION,
+    SYNC_REQUIRED_LABEL,
     Comment,
     DispatchDecision,
     Event,
@@ -46,6 +51,7 @@ from prkeepalive.core.types import (
     Policy,
     PullRequest,
     Reason,
+    RecordedRound,
 )
 
 HANDLED_COMMENT_ACTIONS = ("created", "edited", "deleted")
@@ -78,16 +84,58 @@ def unhandled_reason(event: Event, policy: Policy) -> str:
     return f"event {event.name or '(none)'} is not handled"
 
 
-def next_round(pr: PullRequest | None, activation: Comment) -> int:
+def next_round(
+    pr: PullRequest | None,
+    activation: Comment,
+    rounds: Sequence[RecordedRound] = (),
+) -> int:
     """One more than the highest round seen up to the activation (1 for the
-    first). Only comments older than the activation count (ids grow with
-    time), so an activation always maps to the same round: the pair is the
-    dispatch lock's key, and later rounds must not change it."""
+    first): round markers of comments older than it (ids grow with time), its
+    own, and rounds recorded for older activations. So an activation always
+    maps to the same round — the pair is the dispatch lock's key — and a
+    round that failed before posting its instruction still uses its number."""
     older = [c for c in (pr.comments if pr else ()) if c.id < activation.id]
-    rounds = [parse_markers(c.body).round for c in older]
-    rounds.append(parse_markers(activation.body).round)
-    known = [r for r in rounds if r is not None]
-    return max(known) + 1 if known else 1
+    known = [parse_markers(c.body).round for c in older]
+    known.append(parse_markers(activation.body).round)
+    known += [r.number for r in rounds if r.activation_id < activation.id]
+    numbers = [n for n in known if n is not None]
+    return max(numbers) + 1 if numbers else 1
+
+
+def started_from(
+    instruction: Comment, head_sha: str, rounds: Sequence[RecordedRound]
+) -> RecordedRound | None:
+    """The recorded round that posted ``instruction`` (by comment id, or by
+    the trace it carries: the id is stored only after posting) when it
+    started from ``head_sha``: a Gate run of that head (a re-run, or the
+    reconciler re-reading it) does not continue that round."""
+    if not head_sha:
+        return None
+    trace = parse_markers(instruction.body).trace
+    for r in rounds:
+        if r.head_before == head_sha and (
+            r.instruction_id == instruction.id or (trace and r.trace == trace)
+        ):
+            return r
+    return None
+
+
+def gate_activation(
+    pr: PullRequest, policy: Policy, rounds: Sequence[RecordedRound] = ()
+) -> tuple[Comment | None, RecordedRound | None]:
+    """The activation a Gate run continues from when none was handed over:
+    the latest round instruction (trusted account, round and trace markers);
+    without one, the most recent fresh human activation. The second value is
+    the recorded round that already started from this head with that
+    instruction (no activation then)."""
+    instructions = [c for c in pr.comments if is_instruction(c, policy)]
+    if not instructions:
+        return latest_human_activation(pr.comments, policy), None
+    latest = max(instructions, key=lambda c: c.id)
+    started = started_from(latest, pr.head_sha, rounds)
+    if started is not None:
+        return None, started
+    return latest, None
 
 
 def decide_dispatch(
@@ -102,6 +150,7 @@ def decide_dispatch(
     markers: Markers | None = None,
     instruction: str | None = None,
     issue_body: str = "",
+    rounds: Sequence[RecordedRound] = (),
 ) -> DispatchDecision:
     """Decide whether PR-meta dispatches a round for ``event``.
 
@@ -110,7 +159,8 @@ def decide_dispatch(
     fall back to ``pr.comments``. ``markers`` default to those parsed from
     the activation; ``instruction`` defaults to the segments extracted from
     the activation body, then ``issue_body``. ``active_runs`` counts
-    orchestrator runs of this PR in queued/in_progress.
+    orchestrator runs of this PR in queued/in_progress; ``rounds`` are the
+    rounds already recorded for this PR (the webhook service's locks).
 
     Raises ``ValueError`` for an event no lane handles (see ``lane_for``).
     """
@@ -165,9 +215,11 @@ def decide_dispatch(
             return refuse(
                 Reason.NO_HUMAN_ACTIVATION, "the event carries no comment", act=None
             )
-        problem = activation_problem(comment, policy)
-        if problem:
-            return refuse(Reason.NO_HUMAN_ACTIVATION, problem, act=None)
+        refusal = activation_refusal(
+            comment, policy, pr.comments if pr is not None else ()
+        )
+        if refusal is not None:
+            return refuse(refusal[0], refusal[1], act=None)
         if gate is not GateConclusion.SUCCESS:
             return refuse(
                 Reason.GATE_PENDING,
@@ -196,7 +248,18 @@ def decide_dispatch(
                 "the pull request has no agents:keepalive label",
                 act=None,
             )
-        chosen_or_none = activation or latest_human_activation(pr.comments, policy)
+        started: RecordedRound | None = None
+        chosen_or_none = activation
+        if chosen_or_none is None:
+            chosen_or_none, started = gate_activation(pr, policy, rounds)
+        if started is not None:
+            return refuse(
+                Reason.LOCK_HELD,
+                f"round {started.number} ({started.trace}) already started from "
+                "this head with the latest instruction; the next round waits for "
+                "a new head",
+                act=None,
+            )
         if chosen_or_none is None:
             return refuse(
                 Reason.NO_ACTIVATION_FOUND,
@@ -219,6 +282,31 @@ def decide_dispatch(
             "the activation already carries the 🚀 lock: this round was dispatched",
             act=chosen,
         )
+    assert pr is not None  # both lanes returned above without a PR
+    round_number = next_round(pr, chosen, rounds)
+    trace = make_trace(pr.number, round_number)
+    for r in rounds:
+        if r.activation_id == chosen.id and r.number == round_number:
+            return refuse(
+                Reason.LOCK_HELD,
+                f"round {r.number} ({r.trace}) was already locked for this activation",
+                act=chosen,
+            )
+        if r.trace == trace:
+            return refuse(
+                Reason.LOCK_HELD,
+                f"{trace} was already dispatched from comment {r.activation_id}; "
+                "a trace is never used twice",
+                act=chosen,
+            )
+    if SYNC_REQUIRED_LABEL in normalise_labels(labels):
+        return refuse(
+            Reason.BLOCKED,
+            "the pull request is labelled agents:sync-required: an earlier "
+            "round's output waits for a person to land it; remove the label to "
+            "continue",
+            act=chosen,
+        )
     if active >= cap:
         return refuse(
             Reason.CAP_REACHED,
@@ -238,8 +326,6 @@ def decide_dispatch(
             act=chosen,
             fails=True,
         )
-    assert pr is not None  # both lanes returned above without a PR
-    round_number = next_round(pr, chosen)
     return DispatchDecision(
         ok=True,
         lane=lane,
@@ -250,30 +336,10 @@ def decide_dispatch(
         head_sha=head,
         cap=cap,
         active=active,
-        trace=make_trace(pr.number, round_number),
+        trace=trace,
         round=round_number,
         detail="every condition holds",
     )
-
-
-def handed_over_activation(
-    comments: Sequence[Comment], policy: Policy
-) -> Comment | None:
-    """The activation a Gate run continues from, when no earlier step handed
-    one over: the latest instruction comment (round and trace markers, by a
-    trusted account) if it is newer than the latest human activation, else
-    ``None`` (the lane then falls back to the human activation)."""
-    instructions = [c for c in comments if is_instruction(c, policy)]
-    if not instructions:
-        return None
-    latest = max(instructions, key=lambda c: (c.created_at, c.id))
-    human = latest_human_activation(comments, policy)
-    if human is not None and (human.created_at, human.id) > (
-        latest.created_at,
-        latest.id,
-    ):
-        return None
-    return latest
 
 
 def with_lock_held(decision: DispatchDecision) -> DispatchDecision:

@@ -11,6 +11,7 @@ Rendering always writes the one-line form at the top of the body.
 
 from __future__ import annotations
 
+import html
 import re
 
 from prkeepalive.core.types import Markers
@@ -22,6 +23,30 @@ _ROUND = re.compile(
 _TRACE = re.compile(
     r"<!--\s*(?:codex-)?keepalive-trace\s*:?\s*#?\s*([^\s>]+?)\s*-->", re.IGNORECASE
 )
+
+# A marker's name anywhere, whatever became of its ``<!-- -->`` around it.
+_MARKER_NAME = re.compile(r"keepalive-(?:marker|round|trace)\b", re.IGNORECASE)
+
+
+def unescape_fully(body: str, *, depth: int = 3) -> str:
+    """``body`` with HTML entities undone up to ``depth`` times
+    (``&amp;lt;`` -> ``&lt;`` -> ``<``): a sanitiser may escape twice."""
+    for _ in range(depth):
+        undone = html.unescape(body)
+        if undone == body:
+            break
+        body = undone
+    return body
+
+
+def has_damaged_marker(body: str) -> bool:
+    """A marker's name is in ``body`` but no well-formed hidden marker is:
+    an instruction whose markers were escaped or mangled on the way
+    (``&lt;!-- codex-keepalive-marker --&gt;``,
+    ``<- After: keepalive-round: 5 -->``)."""
+    if parse_markers(body).is_present:
+        return False
+    return bool(_MARKER_NAME.search(unescape_fully(body)))
 
 
 def parse_markers(body: str) -> Markers:

@@ -127,6 +127,19 @@ class PullRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordedRound:
+    """A round evalsite already locked for this PR (its row is the lock):
+    the activation it was dispatched from, its number and trace, the
+    instruction it posted (once posted) and the head it started from."""
+
+    number: int
+    trace: str
+    activation_id: int
+    instruction_id: int | None = None
+    head_before: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Per-repository settings the rules read (never the environment).
 

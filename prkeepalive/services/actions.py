@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
+from prkeepalive.core.facts import Facts, decide, pull_number
 from prkeepalive.core.labels import is_instruction
-from prkeepalive.core.lanes import (
-    decide_dispatch,
-    handed_over_activation,
-    lane_for,
-    unhandled_reason,
-    with_lock_held,
-)
+from prkeepalive.core.lanes import lane_for, unhandled_reason, with_lock_held
 from prkeepalive.core.markers import parse_markers
 from prkeepalive.core.summary import decision_line, worker_line
 from prkeepalive.core.types import (
@@ -37,7 +32,7 @@ from prkeepalive.core.types import (
 from prkeepalive.core.wire import gate_from_run, parse_event
 from prkeepalive.core.worker import decide_worker
 from prkeepalive.github import GitHubClient, PullInfo
-from prkeepalive.services.dispatch import gate_of, linked_issue_body, pull_number_of
+from prkeepalive.services.dispatch import gate_of, head_commit_pulls, linked_issue_body
 from prkeepalive.services.rounds import run_sync_ladder
 
 
@@ -137,45 +132,34 @@ def dispatch_in_actions(
     lane = lane_for(event, policy)
     if lane is None:
         return unhandled_reason(event, policy)
+    if activation_id is not None and lane is Lane.GATE:
+        event = replace(event, activation_comment_id=activation_id)
     with env.client() as client:
-        number = pull_number_of(client, event)
+        commit_pulls = head_commit_pulls(client, event)
+        number = pull_number(event, commit_pulls)
         pull = client.get_pull(number) if number is not None else None
-        comments = tuple(client.list_comments(number)) if number is not None else ()
-        by_id = {c.id: c for c in comments}
-        if lane is Lane.COMMENT:
-            gate = (
-                gate_of(client, policy, pull.head_sha)
-                if pull
-                else gate_from_run("", "")
+        facts = Facts(pr=None, head_commit_pulls=commit_pulls)
+        if pull is not None:
+            facts = Facts(
+                pr=PullRequest(
+                    pull.number,
+                    pull.head_sha,
+                    tuple(client.list_comments(pull.number)),
+                    pull.is_fork,
+                ),
+                labels=pull.labels,
+                gate=(
+                    gate_of(client, policy, pull.head_sha)
+                    if lane is Lane.COMMENT
+                    else gate_from_run(event.status, event.conclusion)
+                ),
+                active_runs=active_orchestrator_runs(
+                    client, pull, workflow=orchestrator_workflow, exclude_run=env.run_id
+                ),
+                issue_body=linked_issue_body(client, pull),
+                head_commit_pulls=commit_pulls,
             )
-            activation = (
-                by_id.get(event.comment.id) if event.comment else None
-            ) or event.comment
-        else:
-            gate = gate_from_run(event.status, event.conclusion)
-            wanted = activation_id or event.activation_comment_id
-            activation = by_id.get(wanted or -1) or handed_over_activation(
-                comments, policy
-            )
-        active = (
-            active_orchestrator_runs(
-                client, pull, workflow=orchestrator_workflow, exclude_run=env.run_id
-            )
-            if pull
-            else 0
-        )
-        decision = decide_dispatch(
-            event,
-            pr=PullRequest(pull.number, pull.head_sha, comments, pull.is_fork)
-            if pull
-            else None,
-            labels=pull.labels if pull else (),
-            gate=gate,
-            activation=activation,
-            active_runs=active,
-            policy=policy,
-            issue_body=linked_issue_body(client, pull) if pull else "",
-        )
+        decision = decide(event, facts, policy)
         if (
             decision.ok
             and decision.activation_id is not None

@@ -10,29 +10,24 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import replace
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 
+from prkeepalive.core.facts import Facts, decide, facts_document, pull_number
 from prkeepalive.core.instruction import extract_instruction, parse_segments
-from prkeepalive.core.lanes import (
-    decide_dispatch,
-    handed_over_activation,
-    lane_for,
-    with_lock_held,
-)
-from prkeepalive.core.markers import parse_markers
+from prkeepalive.core.lanes import lane_for, with_lock_held
 from prkeepalive.core.summary import decision_line
 from prkeepalive.core.types import (
     LOCK_REACTION,
-    Comment,
     DispatchDecision,
     Event,
     GateConclusion,
     Lane,
     Policy,
+    RecordedRound,
 )
 from prkeepalive.core.types import (
     PullRequest as CorePull,
@@ -44,18 +39,6 @@ from prkeepalive.services.config import client_for, policy_for
 
 logger = logging.getLogger(__name__)
 ACTIVE_ROUND_STATUSES = (Round.Status.LOCKED, Round.Status.RUNNING)
-
-
-@dataclass(frozen=True, slots=True)
-class Gathered:
-    """Everything a decision read, as stored in ``Decision.inputs``."""
-
-    pull: PullInfo | None
-    comments: tuple[Comment, ...]
-    gate: GateConclusion
-    active: int
-    activation: Comment | None
-    issue_body: str
 
 
 def is_worker_completion(repository: Repository, event: Event) -> bool:
@@ -73,16 +56,12 @@ def event_is_handled(repository: Repository, event: Event) -> bool:
     )
 
 
-def pull_number_of(client: GitHubClient, event: Event) -> int | None:
-    """The PR of the event; a fork PR's Gate run is resolved by its head SHA."""
-    if event.name == "issue_comment":
-        return event.issue_number if event.is_pull_request else None
-    if event.pull_numbers:
-        return event.pull_numbers[0]
-    if event.head_sha:
-        numbers = client.pulls_for_commit(event.head_sha)
-        return numbers[0] if numbers else None
-    return None
+def head_commit_pulls(client: GitHubClient, event: Event) -> tuple[int, ...]:
+    """For a Gate run that names no PR (a fork PR's): the PRs of its head
+    commit."""
+    if event.name != "workflow_run" or event.pull_numbers or not event.head_sha:
+        return ()
+    return tuple(client.pulls_for_commit(event.head_sha))
 
 
 def gate_of(client: GitHubClient, policy: Policy, head_sha: str) -> GateConclusion:
@@ -108,47 +87,58 @@ def linked_issue_body(client: GitHubClient, pull: PullInfo) -> str:
     return client.get_issue_body(int(match.group(1)))
 
 
+def recorded_rounds(repository: Repository, number: int) -> tuple[RecordedRound, ...]:
+    rows = Round.objects.filter(repository=repository, pull__number=number).order_by(
+        "number", "pk"
+    )
+    return tuple(
+        RecordedRound(
+            number=r.number,
+            trace=r.trace,
+            activation_id=r.activation_comment_id,
+            instruction_id=r.instruction_comment_id,
+            head_before=r.head_before,
+        )
+        for r in rows
+    )
+
+
 def gather(
-    repository: Repository, client: GitHubClient, event: Event, number: int | None
-) -> Gathered:
+    repository: Repository, client: GitHubClient, event: Event
+) -> tuple[Facts, PullInfo | None]:
+    """Everything the decision reads: GitHub first, then the recorded rounds
+    and active rounds of the PR (no transaction is open while GitHub is
+    called)."""
     policy = policy_for(repository)
+    commit_pulls = head_commit_pulls(client, event)
+    number = pull_number(event, commit_pulls)
     if number is None:
-        return Gathered(None, (), GateConclusion.PENDING, 0, None, "")
+        return Facts(pr=None, head_commit_pulls=commit_pulls), None
     pull = client.get_pull(number)
     comments = tuple(client.list_comments(number))
-    by_id = {c.id: c for c in comments}
-    lane = lane_for(event, policy)
-    if lane is Lane.COMMENT:
+    if lane_for(event, policy) is Lane.COMMENT:
         gate = gate_of(client, policy, pull.head_sha)
-        activation = by_id.get(event.comment.id) if event.comment else None
-        activation = activation or event.comment
     else:
         gate = gate_from_run(event.status, event.conclusion)
-        handed = handed_over_activation(comments, policy)
-        # A Gate run of the head a round already started from (a re-run, or
-        # the reconciler re-reading it) does not continue that round. The
-        # round is found by its trace too: it stores the instruction's comment
-        # id only after posting it and acknowledging it on GitHub, and a Gate
-        # delivery decided in between would otherwise start a second round
-        # from the same head.
-        if handed is not None:
-            its_round = Q(instruction_comment_id=handed.id)
-            trace = parse_markers(handed.body).trace
-            if trace:
-                its_round |= Q(pull__number=number, trace=trace)
-            if (
-                Round.objects.filter(repository=repository, head_before=pull.head_sha)
-                .filter(its_round)
-                .exists()
-            ):
-                handed = None
-        activation = by_id.get(event.activation_comment_id or -1) or handed
+    issue_body = linked_issue_body(client, pull)
     active = Round.objects.filter(
         repository=repository, pull__number=number, status__in=ACTIVE_ROUND_STATUSES
     ).count()
-    return Gathered(
-        pull, comments, gate, active, activation, linked_issue_body(client, pull)
+    facts = Facts(
+        pr=CorePull(
+            number=pull.number,
+            head_sha=pull.head_sha,
+            comments=comments,
+            is_fork=pull.is_fork,
+        ),
+        labels=pull.labels,
+        gate=gate,
+        active_runs=active,
+        issue_body=issue_body,
+        rounds=recorded_rounds(repository, number),
+        head_commit_pulls=commit_pulls,
     )
+    return facts, pull
 
 
 def _pull_row(repository: Repository, pull: PullInfo | None) -> PullRequest | None:
@@ -167,33 +157,17 @@ def _pull_row(repository: Repository, pull: PullInfo | None) -> PullRequest | No
     return row
 
 
-def _inputs(event: Event, g: Gathered, decision: DispatchDecision) -> dict[str, Any]:
-    instruction = ""
-    if g.activation is not None:
-        instruction = extract_instruction(g.activation.body, g.issue_body)
-    if decision.ok and not instruction:
-        instruction = extract_instruction(g.issue_body)
-    return {
-        "event": {"name": event.name, "action": event.action},
-        "labels": list(g.pull.labels) if g.pull else [],
-        "gate": g.gate.value,
-        "activeRuns": g.active,
-        "headSha": g.pull.head_sha if g.pull else event.head_sha,
-        "activation": asdict(g.activation) if g.activation else None,
-        "comments": [
-            {
-                "id": c.id,
-                "author": c.author,
-                "authorType": c.author_type,
-                "body": c.body[:2000],
-                "reactions": list(c.reactions),
-                "createdAt": c.created_at,
-            }
-            for c in g.comments[-100:]
-        ],
-        "issueBody": g.issue_body[:5000],
-        "instruction": instruction,
-    }
+def _inputs(
+    event: Event, facts: Facts, policy: Policy, decision: DispatchDecision
+) -> dict[str, Any]:
+    """The dry-run document of the decision (posting it to the dry run
+    prints the same line) and the instruction a dispatched round posts."""
+    candidates = [*(facts.pr.comments if facts.pr else ()), event.comment]
+    activation_body = next(
+        (c.body for c in candidates if c and c.id == decision.activation_id), ""
+    )
+    instruction = extract_instruction(activation_body, facts.issue_body)
+    return {**facts_document(event, facts, policy), "instruction": instruction}
 
 
 def decide_and_record(
@@ -215,36 +189,25 @@ def decide_and_record(
     own = client is None
     client = client or client_for(repository)
     try:
-        number = pull_number_of(client, event)
-        g = gather(repository, client, event, number)
-        core_pull = (
-            CorePull(
-                number=g.pull.number,
-                head_sha=g.pull.head_sha,
-                comments=g.comments,
-                is_fork=g.pull.is_fork,
-            )
-            if g.pull
-            else None
-        )
-        decision = decide_dispatch(
-            event,
-            pr=core_pull,
-            labels=g.pull.labels if g.pull else (),
-            gate=g.gate,
-            activation=g.activation,
-            active_runs=g.active,
-            policy=policy,
-            issue_body=g.issue_body,
-        )
-        row = _pull_row(repository, g.pull)
+        facts, pull = gather(repository, client, event)
+        decision = decide(event, facts, policy)
+        row = _pull_row(repository, pull)
         if only_if_changed and not decision.ok and row is not None:
             last = row.decisions.order_by("-created_at", "-pk").first()
             if last is not None and last.reason == decision.reason.value:
                 return None
         round_row = None
         if decision.ok and row is not None and decision.round is not None:
-            round_row, decision = _take_lock(client, repository, row, decision)
+            round_row, won = _take_lock(client, repository, row, decision)
+            if not won:
+                # What the lock attempt learned (the round row another
+                # delivery recorded, or the one kept for the 🚀 already on
+                # the activation) is a fact like any other: the decision on
+                # the facts as they are now reads lock-held.
+                facts = replace(facts, rounds=recorded_rounds(repository, row.number))
+                decision = decide(event, facts, policy)
+                if decision.ok:
+                    decision = with_lock_held(decision)
     finally:
         if own:
             client.close()
@@ -265,7 +228,7 @@ def decide_and_record(
             cap=decision.cap,
             active=decision.active,
             trace=decision.trace,
-            inputs=_inputs(event, g, decision),
+            inputs=_inputs(event, facts, policy, decision),
             line=line,
         )
         if round_row is not None:
@@ -288,8 +251,9 @@ def _take_lock(
     repository: Repository,
     row: PullRequest,
     decision: DispatchDecision,
-) -> tuple[Round | None, DispatchDecision]:
-    """The database row first (the real lock), then its visible copy."""
+) -> tuple[Round | None, bool]:
+    """The database row first (the real lock), then its visible copy;
+    (the round row, whether this delivery won the lock)."""
     assert decision.activation_id is not None
     assert decision.round is not None
     try:
@@ -304,12 +268,12 @@ def _take_lock(
                 head_before=decision.head_sha,
             )
     except IntegrityError:
-        return None, with_lock_held(decision)
+        return None, False
     status = client.add_reaction(decision.activation_id, LOCK_REACTION)
     if status != 201:
         Round.objects.filter(pk=round_row.pk).update(status=Round.Status.LOCK_HELD)
-        return round_row, with_lock_held(decision)
-    return round_row, decision
+        return round_row, False
+    return round_row, True
 
 
 def delivery_process(*, delivery_pk: int) -> str:

@@ -21,6 +21,32 @@ from prkeepalive.models import Repository  # noqa: E402
 from prkeepalive.services.intake import sign  # noqa: E402
 
 SECRET = "webhook-secret"
+
+
+@pytest.fixture(autouse=True)
+def _recorded_decisions_replay_through_explain(
+    request: pytest.FixtureRequest,
+) -> Iterator[None]:
+    """After every database test here: each decision the service recorded,
+    posted to the dry run with the facts it recorded, prints the identical
+    line (explain and the service run the same decision code). Rows a test
+    wrote by hand, with no inputs at all, are not recorded decisions."""
+    if request.node.get_closest_marker("django_db") is None:
+        yield
+        return
+    request.getfixturevalue("db")
+    yield
+    from prkeepalive.core.explain import explain
+    from prkeepalive.core.facts import is_facts_document
+    from prkeepalive.models import Decision
+
+    for decision in Decision.objects.exclude(inputs={}).order_by("pk"):
+        inputs = decision.inputs
+        assert is_facts_document(inputs), decision.line
+        replayed = explain({k: inputs[k] for k in ("event", "payload", "state")}).lines
+        assert replayed[:1] == (decision.line,), decision.detail
+
+
 WEBHOOK = "/api/prkeepalive/github/webhook"
 
 

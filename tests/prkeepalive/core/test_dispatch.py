@@ -139,15 +139,17 @@ def test_matrix_instruction_empty_fails_job() -> None:
 
 
 def test_example_dispatch_line_is_golden() -> None:
-    earlier = Comment(
-        id=2012300000,
+    # Round 3 continues from round 2's instruction: for rounds after the
+    # first the activation is the instruction comment (contract section 4).
+    first = human(cid=2012300000)
+    instruction = Comment(
+        id=2012345678,
         author="stranske-automation-bot",
         body=render_instruction(
             round=2, trace="ka-3541-r2", agent="codex", segments="#### Scope\nx"
         ),
     )
-    activation = human()
-    d = decide(gate_event(), pr=pr(earlier, activation), active_runs=1)
+    d = decide(gate_event(), pr=pr(first, instruction), active_runs=1)
     assert decision_line(d) == (
         "DISPATCH: ok=true path=gate reason=ok pr=#3541 activation=2012345678 "
         "agent=codex head=abc1234 cap=2 active=1 trace=ka-3541-r3"
@@ -341,15 +343,20 @@ def test_markers_render_in_one_line() -> None:
     )
 
 
-def test_handed_over_activation_is_the_latest_instruction() -> None:
-    from prkeepalive.core.lanes import handed_over_activation
+def gate_choice(comments: list[Comment], policy: Policy) -> Comment | None:
+    from prkeepalive.core.lanes import gate_activation
 
+    return gate_activation(pr(*comments), policy)[0]
+
+
+def test_gate_lane_continues_from_the_latest_instruction() -> None:
     body = render_instruction(
         round=1, trace="ka-3541-r1", agent="codex", segments="#### Tasks\n- a"
     )
     first = human(cid=10)
     instr = Comment(id=20, author="stranske-automation-bot", body=body)
-    assert handed_over_activation([first, instr], POLICY) == instr
-    assert handed_over_activation([first], POLICY) is None
+    assert gate_choice([first, instr], POLICY) == instr
+    assert gate_choice([first], POLICY) == first
+    # a person's @codex after the instruction does not start another round
     again = human(cid=30)
-    assert handed_over_activation([first, instr, again], POLICY) is None
+    assert gate_choice([first, instr, again], POLICY) == instr
