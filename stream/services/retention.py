@@ -12,6 +12,7 @@ import logging
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models import Max
 from django.utils import timezone
 
 from core.times import epoch_ms
@@ -29,6 +30,39 @@ def retention_policy() -> RetentionPolicy:
         actionable_max_age_ms=settings.STREAM_ACTIONABLE_MAX_AGE_S * 1000,
         other_max_age_ms=settings.STREAM_OTHER_MAX_AGE_S * 1000,
     )
+
+
+def retention_text() -> str:
+    """How long thoughts are kept, in the words the pruned-thought page
+    uses (from the settings the prune task applies)."""
+    policy = retention_policy()
+    return (
+        f"processed thoughts for {_span(policy.processed_max_age_ms)}, "
+        f"actionable ones waiting for planning for "
+        f"{_span(policy.actionable_max_age_ms)}, all others for "
+        f"{_span(policy.other_max_age_ms)}, and at most {policy.hard_cap} "
+        "per agent (the oldest go first)"
+    )
+
+
+def _span(ms: int) -> str:
+    seconds = ms // 1000
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} seconds"
+
+
+def thought_was_pruned(pk: int) -> bool:
+    """Whether thought ``pk`` existed and is gone: no thought has that id
+    now, and a thought with a greater id exists (ids are handed out in
+    order and never reused, and retention removes the oldest first). An id
+    never handed out, or one another agent's thought holds, is not."""
+    if pk <= 0 or Thought.objects.filter(pk=pk).exists():
+        return False
+    newest = Thought.objects.aggregate(newest=Max("pk"))["newest"]
+    return newest is not None and pk < newest
 
 
 def stream_prune(

@@ -18,6 +18,7 @@ from stream.selectors import (
     thoughts_recent,
 )
 from stream.services.counters import counters_get, counters_to_wire
+from stream.services.retention import retention_text, thought_was_pruned
 
 RECENT_ON_PAGE = 50
 
@@ -79,6 +80,14 @@ def thought_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
     agent = _visible_agent(request, name)
     thought = agent.thoughts.filter(pk=pk).first()
     if thought is None:
+        if thought_was_pruned(pk):
+            # Listed a moment ago, removed by retention since: say so.
+            return render(
+                request,
+                "stream/thought_pruned.html",
+                {"agent": agent, "pk": pk, "retention": retention_text()},
+                status=404,
+            )
         raise Http404("no such thought")
     meta = thought.metadata if isinstance(thought.metadata, dict) else {}
     return render(

@@ -106,3 +106,39 @@ def test_strangers_unknown_ids_and_other_agents_thoughts_are_404(
     anonymous = client.get(url)
     assert anonymous.status_code == 302
     assert anonymous["Location"].startswith("/accounts/login/")
+
+
+def test_a_thought_pruned_by_retention_says_so_with_a_way_back(
+    owner_client: Any, publish: Any, agent: Any, settings: Any
+) -> None:
+    from stream.services.retention import stream_prune
+
+    old = published(publish, "An old thought about the weather.")
+    kept = published(publish, "A newer thought about the weather.")
+    settings.STREAM_QUEUE_HARD_CAP = 1
+    assert stream_prune(agent=agent) == 1
+
+    response = owner_client.get(f"/stream/alpha/thoughts/{old.pk}/")
+
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert f"<h1>Thought {old.pk} is no longer kept</h1>" in html
+    assert "This thought was removed by the stream's retention" in html
+    assert (
+        "The stream keeps processed thoughts for 1 day, actionable ones waiting "
+        "for planning for 30 minutes, all others for 10 minutes, and at most 1 "
+        "per agent (the oldest go first)."
+    ) in html
+    assert '<a href="/stream/alpha/">Back to alpha\'s stream</a>' in html
+    assert owner_client.get(f"/stream/alpha/thoughts/{kept.pk}/").status_code == 200
+
+
+def test_an_id_never_handed_out_stays_a_plain_404(
+    owner_client: Any, publish: Any
+) -> None:
+    newest = published(publish, "The only thought.")
+
+    for pk in (newest.pk + 1, 999999):
+        response = owner_client.get(f"/stream/alpha/thoughts/{pk}/")
+        assert response.status_code == 404
+        assert "no longer kept" not in response.content.decode()
