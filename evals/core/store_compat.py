@@ -196,6 +196,11 @@ def run_as_reference_reads(document: Any) -> Any:
     document reading would not change)."""
     if type(document) is not dict or _run_is_as_read(document):
         return document
+    return read_run(document)
+
+
+def read_run(document: dict[str, Any]) -> dict[str, Any]:
+    """``run_as_reference_reads`` of an object, always built anew."""
     out = _known(document, RUN_KEYS)
     _trim(out, _RUN_TRIMMED)
     _completed_at(out)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import SchemaInvalid
-from evals.core import runs
+from evals.core import runs, store_compat
 from evals.core.format_rules import js_trim, parse_json_document
 from evals.core.formats_types import RunStatus
 from evals.core.gate import BaselineSource, evaluate_gate
@@ -399,3 +399,6 @@ def test_fast_path_agrees_with_the_reference_read(
         assert tuple(key) == _full_read_key(data)
     if runs.fast_valid(document):
         assert run_as_reference_reads(document) == document
+    if store_compat._run_is_as_read(document):
+        # The shortcut that returns a document as it is must be right.
+        assert store_compat.read_run(document) == document
