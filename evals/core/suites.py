@@ -9,7 +9,8 @@ Invariants:
 - ``suite_sha256`` is the sha256 of the exact file bytes (blank lines and
   trailing newlines included: any byte change is a new version).
 - Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped). A line is
-  blank when it holds only whitespace. Blank lines are skipped, not numbered
+  blank when it holds only whitespace (JavaScript's, U+00A0 and the like
+  included, as the upstream harness skips them). Blank lines are skipped, not numbered
   away: every reported line number is the *physical* 1-based line number in
   the file, so an editor can jump to it, while ``line_count`` counts only
   the non-blank lines.
@@ -40,6 +41,7 @@ from jsonschema import Draft202012Validator
 from core.canonical import digest, sha256_hex
 from core.errors import NotFound, SchemaProblem
 from core.schemas import load_validator, validate
+from evals.core.format_rules import js_trim
 from evals.core.suite_types import (
     ActionAffordance,
     InvalidLine,
@@ -91,7 +93,7 @@ def parse_suite(data: bytes, *, path: Path) -> LoadedSuite:
     first_line_of: dict[str, int] = {}
     line_count = 0
     for number, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
+        if _is_blank(raw):
             continue
         line_count += 1
         doc, problems = _decode_line(raw)
@@ -225,6 +227,20 @@ def scenario_to_wire(scenario: Scenario) -> dict[str, Any]:
     if scenario.tags:
         doc["tags"] = list(scenario.tags)
     return doc
+
+
+def _is_blank(raw: bytes) -> bool:
+    """Whether a line holds only whitespace, as JavaScript's ``trim`` sees it
+    (the upstream harness skips such lines): non-ASCII spaces such as U+00A0
+    and U+3000 count too."""
+    if not raw.strip():
+        return True
+    if raw.isascii():
+        return False
+    try:
+        return not js_trim(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
 
 
 def _decode_line(raw: bytes) -> tuple[Any, list[SchemaProblem]]:

@@ -305,3 +305,14 @@ def test_ev_c2_duplicate_keys_last_wins_as_upstream() -> None:
     suite = parse_suite(data, path=Path("s.jsonl"))
 
     assert [s.scenario_id for s in suite.scenarios] == ["s2"]
+
+
+def test_ev_c1_lines_of_unicode_spaces_are_blank_as_upstream() -> None:
+    # The upstream loader skips a line whose JavaScript trim() is empty.
+    line = json.dumps(scenario()).encode()
+    data = b"\xc2\xa0\n" + line + b"\n\xe3\x80\x80 \t\n\xef\xbb\xbf\n"
+
+    suite = parse_suite(data, path=Path("s.jsonl"))
+
+    assert suite.line_count == 1
+    assert [s.line for s in suite.scenarios] == [2]
