@@ -173,15 +173,36 @@ DATE_AXIS_MIN_SPAN_S = 60
 # Up to this many runs on a run-order axis, every run gets its own tick.
 EVERY_RUN_TICKED = 20
 
+# Two runs that finished closer together than this share of the chart's
+# span (or within the same second) would be drawn on one spot, one hiding
+# the other: such a trend is drawn over run order too.
+CROWDED_SHARE = 1 / 300
+
+
+def _crowded(moments: Sequence[Any]) -> bool:
+    """Whether two of the finish times would land on the same spot of a
+    date axis."""
+    ordered = sorted(moments)
+    span = (ordered[-1] - ordered[0]).total_seconds()
+    closest = min(
+        (later - earlier).total_seconds()
+        for earlier, later in zip(ordered, ordered[1:], strict=False)
+    )
+    same_second = len({m.replace(microsecond=0) for m in ordered}) < len(ordered)
+    return same_second or closest < span * CROWDED_SHARE
+
 
 def _time_axis(points: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
     """The x values and x axis of a chart over runs: their finish times on a
     date axis (never ticking below a second), or, when they all finished
-    within ``DATE_AXIS_MIN_SPAN_S`` (or there is one), their order (1 = the
-    oldest; the hover names the run) on a whole-number axis."""
+    within ``DATE_AXIS_MIN_SPAN_S``, when two would share a spot on the axis
+    (``_crowded``) or when there is one, their order (1 = the oldest; the
+    hover names the run) on a whole-number axis."""
     moments = [p.completed_at or p.started_at for p in points]
-    if len(moments) < 2 or (
-        (max(moments) - min(moments)).total_seconds() < DATE_AXIS_MIN_SPAN_S
+    if (
+        len(moments) < 2
+        or (max(moments) - min(moments)).total_seconds() < DATE_AXIS_MIN_SPAN_S
+        or _crowded(moments)
     ):
         axis: dict[str, Any] = {
             "title": {"text": "run, oldest first"},
