@@ -142,6 +142,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         addr = options["addr"]
+        host, port = _host_port(addr)
         if not options["no_serve"]:
             _check_port_free(addr)
         settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -154,7 +155,6 @@ class Command(BaseCommand):
             summary, secrets_made = (result, {}) if isinstance(result, str) else result
             shown_once.update(secrets_made)
             self.stdout.write(f"demo data: {dotted}: {summary}")
-        host, port = _host_port(addr)
         url = f"http://{_local(host)}:{port}/"
         credentials = credential_lines(url, password, shown_once)
         if options["no_serve"]:
