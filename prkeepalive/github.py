@@ -43,11 +43,43 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 class GitHubError(Exception):
-    """A GitHub call failed for good (after retries) or answered 4xx."""
+    """A GitHub call failed for good (after retries) or answered 4xx.
 
-    def __init__(self, message: str, *, status: int = 0) -> None:
+    ``status`` is GitHub's answer, 0 when none came; ``cause`` then says what
+    failed instead (``connection refused``, ``DNS lookup failed``, ...)."""
+
+    def __init__(self, message: str, *, status: int = 0, cause: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.cause = cause or (f"answered {status}" if status else "")
+
+
+_DNS_HINTS = (
+    "name or service not known",
+    "nodename nor servname",
+    "temporary failure in name resolution",
+    "getaddrinfo",
+    "no address associated",
+    "name resolution",
+)
+
+
+def describe_transport_error(exc: httpx.TransportError) -> str:
+    """What failed when no answer came, in words a log reader can act on."""
+    text = str(exc).lower()
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out ({type(exc).__name__})"
+    if isinstance(exc, httpx.ConnectError):
+        if any(hint in text for hint in _DNS_HINTS):
+            return "DNS lookup failed"
+        if "refused" in text:
+            return "connection refused"
+        if "unreachable" in text:
+            return "network unreachable"
+        if "certificate" in text or "ssl" in text:
+            return "TLS handshake failed"
+        return f"could not connect ({exc})" if str(exc) else "could not connect"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +184,10 @@ class GitHubClient:
                 response = self._http.request(method, path, **kwargs)
             except httpx.TransportError as exc:
                 if attempt >= self.retries:
+                    cause = describe_transport_error(exc)
                     raise GitHubError(
-                        f"{method} {path}: {type(exc).__name__}"
+                        f"{method} {path}: {cause} ({self._http.base_url.host})",
+                        cause=cause,
                     ) from None
                 self._sleep(min(self.max_wait_s, 0.5 * 2.0**attempt))
                 continue

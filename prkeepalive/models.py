@@ -89,13 +89,19 @@ class PullRequest(models.Model):
 
 
 class Delivery(models.Model):
-    """One webhook delivery, by GitHub's ``X-GitHub-Delivery`` GUID."""
+    """One webhook delivery, by GitHub's ``X-GitHub-Delivery`` GUID.
+
+    ``retrying``: processing failed and the worker tries again (``retry_at``);
+    ``failed``: it gave up (a redelivery from GitHub queues it again).
+    ``pull_number`` is the PR the event names, so its page can show it.
+    """
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         PROCESSING = "processing"
         HANDLED = "handled"
         IGNORED = "ignored"
+        RETRYING = "retrying"
         FAILED = "failed"
 
     guid = models.CharField(max_length=100, unique=True)
@@ -108,6 +114,7 @@ class Delivery(models.Model):
         on_delete=models.SET_NULL,
         related_name="deliveries",
     )
+    pull_number = models.PositiveIntegerField(null=True, blank=True)
     payload = models.JSONField(default=dict)
     status = models.CharField(
         max_length=20, choices=Status.choices, default=Status.QUEUED
@@ -115,12 +122,16 @@ class Delivery(models.Model):
     reason = models.CharField(max_length=300, blank=True, default="")
     error = models.TextField(blank=True, default="")
     attempts = models.PositiveIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
     received_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ("-received_at",)
-        indexes = [models.Index(fields=("status", "updated_at"))]
+        indexes = [
+            models.Index(fields=("status", "updated_at")),
+            models.Index(fields=("repository", "pull_number", "status")),
+        ]
         verbose_name_plural = "deliveries"
 
     def __str__(self) -> str:

@@ -12,9 +12,10 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from prkeepalive.core.labels import has_keepalive_label, run_cap
-from prkeepalive.models import Decision, PullRequest, Repository, Round
+from prkeepalive.models import Decision, Delivery, PullRequest, Repository, Round
 
 ACTIVE = (Round.Status.LOCKED, Round.Status.RUNNING)
+TROUBLED = (Delivery.Status.RETRYING, Delivery.Status.FAILED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +33,18 @@ class PullState:
 
 
 def pull_url(pull: PullRequest) -> str:
-    owner, _, name = pull.repository.full_name.partition("/")
-    return reverse("prkeepalive:pull-detail", args=[owner, name, pull.number])
+    return pull_url_of(pull.repository.full_name, pull.number)
+
+
+def pull_url_of(full_name: str, number: int) -> str:
+    owner, _, name = full_name.partition("/")
+    return reverse("prkeepalive:pull-detail", args=[owner, name, number])
+
+
+@dataclass(frozen=True, slots=True)
+class TroubledDelivery:
+    delivery: Delivery
+    url: str  # its PR's page, '' when it names no PR
 
 
 def pull_get(*, owner: str, name: str, number: int) -> PullRequest:
@@ -70,6 +81,37 @@ def pull_states(repository: Repository) -> list[PullState]:
                 last_decision=decisions[0] if decisions else None,
             )
         )
+    return out
+
+
+def troubled_deliveries(pull: PullRequest, *, limit: int = 20) -> list[Delivery]:
+    """Deliveries of this PR whose processing failed: being retried, or
+    given up (newest first)."""
+    return list(
+        Delivery.objects.filter(
+            repository=pull.repository, pull_number=pull.number, status__in=TROUBLED
+        ).order_by("-received_at", "-pk")[:limit]
+    )
+
+
+def troubled_by_repository(*, limit: int = 20) -> dict[int, list[TroubledDelivery]]:
+    """Failed and retrying deliveries per repository id, newest first."""
+    out: dict[int, list[TroubledDelivery]] = {}
+    rows = (
+        Delivery.objects.filter(status__in=TROUBLED, repository__isnull=False)
+        .select_related("repository")
+        .order_by("-received_at", "-pk")
+    )
+    for d in rows[: limit * 10]:
+        assert d.repository is not None
+        bucket = out.setdefault(d.repository.pk, [])
+        if len(bucket) < limit:
+            url = (
+                pull_url_of(d.repository.full_name, d.pull_number)
+                if d.pull_number
+                else ""
+            )
+            bucket.append(TroubledDelivery(d, url))
     return out
 
 
@@ -112,10 +154,13 @@ class Overview:
     dispatched_24h: int
     active_rounds: int
     last_refusal: Decision | None
+    deliveries_failed: int = 0
+    deliveries_retrying: int = 0
 
 
 def keepalive_overview(*, now: datetime) -> Overview:
-    """The overview tile: the last day's decisions and the running rounds."""
+    """The overview tile: the last day's decisions, the running rounds, and
+    the deliveries being retried or that failed in the last day."""
     since = now - timedelta(hours=24)
     recent = Decision.objects.filter(created_at__gte=since)
     return Overview(
@@ -127,4 +172,10 @@ def keepalive_overview(*, now: datetime) -> Overview:
         .select_related("pull")
         .order_by("-created_at", "-pk")
         .first(),
+        deliveries_failed=Delivery.objects.filter(
+            status=Delivery.Status.FAILED, received_at__gte=since
+        ).count(),
+        deliveries_retrying=Delivery.objects.filter(
+            status=Delivery.Status.RETRYING
+        ).count(),
     )

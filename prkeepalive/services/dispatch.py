@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from prkeepalive.core.facts import Facts, decide, facts_document, pull_number
 from prkeepalive.core.instruction import extract_instruction, parse_segments
@@ -276,19 +278,39 @@ def _take_lock(
     return round_row, True
 
 
+CLAIMABLE = (
+    Delivery.Status.QUEUED,
+    Delivery.Status.RETRYING,
+    Delivery.Status.FAILED,
+)
+
+
 def delivery_process(*, delivery_pk: int) -> str:
-    """Process one queued delivery; a no-op unless it is queued or failed
-    (the conditional update is the claim, so two workers never both run it).
-    Returns the delivery's final status."""
-    claimed = Delivery.objects.filter(
-        pk=delivery_pk, status__in=(Delivery.Status.QUEUED, Delivery.Status.FAILED)
-    ).update(status=Delivery.Status.PROCESSING, attempts=F("attempts") + 1)
+    """Process one queued delivery; a no-op unless it is queued, retrying or
+    failed (the conditional update is the claim, so two workers never both
+    run it). Returns the delivery's final status.
+
+    A delivery whose repository is gone or paused is ignored without asking
+    GitHub anything. A failure is recorded on the delivery (``failed``, with
+    what failed) and on the PR's page before it is raised for the retry."""
+    claimed = Delivery.objects.filter(pk=delivery_pk, status__in=CLAIMABLE).update(
+        status=Delivery.Status.PROCESSING, attempts=F("attempts") + 1, retry_at=None
+    )
     if not claimed:
         return "skipped"
     delivery = Delivery.objects.select_related("repository").get(pk=delivery_pk)
     repository = delivery.repository
+    if repository is None or not repository.is_active:
+        reason = (
+            "the repository is no longer registered for keepalive"
+            if repository is None
+            else f"{repository.full_name} is paused (not active)"
+        )
+        Delivery.objects.filter(pk=delivery_pk).update(
+            status=Delivery.Status.IGNORED, reason=reason
+        )
+        return Delivery.Status.IGNORED
     try:
-        assert repository is not None
         event = parse_event(delivery.event, delivery.payload)
         if is_worker_completion(repository, event):
             from prkeepalive.services.rounds import worker_completed
@@ -297,16 +319,31 @@ def delivery_process(*, delivery_pk: int) -> str:
         else:
             decide_and_record(repository, event, delivery=delivery)
     except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"[:2000]
         Delivery.objects.filter(pk=delivery_pk).update(
-            status=Delivery.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000]
+            status=Delivery.Status.FAILED, error=error
         )
+        if delivery.pull_number is not None:
+            # The PR's page is where people look: it exists from now on.
+            PullRequest.objects.get_or_create(
+                repository=repository, number=delivery.pull_number
+            )
         logger.warning(
-            "[PRKeepalive] delivery_failed guid=%s error=%s",
+            "[PRKeepalive] delivery_failed guid=%s attempt=%s error=%s",
             delivery.guid,
-            type(exc).__name__,
+            delivery.attempts,
+            error,
         )
         raise
     Delivery.objects.filter(pk=delivery_pk).update(
         status=Delivery.Status.HANDLED, error=""
     )
     return Delivery.Status.HANDLED
+
+
+def delivery_will_retry(*, delivery_pk: int, countdown_s: float) -> None:
+    """The worker tries a failed delivery again in ``countdown_s``."""
+    Delivery.objects.filter(pk=delivery_pk, status=Delivery.Status.FAILED).update(
+        status=Delivery.Status.RETRYING,
+        retry_at=timezone.now() + timedelta(seconds=countdown_s),
+    )

@@ -2,10 +2,14 @@
 
 1. The signature (``X-Hub-Signature-256``, HMAC-SHA256 of the raw body) is
    checked in constant time before anything is stored; a missing or wrong
-   signature, or no configured secret, is refused and leaves no trace.
+   signature is refused and leaves no trace, and so is every delivery while
+   no secret is configured (the answer says so).
 2. The delivery GUID is the idempotency key: a redelivery of a handled (or
-   queued, or ignored) GUID is a no-op; a failed one is queued again.
-3. Events no lane handles are recorded as ignored with the reason.
+   queued, retrying, or ignored) GUID is a no-op; a failed one is queued
+   again.
+3. Events no lane handles, and events of repositories not registered or
+   paused, are recorded as ignored with the reason (GitHub is never asked
+   about them).
 4. Handled events are queued on Celery after the transaction commits.
 """
 
@@ -21,6 +25,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from core.errors import SchemaInvalid, SchemaProblem, error_document
+from prkeepalive.core.facts import pull_number
 from prkeepalive.core.lanes import unhandled_reason
 from prkeepalive.core.wire import parse_event
 from prkeepalive.models import Delivery, Repository
@@ -48,13 +53,19 @@ def sign(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-def _repository_of(payload: Any) -> Repository | None:
+def _repository_name(payload: Any) -> str:
     if not isinstance(payload, dict):
+        return ""
+    repository = payload.get("repository")
+    name = repository.get("full_name") if isinstance(repository, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def _repository_of(payload: Any) -> Repository | None:
+    name = _repository_name(payload)
+    if not name:
         return None
-    name = (payload.get("repository") or {}).get("full_name")
-    if not isinstance(name, str):
-        return None
-    return Repository.objects.filter(full_name__iexact=name, is_active=True).first()
+    return Repository.objects.filter(full_name__iexact=name).first()
 
 
 def delivery_receive(
@@ -66,7 +77,22 @@ def delivery_receive(
     except (ValueError, UnicodeDecodeError):
         payload = None
     repository = _repository_of(payload)
-    if not signature_valid(webhook_secret(repository), body, signature):
+    secret_value = webhook_secret(repository)
+    if not secret_value:
+        logger.warning(
+            "[PRKeepalive] webhook_refused event=%s reason=no-secret-configured", event
+        )
+        return IntakeResult(
+            401,
+            error_document(
+                "webhook_secret_unset",
+                "No webhook secret is configured, so no delivery can be verified: "
+                "set PRKEEPALIVE_WEBHOOK_SECRET (or PRKEEPALIVE_WEBHOOK_SECRET_FILE) "
+                "to the secret of the GitHub webhook and restart.",
+                {"header:X-Hub-Signature-256": ["cannot be checked: no secret"]},
+            ),
+        )
+    if not signature_valid(secret_value, body, signature):
         logger.warning("[PRKeepalive] webhook_refused event=%s reason=signature", event)
         return IntakeResult(
             401,
@@ -94,8 +120,12 @@ def delivery_receive(
         return IntakeResult(200, {"status": "duplicate", "delivery": guid})
 
     reason = ""
+    number = None
     if repository is None:
-        reason = "the repository is not registered for keepalive"
+        name = _repository_name(payload) or "(none named)"
+        reason = f"the repository {name} is not registered for keepalive"
+    elif not repository.is_active:
+        reason = f"the repository {repository.full_name} is paused (not active)"
     else:
         try:
             parsed = parse_event(event, payload)
@@ -116,13 +146,14 @@ def delivery_receive(
             )
         if not event_is_handled(repository, parsed):
             reason = unhandled_reason(parsed, policy_for(repository))
+        number = pull_number(parsed)
     status = Delivery.Status.IGNORED if reason else Delivery.Status.QUEUED
     try:
         with transaction.atomic():
             if existing is not None:
                 Delivery.objects.filter(
                     pk=existing.pk, status=Delivery.Status.FAILED
-                ).update(status=status, error="", reason=reason)
+                ).update(status=status, error="", reason=reason, pull_number=number)
                 delivery = existing
             else:
                 delivery = Delivery.objects.create(
@@ -130,6 +161,7 @@ def delivery_receive(
                     event=event,
                     action=str(payload.get("action") or "")[:50],
                     repository=repository,
+                    pull_number=number,
                     payload=payload,
                     status=status,
                     reason=reason,

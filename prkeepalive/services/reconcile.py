@@ -38,7 +38,9 @@ def requeue_stale_deliveries() -> int:
     for pk in stale:
         with transaction.atomic():
             if Delivery.objects.filter(pk=pk, status=Delivery.Status.PROCESSING).update(
-                status=Delivery.Status.FAILED, error="worker lost; queued again"
+                status=Delivery.Status.RETRYING,
+                error="the worker was lost while processing it; queued again",
+                retry_at=timezone.now(),
             ):
                 transaction.on_commit(lambda pk=pk: process_delivery_task.delay(pk))
     return len(stale)
@@ -136,8 +138,9 @@ def reconcile_all() -> int:
             finish_lost_rounds(repository)
         except GitHubError as exc:
             logger.warning(
-                "[PRKeepalive] reconcile_failed repository=%s status=%s",
+                "[PRKeepalive] reconcile_failed repository=%s status=%s error=%s",
                 repository.full_name,
                 exc.status,
+                exc.cause or "unknown",
             )
     return total

@@ -13,20 +13,23 @@ logger = logging.getLogger(__name__)
     name="prkeepalive.process_delivery", bind=True, max_retries=3, acks_late=True
 )
 def process_delivery(self: Task, delivery_pk: int) -> str:
-    """Decide one webhook delivery; a failure is retried with backoff, then
-    the delivery stays ``failed`` (a redelivery from GitHub retries it)."""
-    from prkeepalive.services.dispatch import delivery_process
+    """Decide one webhook delivery; a failure is retried with backoff (the
+    delivery reads ``retrying`` meanwhile), then the delivery stays
+    ``failed`` (a redelivery from GitHub retries it)."""
+    from prkeepalive.services.dispatch import delivery_process, delivery_will_retry
 
     try:
         return delivery_process(delivery_pk=delivery_pk)
     except Exception as exc:
         if self.request.retries < 3 and not self.request.is_eager:
+            countdown = 5 * 2**self.request.retries
+            delivery_will_retry(delivery_pk=delivery_pk, countdown_s=countdown)
             logger.warning(
                 "[PRKeepalive] delivery_retry pk=%s error=%s",
                 delivery_pk,
                 type(exc).__name__,
             )
-            raise self.retry(exc=exc, countdown=5 * 2**self.request.retries) from exc
+            raise self.retry(exc=exc, countdown=countdown) from exc
         logger.exception("[PRKeepalive] delivery_gave_up pk=%s", delivery_pk)
         return "failed"
 

@@ -13,14 +13,17 @@ from django.shortcuts import render
 
 from core.errors import SchemaInvalid
 from prkeepalive import charts, selectors
-from prkeepalive.models import Decision, PullRequest, Round
+from prkeepalive.core.facts import is_facts_document
+from prkeepalive.models import Decision, Delivery, PullRequest, Round
 from prkeepalive.services.explain import explain_document
 
 
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
+    troubled = selectors.troubled_by_repository()
     repositories = [
-        (repo, selectors.pull_states(repo)) for repo in selectors.repositories()
+        (repo, selectors.pull_states(repo), troubled.get(repo.pk, []))
+        for repo in selectors.repositories()
     ]
     return render(
         request,
@@ -79,11 +82,24 @@ def pull_detail(
     request: HttpRequest, owner: str, name: str, number: int
 ) -> HttpResponse:
     pull = selectors.pull_get(owner=owner, name=name, number=number)
-    form = {
-        "event": "issue_comment",
-        "payload": json.dumps(_payload_template(pull), indent=2),
-        "state": json.dumps(_state_template(pull), indent=2),
-    }
+    last_decision: Decision | None = pull.decisions.order_by(
+        "-created_at", "-pk"
+    ).first()
+    if last_decision is not None and is_facts_document(last_decision.inputs):
+        # The facts the last decision read: "Explain" shows it again, and
+        # editing one fact shows what would change.
+        inputs = last_decision.inputs
+        form = {
+            "event": inputs["event"],
+            "payload": json.dumps(inputs["payload"], indent=2),
+            "state": json.dumps(inputs["state"], indent=2),
+        }
+    else:
+        form = {
+            "event": "issue_comment",
+            "payload": json.dumps(_payload_template(pull), indent=2),
+            "state": json.dumps(_state_template(pull), indent=2),
+        }
     result: dict[str, Any] | None = None
     errors: list[tuple[str, str]] = []
     status = 200
@@ -104,9 +120,17 @@ def pull_detail(
                 errors = [(p.path, p.message) for p in exc.problems]
         if errors:
             status = 400
-    last_decision: Decision | None = pull.decisions.order_by(
-        "-created_at", "-pk"
-    ).first()
+    troubled = selectors.troubled_deliveries(pull)
+    # A failed or retrying delivery newer than the last decision is the
+    # latest word on this PR: the decision shown below it is older.
+    unresolved: Delivery | None = next(
+        (
+            d
+            for d in troubled
+            if last_decision is None or d.received_at > last_decision.created_at
+        ),
+        None,
+    )
     last_round: Round | None = pull.rounds.order_by("-created_at", "-pk").first()
     return render(
         request,
@@ -121,6 +145,8 @@ def pull_detail(
             "timeline": _timeline(pull),
             "last_decision": last_decision,
             "last_round": last_round,
+            "troubled": troubled,
+            "unresolved": unresolved,
             "form": form,
             "result": result,
             "errors": errors,
