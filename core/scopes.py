@@ -10,7 +10,10 @@ Scopes:
 
 - ``stream``: the cognitive stream and the planning task API;
 - ``benchmarks:read``: every read of benchmarks, runs, shadows, baselines,
-  the gate, eval runs, gridworld batches and PR keepalive records;
+  the gate, eval runs and gridworld batches (and, as before this scope
+  list was split, everything ``prkeepalive:read`` allows);
+- ``prkeepalive:read``: PR keepalive's records (decisions, rounds) and its
+  dry run (``POST /api/prkeepalive/explain``), nothing else;
 - ``benchmarks:write``: recording runs, shadows, new packs, eval runs and
   gridworld batches (implies read);
 - ``benchmarks:replace``: replacing a different pack under an existing id
@@ -29,6 +32,7 @@ from typing import Final
 
 STREAM: Final = "stream"
 BENCHMARKS_READ: Final = "benchmarks:read"
+PRKEEPALIVE_READ: Final = "prkeepalive:read"
 BENCHMARKS_WRITE: Final = "benchmarks:write"
 BENCHMARKS_REPLACE: Final = "benchmarks:replace"
 BASELINES_WRITE: Final = "baselines:write"
@@ -38,12 +42,15 @@ ANY_KEY: Final = ""
 SCOPES: Final = (
     STREAM,
     BENCHMARKS_READ,
+    PRKEEPALIVE_READ,
     BENCHMARKS_WRITE,
     BENCHMARKS_REPLACE,
     BASELINES_WRITE,
 )
 DEFAULT_SCOPES: Final = (STREAM,)
 IMPLIED: Final = {
+    # Keys made when benchmarks:read also covered PR keepalive keep it.
+    BENCHMARKS_READ: (PRKEEPALIVE_READ,),
     BENCHMARKS_WRITE: (BENCHMARKS_READ,),
     BENCHMARKS_REPLACE: (BENCHMARKS_WRITE, BENCHMARKS_READ),
     BASELINES_WRITE: (BENCHMARKS_READ,),
@@ -59,8 +66,8 @@ _BENCHMARK_PREFIXES: Final = (
     "/api/benchmarks/",
     "/api/evals/",
     "/api/gridworld/",
-    "/api/prkeepalive/",
 )
+_PRKEEPALIVE_PREFIX: Final = "/api/prkeepalive/"
 # Writes that compute and store nothing count as reads.
 _READ_ONLY_POSTS: Final = ("/api/gridworld/verify", "/api/prkeepalive/explain")
 _BASELINE_PATHS: Final = ("/api/benchmarks/baselines",)
@@ -88,11 +95,14 @@ def parse_scopes(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def effective_scopes(scopes: Iterable[str]) -> frozenset[str]:
-    """``scopes`` with what they imply."""
+    """``scopes`` with everything they imply, directly or through another."""
     out: set[str] = set()
-    for scope in scopes:
-        out.add(scope)
-        out.update(IMPLIED.get(scope, ()))
+    todo = list(scopes)
+    while todo:
+        scope = todo.pop()
+        if scope not in out:
+            out.add(scope)
+            todo.extend(IMPLIED.get(scope, ()))
     return frozenset(out)
 
 
@@ -104,6 +114,11 @@ def required_scope(method: str, path: str) -> str | None:
         return ANY_KEY
     if path.startswith(_STREAM_PREFIXES):
         return STREAM
+    if path.startswith(_PRKEEPALIVE_PREFIX):
+        # The webhook authenticates by its signature; no key writes here.
+        if method in SAFE_METHODS or path.rstrip("/") in _READ_ONLY_POSTS:
+            return PRKEEPALIVE_READ
+        return None
     if not path.startswith(_BENCHMARK_PREFIXES):
         return None
     if method in SAFE_METHODS or path.rstrip("/") in _READ_ONLY_POSTS:
