@@ -289,3 +289,28 @@ class InvalidUpload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.filename or self.pk} ({self.status})"
+
+
+class RunIdempotencyKey(models.Model):
+    """The ``Idempotency-Key`` a run was started with: one run per key and
+    key holder (an API key or a signed-in user), so a retried or concurrent
+    start returns the first run instead of making another."""
+
+    holder = models.CharField(max_length=80)
+    key = models.CharField(max_length=255)
+    # sha256 of the request body: the same key with another body is refused.
+    fingerprint = models.CharField(max_length=64)
+    run = models.OneToOneField(
+        Run, on_delete=models.CASCADE, related_name="idempotency_key"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["holder", "key"], name="uniq_idempotency_key_per_holder"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.holder} {self.key}"

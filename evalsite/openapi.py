@@ -13,6 +13,25 @@ from __future__ import annotations
 
 from typing import Any
 
+
+def idempotency_key_parameter() -> Any:
+    """The ``Idempotency-Key`` header of the operations that start a run."""
+    from drf_spectacular.utils import OpenApiParameter
+
+    return OpenApiParameter(
+        "Idempotency-Key",
+        str,
+        location=OpenApiParameter.HEADER,
+        description=(
+            "1 to 255 printable ASCII characters chosen by the client (a UUID). "
+            "A retry with the same key answers the run the first request "
+            "started (header `Idempotent-Replayed: true`) instead of starting "
+            "another; the same key with another body is 409 "
+            "`idempotency_key_reused`. Keys belong to the API key or user."
+        ),
+    )
+
+
 # The schema's description: how to authenticate and the limits every request is held to.
 API_DESCRIPTION = (
     "Cognitive stream, eval runs, benchmark packs, baselines and the CI gate. "

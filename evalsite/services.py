@@ -109,10 +109,16 @@ BROKER_UNAVAILABLE = (
 
 
 def broker_errors() -> tuple[type[BaseException], ...]:
-    """What publishing raises when the broker is unreachable."""
+    """What publishing raises when the broker or the result backend (a
+    chord's join) is unreachable."""
+    from celery.exceptions import BackendError
     from kombu.exceptions import OperationalError as KombuOperationalError
 
-    errors: tuple[type[BaseException], ...] = (KombuOperationalError, OSError)
+    errors: tuple[type[BaseException], ...] = (
+        KombuOperationalError,
+        OSError,
+        BackendError,
+    )
     try:
         from redis.exceptions import RedisError
     except ImportError:  # pragma: no cover - redis is a dependency
@@ -127,11 +133,28 @@ def broker_send[T](send: Callable[[], T], *, what: str) -> T:
     Logs ``[Ops] broker_unavailable what=<what> error=<class>``."""
     try:
         return send()
-    except broker_errors() as exc:
+    except Exception as exc:
+        if not unreachable(exc):
+            raise
         logger.error(
             "[Ops] broker_unavailable what=%s error=%s", what, type(exc).__name__
         )
         raise ServiceUnavailable(BROKER_UNAVAILABLE, code="broker_unavailable") from exc
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised because of, a broker or result
+    backend that cannot be reached: the Redis result backend reports a lost
+    connection as a ``RuntimeError`` raised from the connection error."""
+    errors = broker_errors()
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, errors):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def health_get(*, now: datetime | None = None) -> Health:

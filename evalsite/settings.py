@@ -298,8 +298,17 @@ if CELERY_BROKER_IS_EMBEDDED:
         env_int("CELERY_BROKER_POLL_MS", 100, minimum=10) / 1000
     )
 else:
+    # The Redis result backend (chords) retries 20 times a second apart by
+    # default: a dead Redis held a run's start 19 s. One quick retry, as for
+    # publishing, then the API answers 503.
     CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
-        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
+        "retry_policy": {
+            "max_retries": 1,
+            "interval_start": 0,
+            "interval_step": 0.5,
+            "interval_max": 0.5,
+        },
     }
     CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = CELERY_BROKER_CONNECT_TIMEOUT_S
     CELERY_REDIS_SOCKET_TIMEOUT = 10

@@ -65,6 +65,7 @@ class RedisServer:
 @contextmanager
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     program = need_program("redis-server")
+    tmp_path.mkdir(parents=True, exist_ok=True)
     port = _free_port(6390)
     process = subprocess.Popen(
         [program, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]

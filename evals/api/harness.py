@@ -32,7 +32,14 @@ from evals.services.harness.create import (
     eval_run_create,
 )
 from evals.services.harness.suites import SuiteFile, suite_files, suite_resolve
+from evals.services.runs.idempotency import HEADER as IDEMPOTENCY_HEADER
+from evals.services.runs.idempotency import (
+    holder_of,
+    idempotency_of,
+    run_start_once,
+)
 from evalsite.api import core_field
+from evalsite.openapi import idempotency_key_parameter
 from evalsite.paths import scrubbed
 
 
@@ -156,27 +163,42 @@ class EvalRunListCreateView(APIView):
     @extend_schema(
         operation_id="evals_runs_create",
         request=EvalRunCreateInputSerializer,
+        parameters=[idempotency_key_parameter()],
         responses={
             202: inline_serializer("EvalRunQueued", {"runId": serializers.CharField()})
         },
     )
     def post(self, request: Request) -> Response:
-        """Start a run of a suite; 202 with the queued run."""
+        """Start a run of a suite; 202 with the queued run. With an
+        ``Idempotency-Key`` header a retry answers the first run again
+        (``Idempotent-Replayed: true``) instead of starting another."""
+        idempotency = idempotency_of(
+            header=request.headers.get(IDEMPOTENCY_HEADER),
+            holder=holder_of(request.user, request.auth),
+            body=request.data,
+        )
         serializer = EvalRunCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        run = eval_run_create(
-            suite_path=data["suite"],
-            profile=data["profile"],
-            mode=data["mode"],
-            model=data["model"],
-            script_path=data.get("script"),
-            sampler=data["sampler"],
-            seed=data["seed"],
-            user=request.user,
-            started_via="api",
+        run, replayed = run_start_once(
+            idempotency,
+            lambda: eval_run_create(
+                suite_path=data["suite"],
+                profile=data["profile"],
+                mode=data["mode"],
+                model=data["model"],
+                script_path=data.get("script"),
+                sampler=data["sampler"],
+                seed=data["seed"],
+                user=request.user,
+                started_via="api",
+                idempotency=idempotency,
+            ),
         )
-        return Response(run_to_wire(run, request=request), status.HTTP_202_ACCEPTED)
+        response = Response(run_to_wire(run, request=request), status.HTTP_202_ACCEPTED)
+        if replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
 
 
 class EvalRunDetailView(APIView):

@@ -18,6 +18,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evals.services.runs.idempotency import HEADER as IDEMPOTENCY_HEADER
+from evals.services.runs.idempotency import (
+    holder_of,
+    idempotency_of,
+    run_start_once,
+)
+from evalsite.openapi import idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from gridworld.core.config import (
     MAX_BUDGET,
@@ -150,14 +157,37 @@ class BatchListCreateView(APIView):
                 ),
             },
         ),
+        parameters=[idempotency_key_parameter()],
         responses={
             202: inline_serializer("GridworldBatch", {"id": serializers.IntegerField()})
         },
     )
     def post(self, request: Request) -> Response:
-        """Start a batch on the workers; 202 with the queued batch."""
-        batch = batch_create(config=request.data, user=request.user, started_via="api")
-        return Response(batch_to_wire(batch, request=request), status.HTTP_202_ACCEPTED)
+        """Start a batch on the workers; 202 with the queued batch. With an
+        ``Idempotency-Key`` header a retry answers the first batch again."""
+        idempotency = idempotency_of(
+            header=request.headers.get(IDEMPOTENCY_HEADER),
+            holder=holder_of(request.user, request.auth),
+            body=request.data if isinstance(request.data, dict) else {},
+        )
+        run, replayed = run_start_once(
+            idempotency,
+            lambda: (
+                batch_create(
+                    config=request.data,
+                    user=request.user,
+                    started_via="api",
+                    idempotency=idempotency,
+                ).run
+            ),
+        )
+        response = Response(
+            batch_to_wire(run.gridworld_batch, request=request),
+            status.HTTP_202_ACCEPTED,
+        )
+        if replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
 
 
 class BatchDetailView(APIView):

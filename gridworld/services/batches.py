@@ -34,6 +34,7 @@ from evals.services.runs.executors import (
     RunBroken,
     RunVerdict,
 )
+from evals.services.runs.idempotency import Idempotency
 from evals.services.runs.lifecycle import benchmark_upsert, run_create
 from evals.services.runs.recording import METRIC_INPUTS_KEY, CaseRecorder
 from gridworld.core.config import BatchConfig, parse_batch_config, run_cases
@@ -115,8 +116,10 @@ def batch_create(
     queue: str | None = None,
     started_via: str = "api",
     now: datetime | None = None,
+    idempotency: Idempotency | None = None,
 ) -> EpisodeBatch:
-    """Validate ``config`` and record a queued batch; schedule it after commit.
+    """Validate ``config`` and record a queued batch; schedule it after commit
+    (``idempotency``: the request's ``Idempotency-Key``, kept with its run).
 
     Raises ``SchemaInvalid`` with one problem per bad field (nothing stored).
     Logs ``[Gridworld] batch_created batch=<pk> run_id=<ID> benchmark=<ID>
@@ -152,6 +155,7 @@ def batch_create(
             schedule=schedule,
             queue=queue,
             case_ids=[case_id(i) for i in range(parsed.episodes)],
+            idempotency=idempotency,
         )
         batch = EpisodeBatch.objects.create(
             run=run,

@@ -34,6 +34,7 @@ from evals.services.harness.suites import (
     default_script_path,
     suite_read_logged,
 )
+from evals.services.runs.idempotency import Idempotency
 from evals.services.runs.lifecycle import run_create
 from stream.core.adapters import DEFAULT_SAMPLER as DEFAULT_SAMPLER
 from stream.core.adapters import SAMPLERS, ModelAdapter, ScriptedAdapter
@@ -108,6 +109,7 @@ def eval_run_create(
     started_via: str = "api",
     extra_config: dict[str, Any] | None = None,
     now: datetime | None = None,
+    idempotency: Idempotency | None = None,
 ) -> Run:
     """Validate everything, then record a queued run and schedule it.
 
@@ -125,6 +127,7 @@ def eval_run_create(
     mode, the run's inactive agent ``eval-<run id>``. With ``schedule`` the
     chord of chunk tasks is sent after commit (routed to ``queue`` when
     given); without it the caller runs ``lifecycle.run_execute``.
+    ``idempotency``: the request's ``Idempotency-Key``, stored with the run.
     """
     _choice(profile, PROFILES, "profile")
     _choice(mode, MODES, "mode")
@@ -194,6 +197,7 @@ def eval_run_create(
             schedule=schedule,
             queue=queue,
             case_ids=[s.scenario_id for s in suite.scenarios],
+            idempotency=idempotency,
         )
     logger.info(
         "[Eval] run_created run_id=%s suite=%s profile=%s mode=%s model=%s "

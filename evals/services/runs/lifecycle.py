@@ -16,9 +16,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core.errors import CoreError, ServiceUnavailable
+from core.errors import CoreError
 from evals.models import Benchmark, CaseResult, Run
 from evals.services.runs.executors import CaseExecutor, RunBroken, executor_for
+from evals.services.runs.idempotency import Idempotency, idempotency_record
 from evals.services.runs.recording import (
     IN_PROCESS_RECORD_BATCH,
     CaseRecorder,
@@ -115,12 +116,14 @@ def run_create(
     schedule: bool = True,
     queue: str | None = None,
     case_ids: Sequence[str] | None = None,
+    idempotency: Idempotency | None = None,
 ) -> Run:
     """Record a ``queued`` run of ``benchmark`` with a ``running`` run summary
     and, with ``schedule``, send its chord after commit (``case_ids`` saves
     the executor re-reading them). Call it inside the transaction that
     writes your benchmark's other rows; it logs nothing (the kind logs its
-    own ``run_created`` line)."""
+    own ``run_created`` line). ``idempotency``: the request's key, stored
+    with the run (``evals.services.runs.idempotency``)."""
     with transaction.atomic():
         run = Run.objects.create(
             run_id=run_id,
@@ -136,6 +139,7 @@ def run_create(
         )
         run.summary = run_summary(run, status="running", metrics={}, cases=[])
         run.save(update_fields=["summary"])
+        idempotency_record(run, idempotency)
         if schedule:
             run_enqueue(run=run, queue=queue, case_ids=case_ids)
     return run
@@ -174,35 +178,43 @@ def _schedule(
     close_unsent: bool = True,
 ) -> None:
     """Send the chord now. A broker that cannot be reached raises
-    ``ServiceUnavailable`` (the API's 503); with ``close_unsent`` the run is
-    failed first (``reason=broker_unavailable``) so none is left queued."""
+    ``ServiceUnavailable`` (the API's 503). With ``close_unsent`` a run that
+    could not be sent is deleted first (``run_discard``): the caller's error
+    answer then means that no run exists, and none is left queued for the
+    sweeper to start behind the client's back."""
     from celery import chord
 
     from evals.tasks.runs import finalize_run as finalize_run_task
     from evals.tasks.runs import run_chunk as run_chunk_task
 
     options: dict[str, Any] = {"queue": queue} if queue else {}
-    if not chunks:
-        broker_send(
-            finalize_run_task.si(run_pk).set(**options).apply_async,
-            what="eval_run",
-        )
-        return
     # The callback takes only the run id (immutable signature); the members'
     # results, which the join needs, are on at the task level.
     header = [run_chunk_task.si(run_pk, ids).set(**options) for ids in chunks]
+    finalize = finalize_run_task.si(run_pk).set(**options)
     try:
         broker_send(
-            lambda: chord(header)(finalize_run_task.si(run_pk).set(**options)),
+            (lambda: chord(header)(finalize)) if chunks else finalize.apply_async,
             what="eval_run",
         )
-    except ServiceUnavailable as exc:
+    except Exception as exc:
         if not close_unsent:
             raise
-        # Stored but never (fully) sent: close the run now instead of leaving
-        # it queued; chunks that did go out find it finished and do nothing.
-        run_fail(run_pk=run_pk, error=exc.message, code=exc.code)
+        # Stored but never (fully) sent: delete the run rather than leave it
+        # queued; chunks that did go out find no run and do nothing.
+        run_discard(run_pk=run_pk, reason=getattr(exc, "code", type(exc).__name__))
         raise
+
+
+def run_discard(*, run_pk: int, reason: str) -> None:
+    """Delete a run that could not be sent, with its rows (case results,
+    idempotency key, the kind's rows that cascade). Logs
+    ``[Eval] run_discarded run_id=<ID> reason=<reason>``."""
+    run_id = Run.objects.filter(pk=run_pk).values_list("run_id", flat=True).first()
+    if run_id is None:
+        return
+    Run.objects.filter(pk=run_pk).delete()
+    logger.error("[Eval] run_discarded run_id=%s reason=%s", run_id, reason)
 
 
 def run_resume(
@@ -260,8 +272,9 @@ def run_chunk_execute(
     committed together (``RECORD_BATCH`` by default; a batch is committed
     after ``RECORD_INTERVAL_S`` in any case).
     """
-    run = Run.objects.select_related("benchmark").get(pk=run_pk)
-    if run.status not in ACTIVE_STATUSES:
+    run = Run.objects.select_related("benchmark").filter(pk=run_pk).first()
+    if run is None or run.status not in ACTIVE_STATUSES:
+        # Gone: discarded because its start could not be sent.
         return 0
     executor = _executor_of(run)
     try:
