@@ -18,12 +18,13 @@ FIND_PYTHON = for c in $(PYTHON_CANDIDATES); do \
 	  if PYENV_VERSION= "$$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
 	    echo "$$c"; exit 0; fi; done; exit 1
 
-.PHONY: help venv demo test lint bench serve worker beat clean
+.PHONY: help venv demo test test-core-lowest lint bench serve worker beat clean
 
 help:
 	@echo "make demo   - install, migrate, load demo data, run web + Celery worker + beat (PORT=8000)"
 	@echo "make test   - install dev deps, ruff, import-linter, mypy, pytest"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make test-core-lowest - the tests that need no database on Python 3.12 (.venv312)"
 
 $(STAMP): pyproject.toml
 	@py=$$($(FIND_PYTHON)) || { \
@@ -57,6 +58,28 @@ test: lint
 	@mkdir -p var
 	$(VENV)/bin/pytest -rs $(PYTEST_ARGS)
 
+# The tests that need no Django database (the cores and tests/test_core_*.py)
+# on the lowest supported Python, 3.12, in .venv312 (installed again only when
+# pyproject.toml changes).
+LOWEST_CANDIDATES := $(LOWEST_PYTHON) python3.12 \
+	$(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3) \
+	$(wildcard /root/.pyenv/versions/3.12*/bin/python3)
+VENV312 := .venv312
+CORE_TESTS := $(wildcard tests/*/core) $(wildcard tests/test_core_*.py)
+test-core-lowest:
+	@py=""; for c in $(LOWEST_CANDIDATES); do \
+	  if PYENV_VERSION= "$$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1; then py="$$c"; break; fi; done; \
+	if [ -z "$$py" ]; then \
+	  echo "error: no Python 3.12 found (python3.12 on PATH or pyenv's 3.12.x), so the lowest supported Python is not tested." >&2; \
+	  echo "       Install one, or run: make LOWEST_PYTHON=/path/to/python3.12 test-core-lowest" >&2; exit 1; fi; \
+	if [ "$$(cat $(VENV312)/.installed 2>/dev/null)" != "$$(sha256sum pyproject.toml)" ] || ! $(VENV312)/bin/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then \
+	  echo "using $$py ($$(PYENV_VERSION= $$py --version)) for $(VENV312)"; \
+	  rm -rf $(VENV312) && PYENV_VERSION= $$py -m venv $(VENV312) && \
+	  $(VENV312)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' && sha256sum pyproject.toml > $(VENV312)/.installed; fi
+	@mkdir -p var
+	$(VENV312)/bin/python --version
+	$(VENV312)/bin/pytest -q $(PYTEST_ARGS) $(CORE_TESTS)
+
 # Every benchmark runs, even after one exits non-zero (a missed target, which
 # a loaded machine makes likely, or an error); the list of those comes last.
 BENCHES ?= $(wildcard bench/*.py)
@@ -65,4 +88,4 @@ bench: $(STAMP)
 	if [ -n "$$failed" ]; then echo "exited non-zero (a target missed, or an error):$$failed"; exit 1; fi
 
 clean:
-	rm -rf $(VENV) var artifacts staticfiles
+	rm -rf $(VENV) $(VENV312) var artifacts staticfiles

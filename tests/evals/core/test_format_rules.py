@@ -139,9 +139,24 @@ def test_invalid_json_gets_the_same_message(data: bytes) -> None:
     assert answer(data)[1][0][1] == "invalid_json"
 
 
+def nested_lists_text(depth: int) -> str:
+    """``canonical_text`` of ``depth`` nested lists, written without
+    recursion: ``json.dumps(indent=2)`` recurses in Python before 3.13 and
+    runs out of stack past ~900 levels there."""
+    opening = ["  " * level + "[" for level in range(depth - 1)]
+    closing = ["  " * level + "]" for level in reversed(range(depth - 1))]
+    return "\n".join([*opening, "  " * (depth - 1) + "[]", *closing]) + "\n"
+
+
+def test_nested_lists_text_is_the_canonical_text() -> None:
+    for depth in (1, 2, 3, 200):
+        value = json.loads("[" * depth + "]" * depth)
+        assert nested_lists_text(depth) == canonical_text(value)
+
+
 def test_nesting_orjson_refuses_or_cannot_write_reads_like_json_loads() -> None:
     for depth in (200, 300, 1100):
-        data = canonical_text(json.loads("[" * depth + "]" * depth)).encode()
+        data = nested_lists_text(depth).encode()
         assert answer(data) == stdlib_answer(data)
 
 
