@@ -7,11 +7,17 @@ Decides whether model output contains a well-formed ``[GOAL: <action> <target>
 - ``CANONICAL_ACTIONS`` is the single source of truth for actions; synonyms are
   mapped by ``ACTION_NORMALIZE_MAP``; both are versioned by
   ``NORMALIZE_MAP_VERSION``. Anything else fails closed (``unknown_action``).
-- The parser is a bounded scan built on ``str.find`` with explicit limits (no
-  backtracking regex): at most ``MAX_TAG_INNER`` characters are read after an
-  opener, so the cost is linear in the input whatever its shape.
-- The input text is never changed except to remove the matched tag; on any
-  failure the text is returned untouched and the raw tag is kept for debugging.
+- The parser is a bounded scan built on ``str.find`` (no backtracking
+  regex): the closing ``]`` is looked for in ``MAX_TAG_SCAN`` characters
+  after an opener; an unclosed tag runs to the end of its line. Linear in the
+  input whatever its shape.
+- The input text is never changed except to remove the matched tag (and trim
+  what is left, as the reference does); on any failure the text is returned
+  untouched and the raw tag is kept for debugging.
+- The rules are the reference parser's, counted in UTF-16 code units as
+  JavaScript counts; the one deliberate difference is that an amount that
+  is no quantity (negative, more than ``MAX_AMOUNT_DIGITS`` digits) is
+  ``None`` (docs/stream.md).
 - An empty ``goalKey`` never leaves this module as a key: callers use
   ``goal_key_or_none`` and treat ``None`` as absent (the agency contract §1.3).
 """
@@ -22,6 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from core.whitespace import JS_SPACE_CHARS, JS_SPACE_CLASS
+from stream.core.js_text import utf16_advance
 from stream.core.types import Goal, GoalFailReason
 
 NORMALIZE_MAP_VERSION: Final = 3
@@ -119,24 +127,29 @@ ROUTABLE_ACTIONS: Final[frozenset[str]] = frozenset(
 )
 
 GOAL_OPENER: Final = "[GOAL:"
-MAX_TAG_INNER: Final = 100
-# More digits than this is noise, not a quantity.
+# The closing "]" is looked for in this many characters (UTF-16 code units, as
+# JavaScript counts them) after the opener, the "]" itself included: an inner
+# text of at most 99.
+MAX_TAG_SCAN: Final = 100
+# A quantity has at most this many digits (leading zeros aside); a longer
+# number is noise, and JavaScript would no longer hold it exactly.
 MAX_AMOUNT_DIGITS: Final = 9
 
 _OPENER_RE = re.compile(re.escape(GOAL_OPENER), re.IGNORECASE | re.ASCII)
 _NOT_WORD = re.compile(r"[^a-z_]+")
-_NOT_ID = re.compile(r"[^a-z0-9_.:-]+")
 _NOT_KEY = re.compile(r"[^a-z0-9]+")  # "_" too, so runs collapse
-_TRAILING_PUNCT = ".,;:!?"
+_SPACE_RUN = re.compile("[" + JS_SPACE_CLASS + "]+")
+# JavaScript's parseInt(token, 10): an optional sign and leading ASCII digits.
+_INT_PREFIX = re.compile(r"([+-]?)([0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
 class GoalExtraction:
     """Outcome of ``extract_goal_tag``.
 
-    ``text`` is the input minus the matched tag on success, else the input
-    itself; ``raw`` is the first tag's raw text (``None`` when there is none);
-    ``tag_count`` counts every opener in the input.
+    ``text`` is the input minus the matched tag (and trimmed) on success, else
+    the input itself; ``raw`` is the first tag's raw text (``None`` when there
+    is none); ``tag_count`` counts every opener in the input.
     """
 
     text: str
@@ -165,49 +178,93 @@ def normalize_action(word: str) -> str | None:
     return action if action in CANONICAL_ACTIONS else None
 
 
-def _amount(token: str) -> int | None:
-    if 0 < len(token) <= MAX_AMOUNT_DIGITS and token.isascii() and token.isdigit():
-        return int(token)
-    return None
+def accepted_actions_text() -> str:
+    """The accepted goal verbs, for messages and docs: the canonical actions,
+    then each synonym with the action it stands for."""
+    synonyms = ", ".join(
+        f"{word} ({action})" for word, action in sorted(ACTION_NORMALIZE_MAP.items())
+    )
+    return f"{', '.join(sorted(CANONICAL_ACTIONS))}; synonyms: {synonyms}"
 
 
-def _parse_inner(
-    inner: str, raw: str
-) -> tuple[Goal | None, GoalFailReason | None, bool]:
-    """Parse a tag's inside; the bool says whether it already set an amount."""
-    tokens = inner.split()
+def goal_fail_detail(reason: GoalFailReason | None, raw: str | None) -> str | None:
+    """What went wrong with a goal tag, in words (``None`` without a failure).
+
+    An unknown verb names the accepted ones, so whoever writes the prompt or
+    the model can see what a tag may say.
+    """
+    if reason is None or reason == GoalFailReason.NO_TAG:
+        return None
+    if reason == GoalFailReason.UNKNOWN_ACTION:
+        inner = (raw or "")[len(GOAL_OPENER) :].removesuffix("]")
+        verb = next(iter(_split(inner)), "")[:40]
+        return (
+            f"unknown goal action {verb!r}; accepted actions: {accepted_actions_text()}"
+        )
+    if reason == GoalFailReason.TAG_TOO_LONG:
+        return f"no ']' within {MAX_TAG_SCAN} characters after '{GOAL_OPENER}'"
+    if reason == GoalFailReason.NO_TARGET:
+        return (
+            "the goal names no target (only cancel, pause, resume and "
+            "prioritize may go without one)"
+        )
+    return "the goal tag is empty"
+
+
+def parse_int(token: str) -> int | None:
+    """``parseInt(token, 10)`` as JavaScript reads it, or ``None`` for NaN."""
+    match = _INT_PREFIX.match(token)
+    if match is None:
+        return None
+    return _quantity(match.group(1), match.group(2))
+
+
+def _quantity(sign: str, digits: str) -> int | None:
+    """Not a quantity (``None``): negative, or more than ``MAX_AMOUNT_DIGITS``
+    digits."""
+    significant = digits.lstrip("0")
+    if len(significant) > MAX_AMOUNT_DIGITS or (sign == "-" and significant):
+        return None
+    return int(significant or "0")
+
+
+def _split(inner: str) -> list[str]:
+    """``inner.trim().split(/\\s+/)``: tokens between JavaScript whitespace."""
+    return [token for token in _SPACE_RUN.split(inner) if token]
+
+
+def _parse_inner(inner: str, raw: str) -> tuple[Goal | None, GoalFailReason | None]:
+    """Parse a tag's inside; the goal's amount is the tag's own (or None)."""
+    tokens = _split(inner)
     if not tokens:
-        return None, GoalFailReason.EMPTY_INNER, False
+        return None, GoalFailReason.EMPTY_INNER
     action = normalize_action(tokens[0])
     if action is None:
-        return None, GoalFailReason.UNKNOWN_ACTION, False
+        return None, GoalFailReason.UNKNOWN_ACTION
     words: list[str] = []
     target_id: str | None = None
-    explicit_amount: int | None = None
-    bare_amount: int | None = None
+    amount: int | None = None
     last = len(tokens) - 1
     for index, token in enumerate(tokens[1:], start=1):
         if "=" in token:
             low = token.lower()
-            if low.startswith("id="):
-                value = _NOT_ID.sub("", low[3:])
-                if value:
-                    target_id = value
+            if low.startswith("id=") and len(token) > 3:
+                target_id = token[3:]
                 continue
-            if low.startswith("amount="):
-                explicit_amount = _amount(low[7:].rstrip(_TRAILING_PUNCT))
-                continue
+            if low.startswith("amount=") and len(token) > 7:
+                match = _INT_PREFIX.match(token, 7)
+                if match is not None:
+                    # Parsed: the token is the amount, even when not a quantity.
+                    amount = _quantity(match.group(1), match.group(2))
+                    continue
         if index == last and token.isascii() and token.isdigit():
-            # Only the last token is a bare amount; a number elsewhere
-            # ("collect 8 oak_log") is no target word and no amount.
-            bare_amount = _amount(token)
+            amount = _quantity("", token)
             continue
         word = _reduce(token)
         if word:
             words.append(word)
-    if not words and action not in TARGETLESS_ACTIONS:
-        return None, GoalFailReason.NO_TARGET, False
-    amount = explicit_amount if explicit_amount is not None else bare_amount
+    if not words and target_id is None and action not in TARGETLESS_ACTIONS:
+        return None, GoalFailReason.NO_TARGET
     goal = Goal(
         action=action,
         target=" ".join(words),
@@ -215,43 +272,32 @@ def _parse_inner(
         amount=amount,
         raw=raw,
     )
-    return goal, None, amount is not None
+    return goal, None
 
 
 # After "]": whitespace, a number, and a unit glued to it ("20x", "20units").
-_TRAILING_AMOUNT = re.compile(
-    r"[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*+"
-    r"([0-9]++)[A-Za-z0-9_]*+"
-)
-
-
-def _trailing_amount(text: str, pos: int) -> tuple[int | None, int] | None:
-    """A number right after ``]``: (value, end index), or None.
-
-    The value is ``None`` when the number has more than ``MAX_AMOUNT_DIGITS``
-    digits (it is still removed with the tag).
-    """
-    match = _TRAILING_AMOUNT.match(text, pos)
-    if match is None:
-        return None
-    return _amount(match.group(1)), match.end()
+_TRAILING_AMOUNT = re.compile("[" + JS_SPACE_CLASS + r"]*+([0-9]++)[A-Za-z0-9_]*+")
 
 
 def extract_goal_tag(text: str) -> GoalExtraction:
     """Find the first ``[GOAL: ...]`` tag in ``text`` and parse it.
 
-    Contract (the agency contract §2.1): the opener is case-insensitive; the tag ends at
-    the first ``]`` within ``MAX_TAG_INNER`` characters, or, when a newline or
-    another ``[`` (or the end of the text) comes first, right before it (a
-    missing ``]``). If none of these occurs within the limit the tag fails with
-    ``tag_too_long``. Inside, the first token is the action (edge ``_``
-    dropped, synonyms mapped); ``id=<x>`` sets ``target_id``, ``amount=<N>``
-    or a bare number as the *last* token sets ``amount`` (explicit wins); the
-    other tokens, reduced to ``[a-z_]``, are the target words (a number
-    elsewhere is neither). After a closed tag, whitespace, a number and a unit
-    glued to it (``] 20``, ``] 20x``) are removed with the tag, and the number
-    is the amount when the tag has none. The first tag wins; every opener is
-    counted. Deterministic, linear time.
+    Contract (the agency contract §2.1), the reference parser's rules: the
+    opener is case-insensitive; the tag ends at the first ``]`` within
+    ``MAX_TAG_SCAN`` characters after the opener, newlines included. With
+    none there but one further on, the tag fails with ``tag_too_long``; with
+    none at all, the tag runs to the end of its line. Inside, tokens are
+    split on whitespace: the first is the action (edge ``_`` dropped,
+    synonyms mapped); ``id=<x>`` sets ``target_id`` as written;
+    ``amount=<N>`` (read as ``parseInt``) or a bare number as the *last*
+    token sets the amount (the later token wins); the other tokens, reduced
+    to ``[a-z_]``, are the target words. A goal needs a target word or an
+    id unless its action is one of ``TARGETLESS_ACTIONS``. After a closed
+    tag, whitespace, a number and a unit glued to it (``] 20``, ``] 20x``)
+    are removed with the tag, and the number is the amount when the tag has
+    none. The text left is trimmed. Amounts that are no quantity (negative,
+    more than ``MAX_AMOUNT_DIGITS`` digits) are ``None``. The first tag
+    wins; every opener is counted. Deterministic, linear time.
     """
     if "[" not in text:
         return GoalExtraction(text, None, GoalFailReason.NO_TAG, 0, None)
@@ -263,38 +309,35 @@ def extract_goal_tag(text: str) -> GoalExtraction:
     tag_count = text.lower().count("[goal:")
     start = match.start()
     inner_start = match.end()
-    n = len(text)
-    limit = min(n, inner_start + MAX_TAG_INNER + 1)
+    limit = utf16_advance(text, inner_start, MAX_TAG_SCAN)
     close = text.find("]", inner_start, limit)
-    stop = limit
-    for terminator in ("\n", "["):
-        found = text.find(terminator, inner_start, limit)
-        if found != -1 and found < stop:
-            stop = found
-    if close != -1 and close < stop:
+    if close != -1:
         inner = text[inner_start:close]
         end = close + 1
-        closed = True
-    elif stop < limit or limit == n:
-        inner = text[inner_start:stop]
-        end = stop
-        closed = False
     else:
-        raw = text[start:limit]
-        return GoalExtraction(text, None, GoalFailReason.TAG_TOO_LONG, tag_count, raw)
+        line_end = text.find("\n", inner_start)
+        end = line_end if line_end != -1 else len(text)
+        inner = text[inner_start:end]
+        if text.find("]", limit) != -1:
+            raw = text[start:end]
+            return GoalExtraction(
+                text, None, GoalFailReason.TAG_TOO_LONG, tag_count, raw
+            )
     raw = text[start:end]
-    goal, reason, has_amount = _parse_inner(inner, raw)
+    goal, reason = _parse_inner(inner, raw)
     if goal is None:
         return GoalExtraction(text, None, reason, tag_count, raw)
-    if closed:
-        after = _trailing_amount(text, end)
+    if close != -1:
+        after = _TRAILING_AMOUNT.match(text, end)
         if after is not None:
             # Removed with the tag even when the tag has its own amount,
             # which then wins ("[GOAL: build shelter 1] 37" -> 1).
-            end = after[1]
-            amount = goal.amount if has_amount else after[0]
-            goal = Goal(goal.action, goal.target, goal.target_id, amount, goal.raw)
-    return GoalExtraction(text[:start] + text[end:], goal, None, tag_count, raw)
+            if goal.amount is None:
+                amount = _quantity("", after.group(1))
+                goal = Goal(goal.action, goal.target, goal.target_id, amount, raw)
+            end = after.end()
+    rest = (text[:start] + text[end:]).strip(JS_SPACE_CHARS)
+    return GoalExtraction(rest, goal, None, tag_count, raw)
 
 
 def canonical_goal_key(action: str, target: str) -> str:

@@ -1,22 +1,28 @@
 """INTENT extraction: a compliance measurement that never survives in text.
 
 Decides which INTENT label (if any) the model declared and removes every
-``INTENT:`` token from the text (the agency contract §2.2, §2.3, §6.2). Invariants:
+``INTENT:`` token from the text (the agency contract §2.2, §2.3, §6.2), by the
+reference parser's rules. Invariants:
 
-- Two passes. Pass 1: the last non-empty line is exactly ``INTENT: <word>``
-  -> that line is removed, ``final_line``. Pass 2: every other ``INTENT:``
-  token is removed with the horizontal whitespace and the word after it;
-  newlines always survive (Contract B). If pass 1 did not match,
-  the first inline token's label is the intent, ``inline_noncompliant``.
+- Two passes. Pass 1: the last non-empty line, trimmed, is exactly
+  ``INTENT: <word>`` -> that line is removed, ``final_line``. Pass 2: every
+  other ``INTENT: <word>`` is removed with the horizontal whitespace around
+  it; runs of horizontal whitespace then become one space and the text is
+  trimmed. Newlines inside the text always survive (Contract B). If pass 1
+  did not match, the label is the word of the first token that has one,
+  ``inline_noncompliant``.
 - The token matches in any ASCII case (``intent:`` too). Labels outside
   ``VALID_INTENTS`` give ``intent=None`` (fail closed); the token is removed
   regardless of its label.
-- ``INTENT:`` never occurs in the output, even when removing one token would
-  join the pieces around it into a new one: a removal also takes the words and
-  colons glued to the token, so the text after a removal can never complete a
-  new ``INTENT:``. Linear time (a literal prefix, no nested quantifiers).
-- ``intent_parse`` is for measuring model format compliance; nothing
-  downstream may branch on it.
+- ``INTENT:`` never occurs in the output (the reference leaves a token with no
+  word, or one its removal formed): what the reference rule leaves is removed
+  with the words and colons glued to it, so the text after a removal can
+  never complete a new ``INTENT:``. Linear time (literal prefixes, possessive
+  quantifiers, no start retried inside a whitespace run).
+- No token, no parse: ``intent_parse`` is ``None`` for a text without one
+  (the reference also reports ``inline_noncompliant`` when only whitespace
+  changed). It is for measuring model format compliance; nothing downstream
+  may branch on it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from core.whitespace import JS_SPACE_CHARS, JS_SPACE_CLASS
 from stream.core.types import IntentParse
 
 VALID_INTENTS: Final[frozenset[str]] = frozenset(
@@ -35,14 +42,35 @@ INTENT_TOKEN: Final = "INTENT:"  # noqa: S105 (a label, not a secret)
 # The token in any ASCII case ("intent:", "Intent:"), as models write it.
 _TOKEN: Final = "[Ii][Nn][Tt][Ee][Nn][Tt]:"  # noqa: S105 (a pattern)
 _ANY_TOKEN = re.compile(_TOKEN)
+_SPACE: Final = "[" + JS_SPACE_CLASS + "]"
+_HSPACE: Final = "[" + JS_SPACE_CLASS.replace("\n", "") + "]"
+_WORD: Final = "[A-Za-z0-9_]"
 
-# The whole last line: optional word, optional sentence punctuation.
-_FINAL_LINE = re.compile(r"[^\S\n]*" + _TOKEN + r"[^\S\n]*(\w*)[^\S\n]*[.!]?[^\S\n]*")
-# Inline token with its word. The literal prefix lets the engine skip ahead;
-# glued ``:word`` continuations are consumed so the character after a removal
-# is never ``:`` or a word character (no new token can form across the cut).
-# Blanks before the token are left to normalize_whitespace.
-_INLINE = re.compile(_TOKEN + r"[^\S\n]*(\w*)(?::+\w*)*")
+# The whole last non-empty line, trimmed: the token and one word.
+_FINAL_LINE = re.compile(_TOKEN + _SPACE + "*+(" + _WORD + "++)")
+# An inline token with the horizontal whitespace around it and its word (the
+# reference rule). The whitespace before it is taken from the start of its
+# run only, so no start inside a long run is retried: linear.
+_INLINE = re.compile(
+    "(?:(?<!"
+    + _HSPACE
+    + ")"
+    + _HSPACE
+    + "++)?"
+    + _TOKEN
+    + _HSPACE
+    + "*+"
+    + _WORD
+    + "++"
+)
+# What the reference rule leaves: a token without a word, or one that a
+# removal formed ("INTENTINTENT: a: b"). Glued ":word" continuations go too,
+# so the character after a cut is never ":" or a word character and no new
+# token can form.
+_LEFTOVER = re.compile(_TOKEN + _HSPACE + "*+" + _WORD + "*+(?::++" + _WORD + "*+)*+")
+_HSPACE_RUN = re.compile(_HSPACE + "{2,}+")
+# The label of an inline token: the first token followed by a word.
+_INLINE_LABEL = re.compile(_TOKEN + _SPACE + "*+(" + _WORD + "++)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +90,20 @@ def has_intent_token(text: str) -> bool:
     return _ANY_TOKEN.search(text) is not None
 
 
-def strip_inline_intent(text: str) -> tuple[str, str | None, bool]:
+def strip_inline_intent(text: str) -> tuple[str, bool]:
     """Remove every inline ``INTENT:`` token; newlines are never touched.
 
-    Returns ``(text, first_word, found)``: ``first_word`` is the raw word of
-    the first token (``None`` when there is none or it had no word).
+    Returns ``(text, found)``. With a token found, runs of horizontal
+    whitespace become one space and the text is trimmed (the reference
+    rule); without one the text comes back as it is.
     """
-    first = _INLINE.search(text)
-    if first is None:
-        return text, None, False
-    stripped = _INLINE.sub("", text)
-    return stripped, first.group(1) or None, True
+    stripped, found = _INLINE.subn("", text)
+    if _ANY_TOKEN.search(stripped) is not None:
+        stripped, leftover = _LEFTOVER.subn("", stripped)
+        found += leftover
+    if not found:
+        return text, False
+    return _HSPACE_RUN.sub(" ", stripped).strip(JS_SPACE_CHARS), True
 
 
 def extract_intent(text: str) -> IntentExtraction:
@@ -83,12 +114,17 @@ def extract_intent(text: str) -> IntentExtraction:
     """
     if not has_intent_token(text):
         return IntentExtraction(text, None, None)
-    body = text.rstrip()
+    body = text.rstrip(JS_SPACE_CHARS)
     line_start = body.rfind("\n") + 1
-    final = _FINAL_LINE.fullmatch(body, line_start)
+    final = _FINAL_LINE.fullmatch(body[line_start:].strip(JS_SPACE_CHARS))
     if final is not None:
-        rest, _, _ = strip_inline_intent(body[:line_start].rstrip())
+        rest = body[:line_start].rstrip(JS_SPACE_CHARS)
+        rest = _HSPACE_RUN.sub(" ", strip_inline_intent(rest)[0])
+        rest = rest.strip(JS_SPACE_CHARS)
         return IntentExtraction(rest, _label(final.group(1)), IntentParse.FINAL_LINE)
-    stripped, word, _ = strip_inline_intent(text)
-    label = _label(word) if word is not None else None
+    stripped, found = strip_inline_intent(text)
+    if not found:
+        return IntentExtraction(text, None, None)
+    word = _INLINE_LABEL.search(text)
+    label = _label(word.group(1)) if word is not None else None
     return IntentExtraction(stripped, label, IntentParse.INLINE_NONCOMPLIANT)

@@ -122,3 +122,33 @@ def js_json(value: object) -> str:
             "{" + ",".join(_quote(k) + ":" + js_json(items[k]) for k in ordered) + "}"
         )
     return _quote(str(value))
+
+
+# --- string lengths ----------------------------------------------------------
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def utf16_len(text: str) -> int:
+    """``text.length`` in JavaScript: UTF-16 code units (an emoji counts 2)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf16_advance(text: str, start: int, units: int) -> int:
+    """The index reached from ``start`` after ``units`` UTF-16 code units.
+
+    A character that starts inside the span counts as read, as JavaScript
+    reads its first half; the index never passes ``len(text)``. Reads at most
+    ``units`` characters.
+    """
+    end = min(len(text), start + units)
+    if _ASTRAL.search(text, start, end) is None:
+        return end
+    index = start
+    read = 0
+    while index < len(text) and read < units:
+        read += 2 if ord(text[index]) > 0xFFFF else 1
+        index += 1
+    return index

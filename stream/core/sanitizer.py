@@ -17,12 +17,18 @@ Invariants:
   stages never remove a newline), then the whitespace stage collapses every
   whitespace run, newlines included, to one space as the reference pipeline
   does.
-- ``flags`` name exactly the stages that changed the text.
+- ``flags`` name exactly the stages that changed the text (the quote stage
+  only when it removed a quote, not for its trim).
+- Each rule is the reference sanitizer's, except the documented fixes of its
+  bugs (docs/stream.md, checked line by line against the reference's output
+  by the differential test): ``_number_is_standalone``,
+  ``_last_sentence_end`` here, INTENT leftovers, amounts that are no
+  quantity.
 - A second pass changes nothing, except where a rule is single-shot by
-  contract (quotes: two levels; goal tags: the first one; one trailing
-  number) or a removal exposes what an earlier stage would have removed (a
-  leak or quote revealed by removing INTENT or a tag): stage order is seed
-  order, not a fixpoint.
+  contract (quotes: two levels; each leak prefix once, in list order; goal
+  tags: the first one; one trailing number) or a removal exposes what an
+  earlier stage would have removed (a leak or quote revealed by removing
+  INTENT or a tag): stage order is seed order, not a fixpoint.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from core.whitespace import collapse_js_whitespace
 from stream.core.degeneration import truncate_degeneration
 from stream.core.goals import extract_goal_tag, goal_key_or_none
 from stream.core.intent import extract_intent, has_intent_token
+from stream.core.js_text import utf16_len
 from stream.core.types import GoalFailReason, SanitizeResult
 
 # --- code fences -------------------------------------------------------------
@@ -62,29 +69,30 @@ def strip_code_fences(text: str) -> str:
 
 # --- wrapping quotes ---------------------------------------------------------
 
-_QUOTE_PAIRS: Final = {
-    '"': '"',
-    "'": "'",
-    "`": "`",
-    "\u201c": "\u201d",
-    "\u2018": "\u2019",
-    "\u00ab": "\u00bb",
-}
+_BOTH_ENDS: Final = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"))
+_OPENERS: Final = ('"', "'", "\u201c")
+_CLOSING: Final = ('"', "'", "\u201d")
 
 
 def _unwrap_once(text: str) -> str:
-    body = text.strip()
-    if len(body) < 2:
-        return text
-    closing = _QUOTE_PAIRS.get(body[0])
-    # Only a pair that wraps the whole text: '"a" and "b"' stays as it is.
-    if closing is None or body[-1] != closing or closing in body[1:-1]:
-        return text
-    return body[1:-1]
+    body = text.strip(_JS_SPACE_CHARS)
+    if (body[:1], body[-1:]) in _BOTH_ENDS:
+        return body[1:-1].strip(_JS_SPACE_CHARS)
+    if body.startswith(_OPENERS):
+        return body[1:].strip(_JS_SPACE_CHARS)
+    if body.endswith(_CLOSING):
+        return body[:-1].strip(_JS_SPACE_CHARS)
+    return body
 
 
 def strip_wrapping_quotes(text: str) -> str:
-    """Remove quotes wrapping the whole text, up to two levels."""
+    """Trim, and remove a quote at either end, twice (the reference rule).
+
+    A quote is ``"``, ``'`` or a curly double quote. Once: a text that opens
+    and closes with one loses both (``"x"`` -> ``x``); else an opening quote
+    alone goes (``"Hey!`` -> ``Hey!``), else a closing one. Twice, so a
+    doubly quoted text (``''x''``) loses both pairs.
+    """
     return _unwrap_once(_unwrap_once(text))
 
 
@@ -98,74 +106,94 @@ LEAK_PREFIXES: Final = (
     "Use names that appear in the situation",
     "Only if I'm committing to a concrete action",
 )
-
-# One or more leaked sentences at the start: a prefix (any case), the rest of
-# its sentence (a boundary is [.!?] before whitespace/end, or a newline), then
-# everything up to the first capital letter, where "[" before a capital counts
-# as the start (a goal tag after a leak is the model's own). Possessive
-# quantifiers over disjoint classes: a single linear pass.
-_LEAK_RUN = re.compile(
-    r"(?:\s*+(?i:"
-    + "|".join(re.escape(p) for p in LEAK_PREFIXES)
-    + r")[^\n.!?]*+(?:[.!?]++(?!\s|\Z)[^\n.!?]*+)*+[.!?\n]?"
-    + r"[^A-Z\[]*+(?:\[(?![A-Z])[^A-Z\[]*+)*+)+"
+_LOWER_PREFIXES: Final = tuple((p.lower(), len(p)) for p in LEAK_PREFIXES)
+_PREFIX_FIRSTS: Final = frozenset(p[0].lower() for p in LEAK_PREFIXES)
+_LEAK_ENDS: Final = ".\u2026;!?"
+# A sentence boundary followed by a capital: a run of [.…;!?] (from its first
+# character, so no start inside a run is retried), whitespace, [A-Z].
+_LEAK_BOUNDARY = re.compile(
+    "(?<![" + _LEAK_ENDS + "])[" + _LEAK_ENDS + "]++[" + _JS_SPACE + "]++(?=[A-Z])"
+)
+_LEAK_CONNECTOR = re.compile(
+    "[" + _JS_SPACE + ".,;:\u2026]*+(?:(?:and|that|so|but)[" + _JS_SPACE + "]+)?",
+    re.IGNORECASE | re.ASCII,
 )
 
 
 def strip_system_prompt_leaks(text: str) -> str:
-    """Cut leaked prompt sentences from the start of ``text``.
+    """Cut leaked prompt sentences from the start of ``text`` (the reference
+    rule).
 
-    A leak starts with one of ``LEAK_PREFIXES`` (case-insensitive); the text is
-    cut to the first capital letter after the leak's sentence boundary (or to
-    a ``[`` right before one, so a following ``[GOAL: ...]`` survives), and
-    again while the next sentence is a leak too. Nothing left -> ``''``.
+    Each of ``LEAK_PREFIXES`` in turn: when the text starts with it (any
+    case), the prefix goes, and with it everything up to the first capital
+    letter that follows a sentence boundary (``.``, ``…``, ``;``, ``!``,
+    ``?`` then whitespace) anywhere in the rest; with no such capital, only
+    leading whitespace and punctuation and one connector (``and``, ``that``,
+    ``so``, ``but``) go, so a lower-case or non-Latin thought after a leak
+    is kept.
     """
-    match = _LEAK_RUN.match(text)
-    if match is None:
-        return text
-    return text[match.end() :]
+    if text[:1].lower() not in _PREFIX_FIRSTS:
+        return text  # the common case: no prefix can match
+    for lower, length in _LOWER_PREFIXES:
+        if text[:length].lower() != lower:
+            continue
+        rest = text[length:]
+        boundary = _LEAK_BOUNDARY.search(rest)
+        if boundary is not None:
+            text = rest[boundary.end() :]
+        else:
+            connector = _LEAK_CONNECTOR.match(rest)
+            text = rest[connector.end() :] if connector else rest
+    return text
 
 
 # --- trailing garbage --------------------------------------------------------
 
-_END_CHARS: Final = (".", "!", "?", "\u2026")
-_CLOSERS: Final = "\"')]\u201d\u2019"
+_SENTENCE_ENDS: Final = ".!?"
 MAX_FRAGMENT_WORDS: Final = 4
+_SPACE_RUN_SPLIT = re.compile("[" + _JS_SPACE + "]+")
 
 
-def _is_ended(text: str) -> bool:
-    return text.rstrip(_CLOSERS).endswith(_END_CHARS)
+def _number_is_standalone(before: str, gap: str) -> bool:
+    """A trailing number is dropped only after a sentence end or on a line of
+    its own: "I have 3" keeps its count."""
+    return "\n" in gap or "\r" in gap or before.endswith(_SENTENCE_ENDS)
+
+
+def _last_sentence_end(text: str) -> int:
+    """Index of the last ``.``, ``!`` or ``?``; -1 when there is none or a
+    letter or digit follows it (``3.14``, ``x.com``): no sentence ended
+    there."""
+    index = max(text.rfind(end) for end in _SENTENCE_ENDS)
+    if index == -1 or index + 1 == len(text) or not text[index + 1].isalnum():
+        return index
+    return -1
 
 
 def strip_trailing_garbage(text: str) -> str:
-    """Drop a trailing standalone number and a dangling final fragment.
+    """Drop a trailing standalone number, then a dangling final fragment.
 
-    A number is standalone when it follows the end of a sentence or stands on
-    its own line. A final fragment is what follows the last sentence end
-    (``.``, ``!``, ``?`` or ``…``, closing quotes allowed, before whitespace)
-    when it has fewer than five words and no end punctuation; it is dropped
-    only when text precedes it. Only the last five words are inspected
-    (``rsplit``), so the cost does not depend on what comes before them.
+    The reference rules: a number (ASCII digits) after whitespace at the end
+    goes with that whitespace; what follows the last sentence end (``.``,
+    ``!`` or ``?``) goes when it has fewer than five words. Deliberate
+    differences: the number only after a sentence end or on its own line
+    (``_number_is_standalone``), and no fragment is cut after a ``.``
+    inside a word (``_last_sentence_end``). Linear: string scans only.
     """
-    body = text.rstrip()
-    if not body:
-        return text
-    last = body.rsplit(None, 1)
-    if len(last) == 2 and last[1].isascii() and last[1].isdigit():
-        head = body[: len(body) - len(last[1])]
-        previous = head.rstrip()
-        gap = head[len(previous) :]
-        if "\n" in gap or "\r" in gap or _is_ended(previous):
-            body = previous
-    if body and not _is_ended(body):
-        for words in range(1, MAX_FRAGMENT_WORDS + 1):
-            parts = body.rsplit(None, words)
-            if len(parts) <= words:
-                break
-            if _is_ended(parts[0]):
-                body = parts[0]
-                break
-    return text if body == text.rstrip() else body
+    body = text.rstrip(_JS_SPACE_CHARS)
+    digits = len(body) - len(body.rstrip("0123456789"))
+    if digits:
+        head = body[: len(body) - digits]
+        before = head.rstrip(_JS_SPACE_CHARS)
+        gap = head[len(before) :]
+        if gap and _number_is_standalone(before, gap):
+            text = before
+    end = _last_sentence_end(text)
+    if end >= 0:
+        after = text[end + 1 :].strip(_JS_SPACE_CHARS)
+        if after and len(_SPACE_RUN_SPLIT.split(after)) <= MAX_FRAGMENT_WORDS:
+            text = text[: end + 1]
+    return text
 
 
 # --- whitespace --------------------------------------------------------------
@@ -211,21 +239,23 @@ def has_code_like_density(text: str) -> bool:
     least 10 of them) are code symbols. From 3 lines: more than 40% of the
     lines score code indicators (a code keyword start, code punctuation in a
     line over 5 characters, an indented line with a word character; each
-    counts). Prose that mentions "import" is not code.
+    counts). Prose that mentions "import" is not code. Lengths are counted
+    as JavaScript counts them (UTF-16 code units), as the reference does.
     """
     lines = text.split("\n")
     if len(lines) < 3:
         dense = _SPACE_RUN.sub("", text)
-        if len(dense) < 10:
+        length = utf16_len(dense)
+        if length < 10:
             return False
         symbols = sum(1 for char in dense if char in _CODE_SYMBOLS)
-        return symbols / len(dense) > 0.25
+        return symbols / length > 0.25
     indicators = 0
     for line in lines:
         trimmed = line.strip(_JS_SPACE_CHARS)
         if _CODE_START.match(trimmed):
             indicators += 1
-        if len(trimmed) > 5 and _CODE_PUNCT.search(trimmed):
+        if _CODE_PUNCT.search(trimmed) and utf16_len(trimmed) > 5:
             indicators += 1
         if _INDENTED.match(line) and _WORD_CHAR.search(trimmed):
             indicators += 1
@@ -234,9 +264,10 @@ def has_code_like_density(text: str) -> bool:
 
 def is_usable_content(text: str) -> bool:
     """Whether ``text`` is worth keeping: at least ``MIN_USABLE_CHARS``
-    characters once trimmed, not code-like, not a generic filler line."""
+    characters (UTF-16 code units) once trimmed, not code-like, not a
+    generic filler line."""
     trimmed = text.strip(_JS_SPACE_CHARS)
-    if len(trimmed) < MIN_USABLE_CHARS or has_code_like_density(trimmed):
+    if utf16_len(trimmed) < MIN_USABLE_CHARS or has_code_like_density(trimmed):
         return False
     return trimmed.lower().removesuffix(".") not in GENERIC_FILLERS
 
@@ -273,7 +304,9 @@ def sanitize(text: str) -> SanitizeResult:
         text = out
     out = strip_wrapping_quotes(text)
     if out != text:
-        flags.append("wrapping_quotes")
+        # Trimming alone is not a quote removal.
+        if out != text.strip(_JS_SPACE_CHARS):
+            flags.append("wrapping_quotes")
         text = out
     out = strip_system_prompt_leaks(text)
     if out != text:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stream.core.goals import goal_fail_detail
 from stream.core.types import (
     EligibilityDecision,
     Generation,
@@ -44,6 +45,9 @@ def sanitize_result_to_wire(result: SanitizeResult) -> dict[str, Any]:
         "goalFailReason": None
         if result.goal_fail_reason is None
         else result.goal_fail_reason.value,
+        "goalFailDetail": goal_fail_detail(
+            result.goal_fail_reason, result.raw_goal_tag
+        ),
         "goalTagCount": result.goal_tag_count,
         "goalKey": result.goal_key or None,
         "intent": result.intent,

@@ -22,7 +22,9 @@ from core.canonical import digest as canonical_digest
 from core.canonical import sha256_hex
 from core.errors import CoreError
 from stream.core.dedup import content_hash, decide_novelty
+from stream.core.eligibility import decide_eligibility
 from stream.core.frames import facts_from_wire, render_frame
+from stream.core.goals import goal_fail_detail
 from stream.core.pipeline import evaluate_output
 from stream.core.sanitizer import sanitize
 from stream.core.thought_types import AWARENESS_TYPE, is_reserved_type
@@ -161,8 +163,13 @@ def evaluate(text: str, *, facts: SituationFacts | None) -> Evaluation:
     grounding = GroundingResult(
         passed=False, reason="no_frame", category=None, missing=()
     )
-    reason = "grounding_fail:no_frame" if sanitized.goal is not None else "no_goal"
-    return Evaluation(sanitized, grounding, EligibilityDecision(False, reason))
+    if sanitized.goal is None:
+        # No goal to ground: the reason is the tag's (no_goal, goal_fail:<why>).
+        return Evaluation(
+            sanitized, grounding, decide_eligibility(sanitized, grounding)
+        )
+    decision = EligibilityDecision(False, "grounding_fail:no_frame")
+    return Evaluation(sanitized, grounding, decision)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +204,7 @@ def _metadata(
         "extractedGoal": goal_to_wire(s.goal) if s.goal is not None else None,
         "goalKey": s.goal_key or None,
         "goalFailReason": s.goal_fail_reason.value if s.goal_fail_reason else None,
+        "goalFailDetail": goal_fail_detail(s.goal_fail_reason, s.raw_goal_tag),
         "goalTagCount": s.goal_tag_count,
         "grounding": grounding_to_wire(evaluation.grounding),
         "intent": s.intent,

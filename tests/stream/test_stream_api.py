@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.test import override_settings
 from django.utils import timezone
 
+from stream.core.goals import accepted_actions_text
 from stream.models import Thought
 from tests.api_errors import error_fields
 
@@ -689,3 +690,20 @@ def test_bodyless_operations_accept_nothing_or_an_empty_object(
 ) -> None:
     assert agent_client.post(f"{API}{endpoint}").status_code < 300
     assert agent_client.post(f"{API}{endpoint}", {}, format="json").status_code < 300
+
+
+@pytest.mark.parametrize("with_frame", [True, False])
+def test_unknown_goal_action_says_which_actions_are_accepted(
+    publish: Any, owner_client: Any, perceive: Any, calm_facts: Any, with_frame: bool
+) -> None:
+    if with_frame:
+        perceive(calm_facts)
+    body = publish("Cows graze nearby. [GOAL: kill cow 1]").json()
+    meta = body["metadata"]
+    assert meta["goalFailReason"] == "unknown_action"
+    assert meta["goalFailDetail"] == (
+        "unknown goal action 'kill'; accepted actions: " + accepted_actions_text()
+    )
+    assert body["eligibilityReason"] == "goal_fail:unknown_action"
+    page = owner_client.get(f"/stream/alpha/thoughts/{body['id']}/")
+    assert "accepted actions: build, cancel, check, collect" in page.content.decode()

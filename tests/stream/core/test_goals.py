@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.whitespace import JS_SPACE_CHARS, JS_SPACE_CLASS
 from stream.core.goals import (
     ACTION_NORMALIZE_MAP,
     CANONICAL_ACTIONS,
-    MAX_TAG_INNER,
+    MAX_TAG_SCAN,
     NORMALIZE_MAP_VERSION,
     ROUTABLE_ACTIONS,
     canonical_goal_key,
     extract_goal_tag,
+    goal_fail_detail,
     goal_key_or_none,
     normalize_action,
 )
@@ -95,8 +98,9 @@ def test_opener_is_case_insensitive_and_synonyms_normalise() -> None:
 
 def test_id_and_amount_keys() -> None:
     result = extract_goal_tag("[GOAL: find cow id=Cow-17 amount=2]")
+    # The id is kept as written (the reference's rule): ids are matched exactly.
     assert result.goal == Goal(
-        "find", "cow", "cow-17", 2, "[GOAL: find cow id=Cow-17 amount=2]"
+        "find", "cow", "Cow-17", 2, "[GOAL: find cow id=Cow-17 amount=2]"
     )
 
 
@@ -123,14 +127,14 @@ def test_number_after_bracket_is_stripped_but_the_tag_amount_wins() -> None:
     result = extract_goal_tag("Text [GOAL: build shelter 1] 37")
     assert result.goal is not None
     assert result.goal.amount == 1
-    assert result.text == "Text "
+    assert result.text == "Text"
 
 
 def test_number_with_a_unit_after_bracket_is_the_amount() -> None:
     result = extract_goal_tag("[GOAL: mine stone] 20x now")
     assert result.goal is not None
     assert result.goal.amount == 20
-    assert result.text == " now"
+    assert result.text == "now"
 
 
 def test_number_on_the_next_line_after_bracket_is_the_amount() -> None:
@@ -167,12 +171,21 @@ def test_missing_bracket_runs_to_end_of_text() -> None:
     assert result.text == ""
 
 
-def test_next_opener_ends_an_unclosed_tag() -> None:
+def test_the_first_closing_bracket_in_reach_closes_the_tag() -> None:
+    # The reference's rule: a "]" within the scan closes the first tag, past
+    # newlines and further openers; what lies between is target words.
     result = extract_goal_tag("[GOAL: mine stone [GOAL: craft torch]")
     assert result.goal is not None
-    assert (result.goal.action, result.goal.target) == ("mine", "stone")
+    assert (result.goal.action, result.goal.target) == (
+        "mine",
+        "stone goal craft torch",
+    )
     assert result.tag_count == 2
-    assert result.text == "[GOAL: craft torch]"
+    assert result.text == ""
+    result = extract_goal_tag("[GOAL: repair\n8 oak_log\n] 20x")
+    assert result.goal == Goal(
+        "repair", "oak_log", None, 20, "[GOAL: repair\n8 oak_log\n]"
+    )
 
 
 def test_first_tag_wins_and_all_are_counted() -> None:
@@ -181,7 +194,7 @@ def test_first_tag_wins_and_all_are_counted() -> None:
     assert result.goal is not None
     assert result.goal.action == "mine"
     assert result.tag_count == 3
-    assert result.text == " and [goal: craft torch] and [GOAL: nonsense]"
+    assert result.text == "and [goal: craft torch] and [GOAL: nonsense]"
 
 
 @pytest.mark.parametrize(
@@ -195,7 +208,8 @@ def test_first_tag_wins_and_all_are_counted() -> None:
         ("[GOAL: 42 logs]", GoalFailReason.UNKNOWN_ACTION),
         ("[GOAL: collect]", GoalFailReason.NO_TARGET),
         ("[GOAL: mine 5]", GoalFailReason.NO_TARGET),
-        ("[GOAL: mine id=7]", GoalFailReason.NO_TARGET),
+        ("[GOAL: mine 42 7]", GoalFailReason.NO_TARGET),
+        ("[GOAL: mine amount=5]", GoalFailReason.NO_TARGET),
     ],
 )
 def test_fail_reasons_leave_text_untouched(text: str, reason: GoalFailReason) -> None:
@@ -217,27 +231,90 @@ def test_failed_tag_keeps_raw() -> None:
     assert result.tag_count == 1
 
 
-def test_inner_of_exactly_the_limit_is_accepted() -> None:
-    inner = " mine " + "a" * (MAX_TAG_INNER - 6)
-    assert len(inner) == MAX_TAG_INNER
+def test_id_alone_is_a_target_and_a_bare_id_is_a_word() -> None:
+    result = extract_goal_tag("[GOAL: mine id=7]")
+    assert result.goal == Goal("mine", "", "7", None, "[GOAL: mine id=7]")
+    # "id=" with nothing after it is no id: the word "id".
+    result = extract_goal_tag("[GOAL: find id= cow]")
+    assert result.goal is not None
+    assert (result.goal.target, result.goal.target_id) == ("id cow", None)
+
+
+@pytest.mark.parametrize(
+    ("tag", "amount"),
+    [
+        ("[GOAL: collect oak_log amount=5x]", 5),  # parseInt reads the digits
+        ("[GOAL: collect oak_log amount=+5]", 5),
+        ("[GOAL: collect oak_log amount=5 7]", 7),  # the later token wins
+        ("[GOAL: collect oak_log 7 amount=5]", 5),
+        ("[GOAL: collect oak_log amount=0005]", 5),
+        ("[GOAL: collect oak_log amount=-5]", None),  # no quantity
+        ("[GOAL: collect oak_log amount=1234567890]", None),
+        ("[GOAL: collect oak_log 00000000012]", 12),
+    ],
+)
+def test_amount_tokens(tag: str, amount: int | None) -> None:
+    result = extract_goal_tag(tag)
+    assert result.goal is not None
+    assert result.goal.target == "oak_log"
+    assert result.goal.amount == amount
+
+
+def test_amount_that_does_not_parse_is_a_target_word() -> None:
+    result = extract_goal_tag("[GOAL: collect oak_log amount=lots]")
+    assert result.goal is not None
+    assert (result.goal.target, result.goal.amount) == ("oak_log amountlots", None)
+
+
+def test_a_negative_amount_lets_the_number_after_the_tag_count() -> None:
+    result = extract_goal_tag("[GOAL: collect oak_log amount=-5] 3")
+    assert result.goal is not None
+    assert result.goal.amount == 3
+
+
+def test_inner_one_short_of_the_scan_is_accepted() -> None:
+    # The scan reads MAX_TAG_SCAN characters after the opener, "]" included.
+    inner = " mine " + "a" * (MAX_TAG_SCAN - 7)
+    assert len(inner) == MAX_TAG_SCAN - 1
     result = extract_goal_tag(f"[GOAL:{inner}] tail")
     assert result.goal is not None
-    assert result.text == " tail"
+    assert result.text == "tail"
 
 
-def test_inner_over_the_limit_is_tag_too_long() -> None:
-    inner = " mine " + "a" * (MAX_TAG_INNER - 5)
-    text = f"[GOAL:{inner}] tail"
+def test_inner_as_long_as_the_scan_is_tag_too_long() -> None:
+    inner = " mine " + "a" * (MAX_TAG_SCAN - 6)
+    text = f"[GOAL:{inner}] tail\nnext line"
     result = extract_goal_tag(text)
     assert result.fail_reason == GoalFailReason.TAG_TOO_LONG
     assert result.goal is None
     assert result.text is text
-    assert result.raw == text[: len("[GOAL:") + MAX_TAG_INNER + 1]
+    # The raw text runs to the end of the line, as the reference keeps it.
+    assert result.raw == text[: text.index("\n")]
+
+
+def test_scan_counts_utf16_code_units() -> None:
+    # An emoji is two code units in JavaScript: 6 + 2 * 46 + 1 = 99 fit.
+    inner = " mine " + "\U0001f600" * 46 + "a"
+    assert extract_goal_tag(f"[GOAL:{inner}]").goal is not None
+    inner = " mine " + "\U0001f600" * 47  # 100 code units, 53 characters
+    result = extract_goal_tag(f"[GOAL:{inner}]")
+    assert result.fail_reason == GoalFailReason.TAG_TOO_LONG
+
+
+def test_unclosed_tag_without_a_later_bracket_runs_to_end_of_line() -> None:
+    # No "]" anywhere after: not too long, whatever the line's length.
+    result = extract_goal_tag("[GOAL: mine " + "a" * 200 + "\nrest")
+    assert result.goal is not None
+    assert result.goal.target == "a" * 200
+    assert result.text == "rest"
 
 
 def test_unclosed_tag_within_limit_at_end_of_text_is_not_too_long() -> None:
     result = extract_goal_tag("[GOAL: mine " + "a" * 80)
     assert result.goal is not None
+
+
+_AFTER_TAG = re.compile("[" + JS_SPACE_CLASS + r"]*[0-9]+[A-Za-z0-9_]*")
 
 
 @given(st.text())
@@ -250,8 +327,12 @@ def test_extraction_only_ever_removes_the_raw_tag(text: str) -> None:
         opener = re.search(r"\[goal:", text, re.IGNORECASE | re.ASCII)
         assert opener is not None
         index = opener.start()
-        assert text[index : index + len(result.raw)] == result.raw
-        assert result.text == text[:index] + text[index + len(result.raw) :]
+        end = index + len(result.raw)
+        assert text[index:end] == result.raw
+        after = _AFTER_TAG.match(text, end) if result.raw.endswith("]") else None
+        if after is not None:
+            end = after.end()
+        assert result.text == (text[:index] + text[end:]).strip(JS_SPACE_CHARS)
 
 
 @given(st.text(alphabet="[]GOALgoal: mine12\n", max_size=60))
@@ -285,3 +366,40 @@ def test_empty_goal_key_is_absent() -> None:
 def test_goal_key_is_never_the_empty_string_when_present(a: str, t: str) -> None:
     key = goal_key_or_none(a, t)
     assert key is None or (key and ":" in key)
+
+
+def test_unknown_action_detail_lists_the_accepted_verbs() -> None:
+    result = extract_goal_tag("[GOAL: kill cow 1]")
+    assert result.fail_reason == GoalFailReason.UNKNOWN_ACTION
+    detail = goal_fail_detail(result.fail_reason, result.raw)
+    assert detail is not None
+    assert detail.startswith("unknown goal action 'kill'; accepted actions: build, ")
+    for action in CANONICAL_ACTIONS:
+        assert action in detail
+    for synonym, action in ACTION_NORMALIZE_MAP.items():
+        assert f"{synonym} ({action})" in detail
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        ("no tag", None),
+        ("[GOAL: mine stone]", None),
+        ("[GOAL: ]", "the goal tag is empty"),
+        ("[GOAL: mine]", "the goal names no target (only cancel, pause, resume "
+         "and prioritize may go without one)"),
+        ("[GOAL: mine " + "a" * 100 + "]", "no ']' within 100 characters after '[GOAL:'"),
+    ],
+)  # fmt: skip
+def test_goal_fail_detail(text: str, detail: str | None) -> None:
+    result = extract_goal_tag(text)
+    assert goal_fail_detail(result.fail_reason, result.raw) == detail
+
+
+def test_docs_list_the_accepted_actions() -> None:
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "stream.md").read_text()
+    section = " ".join(docs.split("**Accepted goal actions.**", 1)[1].split())
+    for action in CANONICAL_ACTIONS:
+        assert f"`{action}`" in section
+    for synonym, action in ACTION_NORMALIZE_MAP.items():
+        assert f"{synonym} ({action})" in section

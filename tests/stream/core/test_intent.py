@@ -23,9 +23,18 @@ def test_final_line_is_compliant_and_removed() -> None:
     assert result.intent_parse == IntentParse.FINAL_LINE
 
 
-def test_final_line_label_is_case_insensitive_and_may_end_with_a_period() -> None:
-    result = extract_intent("Quiet.\n  INTENT:  Explore. ")
+def test_final_line_label_is_case_insensitive() -> None:
+    result = extract_intent("Quiet.\n  INTENT:  Explore ")
     assert (result.text, result.intent) == ("Quiet.", "explore")
+    assert result.intent_parse == IntentParse.FINAL_LINE
+
+
+def test_final_line_is_only_the_token_and_one_word() -> None:
+    # The reference's rule: anything more on the line makes it inline, and
+    # only the token and its word go.
+    result = extract_intent("Quiet.\n  INTENT:  Explore. ")
+    assert (result.text, result.intent) == ("Quiet.\n.", "explore")
+    assert result.intent_parse == IntentParse.INLINE_NONCOMPLIANT
 
 
 def test_none_is_a_label_not_an_absence() -> None:
@@ -42,7 +51,8 @@ def test_unknown_final_label_is_stripped_and_null() -> None:
 
 def test_inline_token_is_noncompliant_and_stripped() -> None:
     result = extract_intent("I will INTENT: explore the cave.\nNext line.")
-    assert result.text == "I will  the cave.\nNext line."
+    # The horizontal whitespace before the token goes with it.
+    assert result.text == "I will the cave.\nNext line."
     assert result.intent == "explore"
     assert result.intent_parse == IntentParse.INLINE_NONCOMPLIANT
 
@@ -57,12 +67,12 @@ def test_inline_unknown_label_is_null() -> None:
     result = extract_intent("so INTENT: world_domination now")
     assert result.intent is None
     assert result.intent_parse == IntentParse.INLINE_NONCOMPLIANT
-    assert result.text == "so  now"
+    assert result.text == "so now"
 
 
 def test_final_line_wins_and_inline_tokens_are_still_stripped() -> None:
     result = extract_intent("Go INTENT: mine now.\nINTENT: shelter")
-    assert result.text == "Go  now."
+    assert result.text == "Go now."
     assert result.intent == "shelter"
     assert result.intent_parse == IntentParse.FINAL_LINE
 
@@ -70,7 +80,7 @@ def test_final_line_wins_and_inline_tokens_are_still_stripped() -> None:
 def test_last_line_with_more_text_is_inline() -> None:
     result = extract_intent("Done. INTENT: explore")
     assert result.intent_parse == IntentParse.INLINE_NONCOMPLIANT
-    assert result.text == "Done. "
+    assert result.text == "Done."
 
 
 def test_no_token_means_no_intent_and_same_text() -> None:
@@ -109,8 +119,24 @@ def test_intent_token_never_survives(text: str) -> None:
 
 @given(st.text(alphabet=st.sampled_from(list("INTE: \n\tab")), max_size=80))
 def test_inline_strip_preserves_every_newline(text: str) -> None:
-    stripped, _, _ = strip_inline_intent(text)
+    # Framed by "." (never removed), so the final trim reaches no newline.
+    stripped, _ = strip_inline_intent(f".{text}.")
     assert stripped.count("\n") == text.count("\n")
+
+
+def test_a_token_without_a_word_is_removed_too() -> None:
+    # The reference leaves "INTENT:" when no word follows; the contract says
+    # the token never survives.
+    result = extract_intent("Thought.\nINTENT:")
+    assert (result.text, result.intent) == ("Thought.", None)
+    assert result.intent_parse == IntentParse.INLINE_NONCOMPLIANT
+
+
+def test_only_whitespace_is_no_intent_parse() -> None:
+    # The reference reports inline_noncompliant for "a  b" (its strip also
+    # collapses spaces, and it compares texts); no token, no parse here.
+    result = extract_intent("a  b ")
+    assert (result.text, result.intent_parse) == ("a  b ", None)
 
 
 @given(st.text(alphabet="INTENT: \nfoodx", max_size=60))

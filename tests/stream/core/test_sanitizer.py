@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from stream.core.degeneration import (
     MAX_SCAN_WORDS,
-    _third_trigram_bulk,
     _third_trigram_index,
-    _third_trigram_short,
     truncate_degeneration,
 )
 from stream.core.sanitizer import (
@@ -56,9 +54,14 @@ def test_strip_code_fences(text: str, expected: str) -> None:
         ("\"'I see a cow.'\"", "I see a cow."),
         ("\"'`three`'\"", "`three`"),
         ("\u201cCurly.\u201d", "Curly."),
-        ('"A" and "B"', '"A" and "B"'),
-        ('"unbalanced', '"unbalanced'),
-        ('"', '"'),
+        # The reference's rules: a quote at both ends goes whatever is
+        # between, a lone opening or closing quote goes, twice over.
+        ('"A" and "B"', 'A" and "B'),
+        ('"unbalanced', "unbalanced"),
+        ("unbalanced'", "unbalanced"),
+        ("''x''", "x"),
+        ('"', ""),
+        ("\u2018single curly\u2019", "\u2018single curly\u2019"),
     ],
 )
 def test_strip_wrapping_quotes_up_to_twice(text: str, expected: str) -> None:
@@ -87,7 +90,20 @@ def test_leak_cut_skips_to_the_first_capital_after_the_boundary() -> None:
 
 def test_leak_with_nothing_after_leaves_nothing() -> None:
     assert strip_system_prompt_leaks("You are an agent") == ""
-    assert strip_system_prompt_leaks("You are an agent. lowercase only") == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("You are an agent. lowercase only", "lowercase only"),
+        ("You are an agent, and i am hungry", "i am hungry"),
+        ("Say what I notice: \u05e9\u05dc\u05d5\u05dd", "\u05e9\u05dc\u05d5\u05dd"),
+    ],
+)
+def test_text_after_a_leak_without_a_capital_is_kept(text: str, expected: str) -> None:
+    # No sentence boundary before a capital: only punctuation, whitespace and
+    # one connector go (the reference's rule).
+    assert strip_system_prompt_leaks(text) == expected
 
 
 def test_leak_prefix_later_in_the_text_is_kept() -> None:
@@ -102,8 +118,11 @@ def test_four_identical_words_keep_two_and_mark() -> None:
     )
 
 
-def test_identical_words_compare_case_and_punctuation_insensitively() -> None:
-    assert truncate_degeneration("Go, go, GO, go! now") == "Go, go..."
+def test_identical_words_compare_case_insensitively() -> None:
+    assert truncate_degeneration("Go, go, GO, go, now") == "Go, go,..."
+    # Words are what whitespace separates: "go!" is not "go,".
+    text = "Go, go, GO, go! now"
+    assert truncate_degeneration(text) is text
 
 
 def test_three_identical_words_are_kept() -> None:
@@ -122,10 +141,20 @@ def test_trigram_rule_needs_nine_words() -> None:
     assert truncate_degeneration(text + " c") == "a b c a b c..."
 
 
-def test_the_earlier_of_the_two_cuts_wins() -> None:
+def test_repeated_words_are_looked_for_before_trigrams() -> None:
     text = "go up the go up the go up the cow cow cow cow"
-    assert truncate_degeneration(text) == "go up the go up the..."
+    assert truncate_degeneration(text) == "go up the go up the go up the cow cow..."
     assert truncate_degeneration("a a a a b c b c b c") == "a a..."
+
+
+def test_the_first_trigram_seen_thrice_decides_the_cut() -> None:
+    # "b c d" is seen first, "x y z" reaches three first: "b c d" decides.
+    text = "b c d x y z x y z x y z b c d b c d"
+    assert truncate_degeneration(text) == "b c d x y z x y z x y z b c d..."
+
+
+def test_kept_words_are_joined_by_one_space() -> None:
+    assert truncate_degeneration("a\n\na\ta  a") == "a a..."
 
 
 def test_numbers_left_after_the_number_rule_go_as_a_fragment() -> None:
@@ -144,18 +173,16 @@ def test_trigram_search_is_bounded() -> None:
 
 
 @given(st.lists(st.sampled_from("abcd"), min_size=0, max_size=200))
-def test_trigram_fast_paths_agree(words: list[str]) -> None:
-    expected = None
-    seen: dict[tuple[str, ...], int] = {}
+def test_third_trigram_is_that_of_the_first_trigram_seen_thrice(
+    words: list[str],
+) -> None:
+    # The reference walks its trigrams in first-seen order and cuts at the
+    # third occurrence of the first one that occurs three times.
+    positions: dict[tuple[str, ...], list[int]] = {}
     for i in range(len(words) - 2):
-        key = tuple(words[i : i + 3])
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] == 3:
-            expected = i
-            break
-    assert _third_trigram_short(words) == expected
-    assert _third_trigram_bulk(words) == expected
-    assert _third_trigram_index(words) == expected
+        positions.setdefault(tuple(words[i : i + 3]), []).append(i)
+    thrice = [found[2] for found in positions.values() if len(found) >= 3]
+    assert _third_trigram_index(words) == (thrice[0] if thrice else None)
 
 
 def test_trigram_prefix_search_finds_late_loops() -> None:
@@ -170,7 +197,12 @@ def test_trigram_prefix_search_finds_late_loops() -> None:
         ("I see a cow.\n7", "I see a cow."),
         ("I see a cow. And then the", "I see a cow."),
         ("I see a cow! so it", "I see a cow!"),
-        ('He said "stop." and then', 'He said "stop."'),
+        # After the last "." goes, closing quote and all (the reference rule).
+        ('He said "stop." and then', 'He said "stop.'),
+        # A "." inside a word ends no sentence: nothing is cut.
+        ("I have 3.14 apples", "I have 3.14 apples"),
+        ("3.14", "3.14"),
+        ("Done. See x.com now", "Done. See x.com now"),
         ("I see a cow. And then it walks away", "I see a cow. And then it walks away"),
         ("I count 3", "I count 3"),
         ("I see a cow", "I see a cow"),
@@ -260,7 +292,7 @@ def test_goal_tag_after_a_leak_survives_the_leak_cut() -> None:
     assert result.goal is not None
     assert (result.goal.action, result.goal.target) == ("mine", "stone")
     assert result.text == "Zombie close."
-    assert result.flags == ("prompt_leaks", "goal_tag", "whitespace")
+    assert result.flags == ("prompt_leaks", "goal_tag")
 
 
 def test_targetless_goal_has_no_goal_key() -> None:
@@ -303,8 +335,9 @@ def _joined(fragments: list[str], max_size: int) -> st.SearchStrategy[str]:
 
 
 # Idempotence holds where no rule is single-pass by contract: wrapping quotes
-# (twice), goal tags (first wins), a trailing number (one), INTENT or tags that
-# expose a quote or leak once removed. Such text is left out here.
+# (twice), leak prefixes (each once), goal tags (first wins), a trailing
+# number (one), INTENT or tags that expose a quote or leak once removed. Such
+# text is left out here.
 PROSE = _joined(
     [*"abcdefgh ABCDEFGH.,!?\n\t\r\u00a0", "cow", "cow cow ", "go up the ",
      "you are an agent", "You are an agent. ", "Say what I notice", "```",
@@ -318,6 +351,10 @@ ANY_TEXT = _joined(
 
 @given(PROSE)
 def test_sanitize_is_idempotent_on_prose(text: str) -> None:
+    # Each leak prefix is looked for once, in list order (the reference's
+    # loop): a second leak sentence is left for the next pass.
+    lowered = text.lower()
+    assume(sum(lowered.count(prefix.lower()) for prefix in LEAK_PREFIXES) <= 1)
     once = sanitize(text).text
     assert sanitize(once).text == once
 
@@ -346,3 +383,19 @@ def test_never_raises_and_goal_key_is_never_empty(text: str) -> None:
     result = sanitize(text)
     assert result.goal_key != ""
     assert (result.goal is None) == (result.goal_fail_reason is not None)
+
+
+def test_a_longer_upper_case_before_the_tag_does_not_shift_it() -> None:
+    # The reference finds the opener in text.toUpperCase() ("STRASSE") and
+    # cuts the original at that index; the opener is found in the text here.
+    result = sanitize("Straße ist lang. [GOAL: mine stone]")
+    assert result.goal is not None
+    assert (result.goal.action, result.goal.target) == ("mine", "stone")
+    assert result.text == "Straße ist lang."
+
+
+def test_whitespace_alone_gives_no_intent_parse() -> None:
+    # The reference reports inline_noncompliant here (its strip collapses the
+    # double space and it compares texts); no INTENT token, no parse.
+    result = sanitize("I see  a cow. ")
+    assert (result.intent, result.intent_parse) == (None, None)

@@ -83,20 +83,20 @@ def test_system_prompt_leaks(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("text", "action", "target", "amount", "rest"),
     [
-        ("I should mine stone. [GOAL: mine stone 16]", "mine", "stone", 16, "I should mine stone. "),
+        ("I should mine stone. [GOAL: mine stone 16]", "mine", "stone", 16, "I should mine stone."),
         (
             "Time to craft a pickaxe. [GOAL: craft wooden_pickaxe]",
-            "craft", "wooden_pickaxe", None, "Time to craft a pickaxe. ",
+            "craft", "wooden_pickaxe", None, "Time to craft a pickaxe.",
         ),
-        ("Need resources. [GOAL: collect oak log 5]", "collect", "oak log", 5, "Need resources. "),
-        ("Looking around. [GOAL: find shelter]", "find", "shelter", None, "Looking around. "),
-        ("I need to build. [GOAL: build shelter 1", "build", "shelter", 1, "I need to build. "),
+        ("Need resources. [GOAL: collect oak log 5]", "collect", "oak log", 5, "Need resources."),
+        ("Looking around. [GOAL: find shelter]", "find", "shelter", None, "Looking around."),
+        ("I need to build. [GOAL: build shelter 1", "build", "shelter", 1, "I need to build."),
         ("[GOAL: find shelter]", "find", "shelter", None, ""),
-        ("I need to. [GOAL: dig stone 5]", "mine", "stone", 5, "I need to. "),
-        ("Thought [goal: mine iron_ore 3]", "mine", "iron_ore", 3, "Thought "),
-        ("I should [GOAL: build shelter", "build", "shelter", None, "I should "),
-        ("Text [GOAL: build shelter 1] 37", "build", "shelter", 1, "Text "),
-        ("Text [GOAL: craft oak_planks] 20", "craft", "oak_planks", 20, "Text "),
+        ("I need to. [GOAL: dig stone 5]", "mine", "stone", 5, "I need to."),
+        ("Thought [goal: mine iron_ore 3]", "mine", "iron_ore", 3, "Thought"),
+        ("I should [GOAL: build shelter", "build", "shelter", None, "I should"),
+        ("Text [GOAL: build shelter 1] 37", "build", "shelter", 1, "Text"),
+        ("Text [GOAL: craft oak_planks] 20", "craft", "oak_planks", 20, "Text"),
         ("[GOAL: collect oak_log amount=20]", "collect", "oak_log", 20, ""),
         ("[GOAL: collect oak_log] 20", "collect", "oak_log", 20, ""),
         ("I will craft. [GOAL: craft stick] Soon.", "craft", "stick", None, "I will craft.  Soon."),
@@ -108,6 +108,7 @@ def test_system_prompt_leaks(text: str, expected: str) -> None:
 def test_goal_tag(
     text: str, action: str, target: str, amount: int | None, rest: str
 ) -> None:
+    # The text left is trimmed, as the reference's is.
     result = extract_goal_tag(text)
     assert result.goal is not None
     assert (result.goal.action, result.goal.target, result.goal.amount) == (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from stream.core.adapters import SAMPLERS, ScriptedAdapter
+from stream.core.goals import accepted_actions_text
 from stream.core.grounding import ground
 from stream.core.pipeline import run_pipeline
 from stream.core.sanitizer import sanitize
@@ -41,6 +42,7 @@ def test_sanitize_result_wire_has_exactly_the_documented_keys() -> None:
             "raw": "[GOAL: dig iron_ore id=ore7 amount=3]",
         },
         "goalFailReason": None,
+        "goalFailDetail": None,
         "goalTagCount": 1,
         "goalKey": "mine:iron_ore",
         "intent": "mine",
@@ -58,6 +60,8 @@ def test_sanitize_result_wire_without_goal() -> None:
         "text": "Hm, odd.",
         "goal": None,
         "goalFailReason": "unknown_action",
+        "goalFailDetail": "unknown goal action 'dance'; accepted actions: "
+        + accepted_actions_text(),
         "goalTagCount": 1,
         "goalKey": None,
         "intent": None,
