@@ -13,9 +13,9 @@ from stream.core.wire import sanitize_result_to_wire
 class Command(BaseCommand):
     help = (
         "Sanitize model output read from stdin and print the result as JSON "
-        "(text, goal, goalFailReason, goalTagCount, goalKey, intent, "
-        'intentParse, flags). With --jsonl: one {"text": ...} per line in, '
-        "one result per line out."
+        "(text, goal, goalFailReason, goalFailDetail, goalTagCount, goalKey, "
+        'intent, intentParse, flags). With --jsonl: one {"text": ...} per line '
+        "in, one result per line out."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
