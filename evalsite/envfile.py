@@ -8,7 +8,8 @@ and the file is optional: a deployment sets real variables and has none, so
 production without ``DJANGO_SECRET_KEY`` still refuses to start.
 
 Format: ``KEY=VALUE`` lines; blank lines and ``#`` comments are skipped, an
-unquoted value ends at `` #``, single or double quotes are removed.
+unquoted value ends at `` #`` (one that starts with ``#`` is empty), single
+or double quotes are removed.
 
     python -m evalsite.envfile --demo .env --port 8001
 
@@ -59,7 +60,8 @@ def parse_env_file(text: str, *, name: str = ".env") -> dict[str, str]:
         if value[:1] in ("'", '"') and value.endswith(value[0]) and len(value) > 1:
             value = value[1:-1]
         else:
-            value = re.split(r"\s+#", value, maxsplit=1)[0].strip()
+            # `KEY=   # note` is empty, as in docker compose's env files.
+            value = re.split(r"(?:^|\s+)#", value, maxsplit=1)[0].strip()
         values[key] = value
     return values
 

@@ -266,3 +266,20 @@ def test_every_rate_the_check_accepts_is_read_by_the_throttle(
 
     assert THROTTLE_RATE.fullmatch(rate)
     assert (throttle.num_requests, throttle.duration) == expected
+
+
+def test_the_example_env_file_starts_as_copied() -> None:
+    """`cp .env.example .env` starts: every value it lists is accepted, and a
+    `KEY=   # note` line is empty (it once made the note the secret key and a
+    trusted origin)."""
+    probe = (
+        "from django.conf import settings as s; "
+        "print(s.SECRET_KEY == s.DEV_SECRET_KEY, s.CSRF_TRUSTED_ORIGINS, "
+        "repr(s.CACHE_URL), repr(s.LOGIN_CLIENT_ADDRESS_HEADER), s.ALLOWED_HOSTS)"
+    )
+    result = manage("shell", "-c", probe, EVALSITE_ENV_FILE=str(ROOT / ".env.example"))
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        "True [] '' '' ['localhost', '127.0.0.1', '[::1]']"
+    )
