@@ -41,8 +41,16 @@ class PullRequestAdmin(ReadOnlyAdmin):
 
 @admin.register(Delivery)
 class DeliveryAdmin(ReadOnlyAdmin):
-    list_display = ("guid", "event", "action", "status", "attempts", "received_at")
-    list_filter = ("status", "event")
+    list_display = (
+        "guid",
+        "event",
+        "action",
+        "pull_number",
+        "status",
+        "attempts",
+        "received_at",
+    )
+    list_filter = ("status", "event", "repository")
     search_fields = ("guid",)
 
 
