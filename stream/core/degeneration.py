@@ -75,6 +75,8 @@ def truncate_degeneration(text: str) -> str:
         return text
     # Lowering creates and removes no whitespace: the same words, lowered.
     lowered = _SPACE_RUN.split(text.lower(), len(words))[: len(words)]
+    if len(set(lowered)) == len(lowered):
+        return text  # no word twice: neither rule can apply
     cut = _repeated_word_index(lowered)
     if cut is not None:
         cut += 2

@@ -164,7 +164,7 @@ def _last_sentence_end(text: str) -> int:
     """Index of the last ``.``, ``!`` or ``?``; -1 when there is none or a
     letter or digit follows it (``3.14``, ``x.com``): no sentence ended
     there."""
-    index = max(text.rfind(end) for end in _SENTENCE_ENDS)
+    index = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
     if index == -1 or index + 1 == len(text) or not text[index + 1].isalnum():
         return index
     return -1
@@ -248,7 +248,7 @@ def has_code_like_density(text: str) -> bool:
         length = utf16_len(dense)
         if length < 10:
             return False
-        symbols = sum(1 for char in dense if char in _CODE_SYMBOLS)
+        symbols = sum(map(dense.count, _CODE_SYMBOLS))
         return symbols / length > 0.25
     indicators = 0
     for line in lines:
