@@ -75,17 +75,14 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
 
 def _either(words: tuple[str, ...]) -> str:
     """``a or b``, ``a, b or c``."""
-    return (
-        " or ".join(words)
-        if len(words) < 3
-        else (f"{', '.join(words[:-1])} or {words[-1]}")
-    )
+    if len(words) < 3:
+        return " or ".join(words)
+    return f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _one_of(choices: tuple[str, ...]) -> str:
-    if len(choices) == 2:
-        return " or ".join(choices)
-    return f"one of {', '.join(choices)}"
+    """``a or b``, ``one of a, b, c``."""
+    return _either(choices) if len(choices) < 3 else f"one of {', '.join(choices)}"
 
 
 def env_list(name: str, default: str = "") -> list[str]:
