@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evals.models import Run
+from evalsite.charts import chart_layout
 
 TREND_METRICS: tuple[tuple[str, str], ...] = (
     ("action_rate", "action rate"),
@@ -46,14 +47,11 @@ def suite_trend_figure(runs: Sequence[Run]) -> dict[str, Any]:
     )
     return {
         "data": data,
-        "layout": {
-            "title": {"text": "Rates per run"},
-            "xaxis": {"title": {"text": "run"}, "type": "category"},
-            "yaxis": {"title": {"text": "rate"}, "range": [0, 1.05]},
-            "legend": {"orientation": "h"},
-            "margin": {"t": 40, "r": 10, "b": 80, "l": 50},
-            "height": 360,
-        },
+        "layout": chart_layout(
+            "Rates per run",
+            xaxis={"title": {"text": "run"}, "type": "category"},
+            yaxis={"title": {"text": "rate"}, "range": [0, 1.05]},
+        ),
     }
 
 
@@ -77,15 +75,7 @@ _RATE_WORDS = ("rate", "proxy", "score", "recall", "precision", "coverage")
 
 
 def _layout(title: str, **extra: Any) -> dict[str, Any]:
-    layout: dict[str, Any] = {
-        "title": {"text": title},
-        "legend": {"orientation": "h", "y": -0.25},
-        "margin": {"t": 40, "r": 10, "b": 60, "l": 50},
-        "height": 340,
-        "hovermode": "closest",
-    }
-    layout.update(extra)
-    return layout
+    return chart_layout(title, **extra)
 
 
 def is_rate_metric(name: str, *values: float | None) -> bool:
@@ -127,11 +117,9 @@ def compare_rates_figure(
         "layout": _layout(
             "Rates, base vs candidate",
             barmode="group",
-            # Long benchmark ids are written slanted below the bars, where a
-            # legend would cover them: the legend goes above the plot.
-            legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-            margin={"t": 80, "r": 10, "b": 60, "l": 50},
-            xaxis={"type": "category", "automargin": True},
+            # Long benchmark ids are written slanted below the bars; the
+            # legend goes under them (chart_layout keeps them apart).
+            xaxis={"type": "category"},
             yaxis={"title": {"text": "rate"}, "range": [0, 1.05]},
         ),
     }

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
+from evalsite.charts import chart_layout
 from prkeepalive.core.types import Reason
 
 REASON_COLOURS = {
@@ -52,13 +53,12 @@ def reason_histogram_figure(
         yaxis["dtick"] = 1
     return {
         "data": data,
-        "layout": {
-            "barmode": "stack",
-            "title": {"text": "Dispatch decisions per day, by reason"},
-            "xaxis": {"title": {"text": "day"}, "type": "category"},
-            "yaxis": yaxis,
-            "legend": {"orientation": "h"},
-            "margin": {"t": 40, "r": 10, "b": 60, "l": 50},
-            "height": 340,
-        },
+        # The site's chart layout keeps the title and the wrapped legend
+        # clear of each other and of the axes on a phone.
+        "layout": chart_layout(
+            "Dispatch decisions per day, by reason",
+            barmode="stack",
+            xaxis={"title": {"text": "day"}, "type": "category"},
+            yaxis=yaxis,
+        ),
     }

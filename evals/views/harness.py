@@ -153,17 +153,34 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
         return redirect("gridworld:run-batch", run_id=run.run_id)
     if run.source != Run.Source.HARNESS:
         return pack_run_detail(request, run)
+    cases = run_cases(run)
     return render(
         request,
         "evals/run_detail.html",
         {
             "run": run,
-            "cases": run_cases(run),
+            "cases": cases,
+            "columns": _scenario_columns(cases),
             "is_active": run.status in ACTIVE_STATUSES,
             "metric_rows": metric_value_rows(run.metrics),
             "has_summary_file": _has_artifact(run, "summary.json"),
         },
     )
+
+
+def _scenario_columns(cases: list[Any]) -> dict[str, bool]:
+    """The scenario table's optional columns, shown only when some scenario
+    has a value for them (no column of dashes)."""
+    return {
+        "stimulus": any(c.stimulus_kind or c.affordance for c in cases),
+        "frame": any(c.details.get("frame") for c in cases),
+        "goal": any(
+            c.details.get("extractedGoal")
+            or c.details.get("goalFailReason") not in (None, "", "no_tag")
+            for c in cases
+        ),
+        "latency": any(c.latency_ms is not None for c in cases),
+    }
 
 
 @login_required

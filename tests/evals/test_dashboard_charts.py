@@ -147,6 +147,7 @@ def test_a_single_run_or_runs_within_a_minute_are_drawn_over_run_order() -> None
     for figure, ids in ((single, ["r1"]), (close, ["r1", "r2"])):
         assert figure is not None
         assert figure["layout"]["xaxis"] == {
+            "automargin": True,
             "title": {"text": "run, oldest first"},
             "type": "linear",
             "tickformat": "d",

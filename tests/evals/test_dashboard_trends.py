@@ -166,7 +166,7 @@ def test_table_fallback_is_newest_first_with_compare_links(
     html = owner_client.get(
         "/evals/trends?benchmark=idle&metric=action_rate"
     ).content.decode()
-    table = html.split('class="trend-table"')[1].split("</table>")[0]
+    table = html.split('class="trend-table stack"')[1].split("</table>")[0]
 
     assert table.index("/evals/runs/r3/") < table.index("/evals/runs/r1/")
     assert '<a href="/evals/compare?base=r2&amp;candidate=r3">vs previous</a>' in table
@@ -183,7 +183,7 @@ def test_table_paginates(owner_client: Any) -> None:
     assert "Page 2 of 2 (30 runs)" in html
     assert 'href="?benchmark=many&amp;metric=passRate&amp;page=1#runs-heading"' in html
     assert "/evals/runs/m04/" in html
-    assert "/evals/runs/m05/" not in html.split('class="trend-table"')[1]
+    assert "/evals/runs/m05/" not in html.split('class="trend-table stack"')[1]
 
 
 def test_json_and_csv_downloads(owner_client: Any, three_runs: list[Run]) -> None:
@@ -265,7 +265,7 @@ def test_pass_rate_trend_has_one_pass_rate_column(
     owner_client: Any, three_runs: list[Run]
 ) -> None:
     html = owner_client.get("/evals/trends?benchmark=idle").content.decode()
-    head = html.split('class="trend-table"')[1].split("</thead>")[0]
+    head = html.split('class="trend-table stack"')[1].split("</thead>")[0]
 
     assert head.count(">passRate<") == 1
     assert "action_rate" in head
@@ -280,7 +280,7 @@ def test_pack_trend_leaves_out_the_scenario_only_columns(
     Benchmark.objects.filter(benchmark_id="pack").update(kind=Benchmark.Kind.PACK)
 
     html = owner_client.get("/evals/trends?benchmark=pack").content.decode()
-    table = html.split('class="trend-table"')[1].split("</table>")[0]
+    table = html.split('class="trend-table stack"')[1].split("</table>")[0]
 
     head = table.split("</thead>")[0]
     for column in ("p50 ms", "p95 ms", "action_rate", "compulsion_proxy", "Verdict"):
