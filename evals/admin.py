@@ -99,6 +99,12 @@ class InvalidUploadAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        kwargs.setdefault("labels", {"raw": "Manifest text (JSON)"})
+        return super().get_form(request, obj, change, **kwargs)
+
     def get_readonly_fields(
         self, request: HttpRequest, obj: InvalidUpload | None = None
     ) -> tuple[str, ...]:

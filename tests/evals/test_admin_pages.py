@@ -62,6 +62,7 @@ def test_a_pending_uploads_own_page_has_accept_and_reject_buttons(
 
     assert '<input type="submit" value="Save and accept" name="_accept">' in html
     assert '<input type="submit" value="Reject" name="_reject">' in html
+    assert "Manifest text (JSON)" in html
     # Save stays the first button, so Enter in the text never accepts.
     assert html.index('name="_save"') < html.index('name="_accept"')
 

@@ -54,7 +54,7 @@ def test_a_failed_recorded_run_links_its_baseline_and_the_previous_run(
     assert "run <code>run-1</code> of snapshot" in html
     assert compare_link("run-2", "run-3", "With the previous run") in html
     assert "<code>run-2</code>, completed, started 2026-" in html
-    assert "This run is failed: the comparison shows what it has" in html
+    assert "Status failed: a comparison shows the cases this run has so far" in html
     # Both links lead to a comparison, not an error.
     for base in ("run-1", "run-2"):
         answer = owner_client.get(f"/evals/compare?base={base}&candidate=run-3")
