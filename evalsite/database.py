@@ -32,11 +32,14 @@ def default_database(var_dir: Path) -> dict[str, Any]:
     ``DB_CONN_MAX_AGE`` (60) is how many seconds a request's or task's
     connection is kept for the next one; ``DB_PREPARED_STATEMENTS`` (on) is
     turned off behind a transaction-pooling proxy that keeps no prepared
-    statements (``url_database``)."""
+    statements (``url_database``); ``DB_CONNECT_TIMEOUT_S`` (3) and
+    ``DB_STATEMENT_TIMEOUT_S`` (30) bound a connection and a statement
+    (``database_timeouts``)."""
     conn_max_age = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
     url = env_secret("DATABASE_URL")
     if url:
         prepared_statements = env_bool("DB_PREPARED_STATEMENTS", True)
+        connect_timeout_s, statement_timeout_s = database_timeouts()
         try:
             if url.split("://", 1)[0] not in DATABASE_SCHEMES or "://" not in url:
                 raise ValueError(url)
@@ -44,6 +47,8 @@ def default_database(var_dir: Path) -> dict[str, Any]:
                 url,
                 conn_max_age=conn_max_age,
                 prepared_statements=prepared_statements,
+                connect_timeout_s=connect_timeout_s,
+                statement_timeout_s=statement_timeout_s,
             )
         except ValueError:
             # Neither the value nor the parser's message (which quotes it):
@@ -57,8 +62,24 @@ def default_database(var_dir: Path) -> dict[str, Any]:
     return sqlite_database(var_dir / "evalsite.sqlite3", conn_max_age=conn_max_age)
 
 
+def database_timeouts() -> tuple[int, int]:
+    """``(DB_CONNECT_TIMEOUT_S, DB_STATEMENT_TIMEOUT_S)``: how long a new
+    connection (and the check of a kept one) may take, and how long one
+    statement may run (0: no limit), on PostgreSQL. A server that stops
+    answering altogether is cut off by ``evalsite.dbdeadline``."""
+    return (
+        env_int("DB_CONNECT_TIMEOUT_S", 3, minimum=2),
+        env_int("DB_STATEMENT_TIMEOUT_S", 30, minimum=0),
+    )
+
+
 def url_database(
-    url: str, *, conn_max_age: int, prepared_statements: bool
+    url: str,
+    *,
+    conn_max_age: int,
+    prepared_statements: bool,
+    connect_timeout_s: int = 3,
+    statement_timeout_s: int = 30,
 ) -> dict[str, Any]:
     """The ``DATABASES["default"]`` entry for the database at ``url``.
 
@@ -76,8 +97,20 @@ def url_database(
     database = dj_database_url.parse(
         url, conn_max_age=conn_max_age, conn_health_checks=True
     )
-    if prepared_statements and database["ENGINE"].endswith("postgresql"):
-        options = database.setdefault("OPTIONS", {})
+    if not database["ENGINE"].endswith("postgresql"):
+        return database
+    options = database.setdefault("OPTIONS", {})
+    options.setdefault("connect_timeout", connect_timeout_s)
+    if statement_timeout_s:
+        options["options"] = " ".join(
+            part
+            for part in (
+                options.get("options", ""),
+                f"-c statement_timeout={statement_timeout_s * 1000}",
+            )
+            if part
+        )
+    if prepared_statements:
         options["server_side_binding"] = True
         options["prepare_threshold"] = PREPARE_THRESHOLD
     return database

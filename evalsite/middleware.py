@@ -7,6 +7,9 @@
   naming the parameter under ``/api/``, an HTML page elsewhere.
 - ``DatabaseUnavailableMiddleware`` answers 503 with Retry-After when the
   database connection is lost, never a 500.
+- ``DatabaseDeadlineMiddleware`` bounds every wait on PostgreSQL
+  (``evalsite.dbdeadline``): a server that stops answering costs a request
+  a few seconds and a 503, not a hung worker.
 - ``BodyLimitMiddleware`` answers 413 to a body declared longer than
   ``REQUEST_MAX_BODY_BYTES`` before anything reads it (no file is spooled,
   no form parsed, not even for the CSRF check).
@@ -18,13 +21,14 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from core.text import shorten, storable_problem
 from evalsite.api import RETRY_AFTER_S, database_unavailable_response, error_body
+from evalsite.dbdeadline import STATEMENT_GRACE_S, deadline, statement_deadline
 
 logger = logging.getLogger(__name__)
 
@@ -119,3 +123,25 @@ class BodyLimitMiddleware:
             )
             return JsonResponse(body, status=413)
         return render(request, "413.html", {"reason": message}, status=413)
+
+
+class DatabaseDeadlineMiddleware:
+    """On PostgreSQL: check a kept connection within ``DB_CONNECT_TIMEOUT_S``
+    (a server that does not answer gets the connection closed, and the
+    reconnect gives up after the same time), and give every statement of
+    the request ``DB_STATEMENT_TIMEOUT_S`` plus a grace before its
+    connection is cut. Either way the request answers 503."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if connection.vendor != "postgresql":
+            return self.get_response(request)
+        if connection.connection is not None:
+            with deadline(connection, settings.DB_CONNECT_TIMEOUT_S, "health_check"):
+                connection.close_if_health_check_failed()
+        seconds = settings.DB_STATEMENT_TIMEOUT_S
+        wrapper = statement_deadline(seconds + STATEMENT_GRACE_S if seconds else 0)
+        with connection.execute_wrapper(wrapper):
+            return self.get_response(request)

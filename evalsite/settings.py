@@ -11,7 +11,7 @@ from django.utils.csp import CSP
 
 from evalsite.cachesafe import cache_settings
 from evalsite.celery import beat_schedule, broker_transport_options
-from evalsite.database import default_database
+from evalsite.database import database_timeouts, default_database
 from evalsite.env import (
     BASE_DIR,
     env_bool,
@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "evalsite.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "evalsite.middleware.DatabaseDeadlineMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -114,6 +115,11 @@ TEMPLATES = [
 # DATABASE_URL (a secret: URLs carry passwords), DB_CONN_MAX_AGE and
 # DB_PREPARED_STATEMENTS are read in evalsite/database.py.
 DATABASES = {"default": default_database(VAR_DIR)}
+# PostgreSQL: a connection (and the check of a kept one) gives up after
+# DB_CONNECT_TIMEOUT_S, a statement after DB_STATEMENT_TIMEOUT_S; a server
+# that stops answering is cut off (evalsite/dbdeadline.py) and the request
+# answers 503.
+DB_CONNECT_TIMEOUT_S, DB_STATEMENT_TIMEOUT_S = database_timeouts()
 
 # --- Auth --------------------------------------------------------------------
 

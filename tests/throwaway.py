@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,3 +120,75 @@ def hung_listener() -> Iterator[int]:
         for conn in held:
             conn.close()
         listener.close()
+
+
+class FreezableProxy:
+    """A TCP relay to ``127.0.0.1:<target>`` that can freeze: from then on
+    it relays nothing and answers no new connection, while every socket
+    stays open, as a server stopped with SIGSTOP behaves (the kernel still
+    accepts and acknowledges, nobody answers)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.frozen = threading.Event()
+        self._stop = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self._listener = socket.socket()
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(64)
+        self._listener.settimeout(0.1)
+        self.port: int = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def freeze(self) -> None:
+        self.frozen.set()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                continue
+            self._sockets.append(client)
+            if self.frozen.is_set():
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self._sockets.append(upstream)
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(
+                    target=self._pump, args=(src, dst), daemon=True
+                ).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        while not self._stop.is_set():
+            try:
+                data = src.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            while self.frozen.is_set() and not self._stop.is_set():
+                time.sleep(0.05)
+            try:
+                dst.sendall(data)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self._stop.set()
+        for sock in [self._listener, *self._sockets]:
+            # shutdown first: a thread blocked in recv keeps a closed socket
+            # open, and the server would never see the connection end.
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            with suppress(OSError):
+                sock.close()
+
+
+@contextmanager
+def freezable_proxy(target: int) -> Iterator[FreezableProxy]:
+    proxy = FreezableProxy(target)
+    try:
+        yield proxy
+    finally:
+        proxy.close()
