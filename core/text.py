@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 NAME_MAX_BYTES = 255
 """The longest path component most file systems store (POSIX NAME_MAX)."""
@@ -66,6 +67,28 @@ def name_problem(text: str) -> str | None:
         if _is_noncharacter(code):
             return f"contains a Unicode noncharacter (\\u{code:04x})"
     return None
+
+
+_ASCII_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def unsafe_identifiers(
+    pairs: Iterable[tuple[str, str]],
+) -> list[tuple[str, str]]:
+    """``(label, reason)`` for every ``(label, text)`` whose text
+    ``name_problem`` refuses (ids, tags: a control, zero-width, bidi or
+    noncharacter makes one look like another). Plain printable ASCII, the
+    usual case, is cleared in one pass over all the texts."""
+    items = list(pairs)
+    joined = "".join(text for _, text in items)
+    if joined.isascii() and _ASCII_CONTROL.search(joined) is None:
+        return []
+    found: list[tuple[str, str]] = []
+    for label, text in items:
+        problem = name_problem(text)
+        if problem is not None:
+            found.append((label, problem))
+    return found
 
 
 def path_problem(path: str) -> str | None:

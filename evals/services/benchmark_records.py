@@ -124,6 +124,10 @@ def benchmark_run_record(
             for index, result in enumerate(summary.case_results or ())
         ],
         what="run summary",
+        identifiers=[
+            (f"$.caseResults[{index}].caseId", result.case_id)
+            for index, result in enumerate(summary.case_results or ())
+        ],
     )
     fields = run_fields(summary)
     existing = Run.objects.filter(run_id=summary.run_id).first()

@@ -235,6 +235,13 @@ def benchmark_pack_create(
                 ("target_surface", "$.targetSurface", manifest.target_surface),
             ],
             what="benchmark manifest",
+            identifiers=[
+                *(
+                    (f"$.cases[{i}].id", case.id)
+                    for i, case in enumerate(manifest.cases)
+                ),
+                *((f"$.tags[{i}]", tag) for i, tag in enumerate(manifest.tags or ())),
+            ],
         )
     except SchemaInvalid as error:
         if keep_invalid:

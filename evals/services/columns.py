@@ -16,7 +16,7 @@ from typing import Any
 from django.db import models
 
 from core.errors import SchemaInvalid, SchemaProblem
-from core.text import json_path, unstorable_values
+from core.text import json_path, unsafe_identifiers, unstorable_values
 from evals.core.store import InvalidItem, StoreContents
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
 
@@ -44,15 +44,27 @@ def storage_problems(
     return problems
 
 
+def identifier_problems(ids: Iterable[tuple[str, str]]) -> list[SchemaProblem]:
+    """Problems of each ``(JSON path, id or tag)`` holding a control,
+    zero-width, bidi or noncharacter (``core.text.unsafe_identifiers``)."""
+    return [
+        SchemaProblem(path, "unsafe_text", f"{path.rsplit('.', 1)[-1]} {reason}")
+        for path, reason in unsafe_identifiers(ids)
+    ]
+
+
 def require_storable(
     document: Any,
     model: type[models.Model],
     columns: Iterable[tuple[str, str, Any]],
     *,
     what: str,
+    identifiers: Iterable[tuple[str, str]] = (),
 ) -> None:
-    """``SchemaInvalid`` with every problem of ``storage_problems``, if any."""
+    """``SchemaInvalid`` with every problem of ``storage_problems`` and of
+    ``identifier_problems(identifiers)``, if any."""
     problems = storage_problems(document, model, columns)
+    problems += identifier_problems(identifiers)
     if problems:
         raise SchemaInvalid(f"{what} cannot be stored", problems=problems)
 

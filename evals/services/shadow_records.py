@@ -41,7 +41,7 @@ from evals.core.wire import instant, problems_at
 from evals.models import ShadowRecord
 from evals.services.benchmark_records import same_document, stored_documents
 from evals.services.benchmarks import MAX_SHADOW_BATCH
-from evals.services.columns import require_storable
+from evals.services.columns import identifier_problems, require_storable
 from evals.services.features import require_shadow_mode
 
 logger = logging.getLogger(__name__)
@@ -220,6 +220,10 @@ def shadow_records_ingest(
                 continue
             fast = (record.to_wire(), instant(record.recorded_at))
         wire = fast[0]
+        unsafe = _unsafe_memory_ids(wire, f"$.records[{index}]" if batch else "$")
+        if unsafe:
+            problems.extend(unsafe)
+            continue
         trace_id = wire["traceId"]
         seen = records.get(trace_id)
         # Equal wire forms are equal records (the same fields, compared alike).
@@ -238,6 +242,19 @@ def shadow_records_ingest(
     return _shadow_store_again_on_race(records)
 
 
+def _unsafe_memory_ids(
+    wire: dict[str, Any] | WireShadow, prefix: str
+) -> list[SchemaProblem]:
+    """The memory ids of a record that are no safe identifiers."""
+    memory_ids = wire["memoryIds"] if isinstance(wire, dict) else wire.memoryIds
+    return problems_at(
+        prefix,
+        identifier_problems(
+            (f"$.memoryIds[{i}]", memory_id) for i, memory_id in enumerate(memory_ids)
+        ),
+    )
+
+
 def shadow_batch_ingest(*, batch: CheckedShadowBatch) -> ShadowIngestResult:
     """``shadow_records_ingest(documents=..., batch=True)`` for a batch body
     that ``decode_shadow_batch`` proved valid: the same answers, rows and log
@@ -251,6 +268,10 @@ def shadow_batch_ingest(*, batch: CheckedShadowBatch) -> ShadowIngestResult:
     records: dict[str, tuple[dict[str, Any] | WireShadow, datetime]] = {}
     problems: list[SchemaProblem] = []
     for index, (record, recorded_at) in enumerate(batch.records):
+        unsafe = _unsafe_memory_ids(record, f"$.records[{index}]")
+        if unsafe:
+            problems.extend(unsafe)
+            continue
         trace_id = record.traceId
         seen = records.get(trace_id)
         # Equal records have equal wire forms (the same fields, compared alike).
