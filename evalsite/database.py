@@ -39,7 +39,7 @@ def default_database(var_dir: Path) -> dict[str, Any]:
     url = env_secret("DATABASE_URL")
     if url:
         prepared_statements = env_bool("DB_PREPARED_STATEMENTS", True)
-        connect_timeout_s, statement_timeout_s = database_timeouts()
+        connect_timeout_s, _ = database_timeouts()
         try:
             if url.split("://", 1)[0] not in DATABASE_SCHEMES or "://" not in url:
                 raise ValueError(url)
@@ -48,7 +48,6 @@ def default_database(var_dir: Path) -> dict[str, Any]:
                 conn_max_age=conn_max_age,
                 prepared_statements=prepared_statements,
                 connect_timeout_s=connect_timeout_s,
-                statement_timeout_s=statement_timeout_s,
             )
         except ValueError:
             # Neither the value nor the parser's message (which quotes it):
@@ -64,9 +63,11 @@ def default_database(var_dir: Path) -> dict[str, Any]:
 
 def database_timeouts() -> tuple[int, int]:
     """``(DB_CONNECT_TIMEOUT_S, DB_STATEMENT_TIMEOUT_S)``: how long a new
-    connection (and the check of a kept one) may take, and how long one
-    statement may run (0: no limit), on PostgreSQL. A server that stops
-    answering altogether is cut off by ``evalsite.dbdeadline``."""
+    connection (and the check of a kept one) may take, in every process,
+    and how long one statement of a web request may run (0: no limit;
+    workers and commands such as ``migrate`` are not limited), on
+    PostgreSQL. A server that stops answering altogether is cut off by
+    ``evalsite.dbdeadline``."""
     return (
         env_int("DB_CONNECT_TIMEOUT_S", 3, minimum=2),
         env_int("DB_STATEMENT_TIMEOUT_S", 30, minimum=0),
@@ -79,7 +80,6 @@ def url_database(
     conn_max_age: int,
     prepared_statements: bool,
     connect_timeout_s: int = 3,
-    statement_timeout_s: int = 30,
 ) -> dict[str, Any]:
     """The ``DATABASES["default"]`` entry for the database at ``url``.
 
@@ -101,15 +101,6 @@ def url_database(
         return database
     options = database.setdefault("OPTIONS", {})
     options.setdefault("connect_timeout", connect_timeout_s)
-    if statement_timeout_s:
-        options["options"] = " ".join(
-            part
-            for part in (
-                options.get("options", ""),
-                f"-c statement_timeout={statement_timeout_s * 1000}",
-            )
-            if part
-        )
     if prepared_statements:
         options["server_side_binding"] = True
         options["prepare_threshold"] = PREPARE_THRESHOLD

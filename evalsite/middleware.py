@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
+from django.db.backends.signals import connection_created
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -125,6 +127,18 @@ class BodyLimitMiddleware:
         return render(request, "413.html", {"reason": message}, status=413)
 
 
+def limit_statements(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """A new PostgreSQL connection of a web process: the server cancels any
+    statement past ``DB_STATEMENT_TIMEOUT_S`` (``statement_timeout``)."""
+    seconds = settings.DB_STATEMENT_TIMEOUT_S
+    if connection.vendor != "postgresql" or not seconds:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('statement_timeout', %s, false)", [f"{seconds}s"]
+        )
+
+
 class DatabaseDeadlineMiddleware:
     """On PostgreSQL: check a kept connection within ``DB_CONNECT_TIMEOUT_S``
     (a server that does not answer gets the connection closed, and the
@@ -134,6 +148,10 @@ class DatabaseDeadlineMiddleware:
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
+        # Web processes only: a worker's task or a migration may run longer.
+        connection_created.connect(
+            limit_statements, dispatch_uid="evalsite.statement_timeout"
+        )
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if connection.vendor != "postgresql":

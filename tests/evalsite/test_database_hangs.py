@@ -134,7 +134,7 @@ def test_a_statement_the_server_does_not_answer_is_cut_off(
     assert 1 <= elapsed < 3, elapsed
 
 
-def test_the_connection_carries_the_configured_timeouts() -> None:
+def test_the_connection_carries_the_configured_connect_timeout() -> None:
     from evalsite.database import url_database
 
     entry = url_database(
@@ -142,10 +142,19 @@ def test_the_connection_carries_the_configured_timeouts() -> None:
         conn_max_age=0,
         prepared_statements=False,
         connect_timeout_s=4,
-        statement_timeout_s=7,
     )
 
-    assert entry["OPTIONS"] == {
-        "connect_timeout": 4,
-        "options": "-c statement_timeout=7000",
-    }
+    assert entry["OPTIONS"] == {"connect_timeout": 4}
+
+
+def test_a_web_request_s_connection_has_the_statement_timeout(
+    transactional_db: Any, client: Any, settings: Any
+) -> None:
+    settings.DB_STATEMENT_TIMEOUT_S = 7
+    client.get("/healthz")  # the middleware is loaded
+    connection.close()
+    client.get("/healthz")  # a new connection of a web request
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "7s"

@@ -150,17 +150,13 @@ def test_postgres_prepares_statements_unless_turned_off() -> None:
     assert on["OPTIONS"] == {
         "server_side_binding": True,
         "prepare_threshold": 5,
-        # The default connect and statement timeouts (evalsite/dbdeadline.py).
+        # The default connect timeout (evalsite/dbdeadline.py).
         "connect_timeout": 3,
-        "options": "-c statement_timeout=30000",
     }
     assert (on["CONN_MAX_AGE"], on["CONN_HEALTH_CHECKS"]) == (60, True)
     # Off: Django's defaults (client-side binding, nothing prepared).
     off = url_database(url, conn_max_age=60, prepared_statements=False)
-    assert off["OPTIONS"] == {
-        "connect_timeout": 3,
-        "options": "-c statement_timeout=30000",
-    }
+    assert off["OPTIONS"] == {"connect_timeout": 3}
     # Only psycopg knows the options: another engine never gets them.
     other = url_database(
         "sqlite:////tmp/evalsite.sqlite3", conn_max_age=0, prepared_statements=True
