@@ -441,6 +441,10 @@ EVALS_CHUNK_SIZE = env_int("EVALS_CHUNK_SIZE", 25, minimum=1)
 # eval store is an import/export format of the database; the feature flags
 # default off, as in the seed (`make demo` turns them on).
 EVAL_STORE_DIR = env_path("EVAL_STORE_DIR", VAR_DIR / "eval-store")
+# The extra files of uploaded benchmark packs, each kept once under its
+# SHA-256 (the database holds names, sizes and digests). Web and worker
+# processes share it, like the database.
+PACK_FILES_DIR = env_path("PACK_FILES_DIR", VAR_DIR / "pack-files")
 EVAL_HARNESS_ENABLED = env_bool("EVAL_HARNESS_ENABLED", False)
 EVAL_SHADOW_MODE_ENABLED = env_bool("EVAL_SHADOW_MODE_ENABLED", False)
 BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = env_bool(
