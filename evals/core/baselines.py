@@ -19,7 +19,7 @@ from core.schemas import load_validator, validate
 from evals.core.format_rules import (
     MessageTable,
     is_safe_path_segment,
-    non_finite_problems,
+    number_problems,
     parse_timestamp,
     put_optional,
     raise_if_problems,
@@ -64,7 +64,7 @@ _MAP_PREFIXES = ("$.benchmarks[].metrics",)
 def baseline_snapshot_problems(document: Any) -> list[SchemaProblem]:
     """Every problem of a baseline snapshot document, sorted (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
-    raw.extend(non_finite_problems(document))
+    raw.extend(number_problems(document))
     problems = translate_problems(
         raw,
         messages=MESSAGES,

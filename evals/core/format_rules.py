@@ -18,6 +18,21 @@ from core.text import NAME_MAX_BYTES, json_path, name_problem, unstorable_values
 
 SAFE_SEGMENT_MAX_CHARS = 200
 
+NUMBER_LIMIT = 2**53 - 1
+"""The largest magnitude of any number in an eval-store document
+(JavaScript's ``Number.MAX_SAFE_INTEGER``). Every integer up to it is exact
+as a float, and every float up to it is written without an exponent, so a
+number keeps its value and its type through JSON text, a database column
+(PostgreSQL's ``jsonb`` writes ``1e300`` back as 301 digits) and the store
+files. The API, the importer and the store reader all refuse what lies
+beyond (``number_problems``)."""
+
+MAX_JSON_DEPTH = 512
+"""How deeply a JSON document may nest arrays and objects (``[[1]]`` is 2
+deep). Python's parser and writer give up somewhere past it, at a depth that
+differs between Python versions and call stacks; with this limit a deeper
+document gets the same ``nests too deep`` refusal everywhere."""
+
 
 _JSON_WHITESPACE = " \t\n\r"
 
@@ -145,6 +160,7 @@ _KEYWORD_RANK = {
     "not_finite": 5,
     "minimum": 6,
     "maximum": 7,
+    "out_of_range": 7,
     "multipleOf": 8,
     "enum": 9,
 }
@@ -186,7 +202,11 @@ def translate_problems(
         field = document_name if path == "$" else path[2:]
         parent = _LAST_INDEX_RE.sub("", field)
         entry = messages.get(path_pattern(path, prefixes))
-        if isinstance(entry, Mapping):
+        if keyword == "out_of_range" and not (
+            isinstance(entry, Mapping) and keyword in entry
+        ):
+            template = OUT_OF_RANGE
+        elif isinstance(entry, Mapping):
             template = entry.get(keyword, entry.get("*", "{field} is invalid"))
         elif entry is None:
             template = "{field} is invalid"
@@ -202,28 +222,67 @@ def translate_problems(
     return [problem for _, problem in chosen.values()]
 
 
-def non_finite_problems(document: object, path: str = "$") -> list[SchemaProblem]:
-    """Raw ``not_finite`` problems for every NaN/Infinity inside ``document``.
-
-    JSON Schema's ``number`` accepts them; the formats do not.
-    """
+def number_problems(document: object) -> list[SchemaProblem]:
+    """Raw problems for every number inside ``document`` that no format
+    takes: ``not_finite`` for NaN/Infinity (JSON Schema's ``number`` accepts
+    them), ``out_of_range`` for a magnitude past ``NUMBER_LIMIT``.
+    Iterative, so a deep document cannot exhaust the stack."""
     found: list[SchemaProblem] = []
-    if isinstance(document, float) and not math.isfinite(document):
-        found.append(SchemaProblem(path, "not_finite", "not a finite number"))
-    elif isinstance(document, dict):
-        for key, value in document.items():
-            found.extend(non_finite_problems(value, f"{path}.{key}"))
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            found.extend(non_finite_problems(value, f"{path}[{index}]"))
+    stack: list[tuple[object, str]] = [(document, "$")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((item, f"{path}.{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
+        elif type(value) is float and not math.isfinite(value):
+            found.append(SchemaProblem(path, "not_finite", "not a finite number"))
+        elif (type(value) is int or type(value) is float) and not (
+            -NUMBER_LIMIT <= value <= NUMBER_LIMIT
+        ):
+            message = OUT_OF_RANGE.format(field=path)
+            found.append(SchemaProblem(path, "out_of_range", message))
     return found
+
+
+OUT_OF_RANGE = f"{{field}} must be between -{NUMBER_LIMIT} and {NUMBER_LIMIT}"
+"""The message of a number past ``NUMBER_LIMIT`` (``{field}``: its name)."""
+
+
+def json_depth(value: object) -> int:
+    """How deeply ``value`` nests arrays and objects (a scalar: 0),
+    counted without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            depth += 1
+            stack.extend((child, depth) for child in item.values())
+        elif isinstance(item, list):
+            depth += 1
+            stack.extend((child, depth) for child in item)
+        else:
+            continue
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def too_deep_problem(what: str) -> SchemaProblem:
+    """The one problem of a document nested past ``MAX_JSON_DEPTH``."""
+    return SchemaProblem(
+        "$",
+        "invalid_json",
+        f"{what} is not valid JSON: nests too deep (more than {MAX_JSON_DEPTH} levels)",
+    )
 
 
 def parse_json_document(data: bytes | str, *, what: str) -> Any:
     """Parse one UTF-8 JSON document.
 
     Raises ``SchemaInvalid`` with a single ``invalid_json`` problem at ``$``
-    when it is no JSON (or nests too deep for the parser), and one
+    when it is no JSON or nests arrays and objects deeper than
+    ``MAX_JSON_DEPTH`` (the same answer on every Python version), and one
     ``unstorable`` problem per value no database column can store (NUL, lone
     surrogates, integers past 64 bits) by its path. ``NaN``/``Infinity``
     parse; every validator refuses them as numbers. A UTF-8 BOM, whitespace
@@ -231,10 +290,23 @@ def parse_json_document(data: bytes | str, *, what: str) -> Any:
     ``json.loads`` accepts them.
     """
     value, clean = _read_canonical(data) if isinstance(data, bytes) else _NO_VALUE
-    if clean:
-        return value
     if value is _NOT_CANONICAL:
         value = _parse_json(data, what=what)
+        too_deep = json_depth(value) > MAX_JSON_DEPTH
+    else:
+        # Canonical text indents the members of a container at depth k by
+        # 2k spaces, so without a line indented 2 * MAX_JSON_DEPTH no
+        # container lies deeper than the limit.
+        too_deep = (
+            isinstance(data, bytes)
+            and data.find(_DEEPEST_INDENT) >= 0
+            and json_depth(value) > MAX_JSON_DEPTH
+        )
+    if too_deep:
+        problem = too_deep_problem(what)
+        raise SchemaInvalid(f"{what} nests too deep", problems=[problem])
+    if clean:
+        return value
     unstorable = unstorable_values(value)
     if unstorable:
         raise SchemaInvalid(
@@ -252,6 +324,7 @@ _NO_VALUE = (_NOT_CANONICAL, False)
 _CANONICAL = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 _CANONICAL_53_BITS = _CANONICAL | orjson.OPT_STRICT_INTEGER
 NUL_ESCAPE = b"\\u0000"  # how JSON text writes a NUL
+_DEEPEST_INDENT = b"\n" + b" " * (2 * MAX_JSON_DEPTH)
 
 
 def _read_canonical(data: bytes) -> tuple[Any, bool]:
@@ -304,10 +377,12 @@ def _parse_json(data: bytes | str, *, what: str) -> Any:
         pass
     try:
         return json.loads(data)
-    except (ValueError, UnicodeDecodeError, RecursionError) as error:
-        reason = "nests too deep" if isinstance(error, RecursionError) else error
+    except RecursionError:
+        problem = too_deep_problem(what)
+        raise SchemaInvalid(f"{what} nests too deep", problems=[problem]) from None
+    except (ValueError, UnicodeDecodeError) as error:
         problem = SchemaProblem(
-            "$", "invalid_json", f"{what} is not valid JSON: {reason}"
+            "$", "invalid_json", f"{what} is not valid JSON: {error}"
         )
         raise SchemaInvalid(f"{what} is not valid JSON", problems=[problem]) from None
 

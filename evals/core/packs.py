@@ -38,7 +38,7 @@ from evals.core.archive import (
 from evals.core.format_rules import (
     MessageTable,
     is_safe_path_segment,
-    non_finite_problems,
+    number_problems,
     parse_json_document,
     raise_if_problems,
     translate_problems,
@@ -81,7 +81,7 @@ def manifest_problems(
 ) -> list[SchemaProblem]:
     """Every problem of a manifest document, sorted by path (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
-    raw.extend(non_finite_problems(document))
+    raw.extend(number_problems(document))
     problems = translate_problems(
         raw, messages=MESSAGES, document_name="benchmark manifest"
     )

@@ -22,7 +22,6 @@ schema.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any, Literal, NamedTuple
@@ -31,14 +30,14 @@ import msgspec
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
-from core.text import INT_LIMIT
 from evals.core.format_rules import (
     NUL_ESCAPE,
+    NUMBER_LIMIT,
     MessageTable,
     fast_timestamp,
     is_safe_path_segment,
     js_trim,
-    non_finite_problems,
+    number_problems,
     parse_timestamp,
     raise_if_problems,
     translate_problems,
@@ -171,18 +170,21 @@ def fast_recency(document: Any) -> datetime | None:
             return None
         for value in metrics.values():
             kind = type(value)
-            if kind is not int and (
-                kind is not float or not -math.inf < value < math.inf
+            if (kind is not int and kind is not float) or not (
+                -NUMBER_LIMIT <= value <= NUMBER_LIMIT
             ):
                 return None
     return recency
 
 
 # What ``fast_recency`` takes, as types msgspec checks while decoding. A
-# number is an integer in 64 bits (msgspec refuses bigger integer literals
-# rather than reading them as floats) or a finite float; JSON has no NaN.
-_Count = Annotated[int, msgspec.Meta(ge=0, le=INT_LIMIT - 1)]
-_Metric = Annotated[int, msgspec.Meta(ge=-INT_LIMIT, le=INT_LIMIT - 1)] | float
+# number is an integer or a float of magnitude at most NUMBER_LIMIT; JSON
+# has no NaN.
+_Count = Annotated[int, msgspec.Meta(ge=0, le=NUMBER_LIMIT)]
+_Metric = (
+    Annotated[int, msgspec.Meta(ge=-NUMBER_LIMIT, le=NUMBER_LIMIT)]
+    | Annotated[float, msgspec.Meta(ge=-NUMBER_LIMIT, le=NUMBER_LIMIT)]
+)
 _UNSET = msgspec.UNSET
 
 
@@ -254,7 +256,7 @@ def stored_run_key(data: bytes) -> StoredRunKey | None:
 def run_summary_problems(document: Any) -> list[SchemaProblem]:
     """Every problem of a run summary document, sorted by path (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
-    raw.extend(non_finite_problems(document))
+    raw.extend(number_problems(document))
     problems = translate_problems(
         raw,
         messages=MESSAGES,

@@ -22,7 +22,6 @@ parser and checks, which alone word refusals.
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import datetime
 from typing import Annotated, Any, Literal, NamedTuple
@@ -31,13 +30,14 @@ import msgspec
 
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
-from core.text import INT_LIMIT, NAME_MAX_BYTES, storable_problem
+from core.text import NAME_MAX_BYTES, storable_problem
 from evals.core.format_rules import (
+    NUMBER_LIMIT,
     SAFE_SEGMENT_MAX_CHARS,
     MessageTable,
     fast_timestamp,
     is_safe_path_segment,
-    non_finite_problems,
+    number_problems,
     parse_timestamp,
     raise_if_problems,
     translate_problems,
@@ -53,6 +53,7 @@ SCHEMA_NAME = "shadow_record.v1.schema.json"
 
 _NON_EMPTY = "{field} must be a non-empty string"
 _NUMBER = "{field} must be a non-negative number"
+_NUMBER_RANGE = f"{{field}} must be a non-negative number at most {NUMBER_LIMIT}"
 _NUMBER_FIELDS = (
     "promptLength",
     "retrievalQueryLength",
@@ -72,7 +73,10 @@ MESSAGES: MessageTable = {
     "$": "eval shadow recall record must be an object",
     "$.schemaVersion": "schemaVersion must be 1",
     **{f"$.{name}": _NON_EMPTY for name in _STRING_FIELDS},
-    **{f"$.{name}": _NUMBER for name in _NUMBER_FIELDS},
+    **{
+        f"$.{name}": {"*": _NUMBER, "out_of_range": _NUMBER_RANGE}
+        for name in _NUMBER_FIELDS
+    },
     "$.recallMode": {
         "*": _NON_EMPTY,
         "enum": "recallMode must be one of no_recall|minimal|full|graph_mode",
@@ -127,10 +131,7 @@ def _fast_instant(document: Any) -> datetime | None:
     for name in _NUMBER_FIELDS:
         value = document[name]
         kind = type(value)
-        if kind is int:
-            if value < 0:
-                return None
-        elif kind is not float or not 0 <= value < math.inf:
+        if (kind is not int and kind is not float) or not 0 <= value <= NUMBER_LIMIT:
             return None
     memory_ids = document["memoryIds"]
     if type(memory_ids) is not list:
@@ -173,10 +174,6 @@ def fast_wire(document: Any) -> tuple[dict[str, Any], datetime] | None:
     texts += memory_ids
     if storable_problem("".join(texts)) is not None:
         return None
-    for name in _NUMBER_FIELDS:
-        value = document[name]
-        if type(value) is int and value >= INT_LIMIT:
-            return None
     return {
         "schemaVersion": SCHEMA_VERSION,
         "traceId": document["traceId"],
@@ -199,11 +196,11 @@ def fast_wire(document: Any) -> tuple[dict[str, Any], datetime] | None:
 
 # --- batch bodies decoded straight into records ------------------------------
 
-# A count: an integer in 64 bits or a float, never negative. msgspec refuses
-# numbers that overflow a float, and JSON has no NaN or Infinity.
+# A count: an integer or a float from 0 to NUMBER_LIMIT. JSON has no NaN or
+# Infinity.
 _Count = (
-    Annotated[int, msgspec.Meta(ge=0, le=INT_LIMIT - 1)]
-    | Annotated[float, msgspec.Meta(ge=0)]
+    Annotated[int, msgspec.Meta(ge=0, le=NUMBER_LIMIT)]
+    | Annotated[float, msgspec.Meta(ge=0, le=NUMBER_LIMIT)]
 )
 
 
@@ -333,7 +330,7 @@ def wire_of(record: WireShadow) -> dict[str, Any]:
 def shadow_record_problems(document: Any) -> list[SchemaProblem]:
     """Every problem of a shadow record document, sorted by path (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
-    raw.extend(non_finite_problems(document))
+    raw.extend(number_problems(document))
     problems = translate_problems(
         raw, messages=MESSAGES, document_name="eval shadow recall record"
     )

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from core.errors import CoreError, SchemaProblem
+from core.errors import CoreError, SchemaInvalid, SchemaProblem
+from evals.core.format_rules import MAX_JSON_DEPTH, json_depth, too_deep_problem
 from evals.core.formats_types import (
     BaselineSnapshot,
     Manifest,
@@ -170,6 +171,14 @@ class HarnessFlags:
 
 
 def store_json_bytes(document: Mapping[str, Any]) -> bytes:
-    """The canonical on-disk bytes of a wire document (see module docstring)."""
+    """The canonical on-disk bytes of a wire document (see module docstring).
+
+    Raises ``SchemaInvalid`` (``nests too deep``) for a document nested
+    deeper than ``MAX_JSON_DEPTH``, which no reader takes back (and which
+    Python's writer would give up on at a depth its version decides).
+    """
+    if json_depth(document) > MAX_JSON_DEPTH:
+        problem = too_deep_problem("document")
+        raise SchemaInvalid("document nests too deep", problems=[problem])
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
     return (text + "\n").encode("utf-8")

@@ -197,7 +197,9 @@ _odd_value = st.one_of(
         ["2026-03-06", "2026-02-30T10:00:00Z", "2026-03-07T23:30:00-05:00"]
     ),
     st.sampled_from([[], ["m"], [" "], ["m", "m"], [1], "m"]),
-    st.sampled_from([-1, 0, 2**63 - 1, 2**63, -0.0, 0.5, 1e16, 1.5e-7, True, None]),
+    st.sampled_from(
+        [-1, 0, 2**53 - 1, 2**53, 2**63 - 1, 2**63, -0.0, 0.5, 1e16, 1.5e-7, True, None]
+    ),
     st.floats(min_value=0, max_value=1e20),
 )
 _record = st.builds(
@@ -214,7 +216,8 @@ _record = st.builds(
         # valid changes (records differ, floats written in exponent form) ...
         st.dictionaries(
             st.sampled_from(_NUMBER_FIELDS),
-            st.integers(0, 2) | st.sampled_from([0.5, -0.0, 1e16, 1.5e-7, 2**63 - 1]),
+            st.integers(0, 2)
+            | st.sampled_from([0.5, -0.0, 1e16, 1.5e-7, 2**53 - 1, 2**53, 2**63 - 1]),
             max_size=2,
         ),
         st.dictionaries(
@@ -291,7 +294,7 @@ def test_decoded_batch_path_is_taken_and_stores_the_same_text(
 
     from evals.api import benchmarks as api
 
-    records = [shadow("t1"), shadow("t2", durationMs=1.5e16, contextChars=0.25)]
+    records = [shadow("t1"), shadow("t2", durationMs=1.5e-7, contextChars=0.25)]
     body = json.dumps({"records": records}).encode()
 
     with patch.object(
@@ -312,7 +315,7 @@ def test_decoded_batch_path_is_taken_and_stores_the_same_text(
         cursor.execute(f"SELECT document FROM {table} ORDER BY trace_id")  # noqa: S608
         stored = [row[0] for row in cursor.fetchall()]
     if connection.vendor == "sqlite":
-        # The text the ordinary path writes: orjson's, 1.5e+16 included.
+        # The text the ordinary path writes: orjson's, 1.5e-7 included.
         assert stored == [orjson.dumps(record).decode() for record in records]
     assert [r.document for r in ShadowRecord.objects.order_by("trace_id")] == records
 

@@ -647,7 +647,8 @@ def _gate_read(root: Path) -> Any:
 def test_the_gate_reads_a_store_the_same_without_orjson(tmp_path: Path) -> None:
     """The gate's runs and counted shadows are judged on orjson's reading
     when their numbers are bounded; every other number goes to the full
-    reader, so integers past 64 bits are still refused and big floats kept."""
+    reader, so integers past 64 bits are refused as unstorable and numbers
+    past 2**53 - 1 as out of range, while the edges themselves are kept."""
     store = EvalStore(tmp_path)
     store.write_run(validate_run_summary(RUN))
     store.write_shadow(validate_shadow_record(SHADOW))
@@ -666,6 +667,7 @@ def test_the_gate_reads_a_store_the_same_without_orjson(tmp_path: Path) -> None:
         "runs/above.json": run("above", m=2**63),
         "runs/top.json": run("top", m=2**63 - 1, n=-(2**63)),
         "runs/far.json": run("far", m=1e20, n=-1e300),
+        "runs/edge.json": run("edge", m=2**53 - 1, n=-float(2**53 - 1)),
         "runs/compact.json": json.dumps(
             {**RUN, "runId": "compact", "benchmarkId": "b-compact"}
         ).encode(),
@@ -679,28 +681,38 @@ def test_the_gate_reads_a_store_the_same_without_orjson(tmp_path: Path) -> None:
         ),
         "shadow/2026-03-06/slow.json": shadow("slow", durationMs=1e300),
         "shadow/2026-03-06/top.json": shadow("top", contextChars=2**63 - 1),
+        "shadow/2026-03-06/edge.json": shadow(
+            "edge", contextChars=2**53 - 1, durationMs=float(2**53 - 1)
+        ),
     }
     fast = _read_both_ways(tmp_path, odd, _gate_read)
 
     assert sorted(s.item.run_id for s in fast.runs) == [
         "compact",
         "dup",
-        "far",
+        "edge",
         "run-001",
-        "top",
     ]
     assert [(i.path, i.problems[0].code) for i in fast.invalid_runs] == [
         ("runs/above.json", "unstorable"),
         ("runs/below.json", "unstorable"),
+        ("runs/far.json", "invalid"),
         ("runs/nul.json", "unstorable"),
+        ("runs/top.json", "invalid"),
         ("runs/wide.json", "unstorable"),
     ]
-    assert fast.valid_counts.runs == 5
+    assert fast.valid_counts.runs == 4
     assert [(i.path, i.problems[0].code) for i in fast.invalid_shadows] == [
         ("shadow/2026-03-06/length.json", "unstorable"),
+        ("shadow/2026-03-06/slow.json", "invalid"),
+        ("shadow/2026-03-06/top.json", "invalid"),
         ("shadow/2026-03-06/wide.json", "unstorable"),
     ]
-    assert fast.valid_counts.shadows == 3
+    assert [i.problems[0].message for i in fast.invalid_shadows[1:3]] == [
+        "durationMs must be a non-negative number at most 9007199254740991",
+        "contextChars must be a non-negative number at most 9007199254740991",
+    ]
+    assert fast.valid_counts.shadows == 2
 
 
 def test_run_file_names_limit_the_runs_read(tmp_path: Path) -> None:
@@ -745,7 +757,7 @@ def test_a_document_nesting_past_the_parser_is_invalid_json() -> None:
         parse_json_document(b"[" * 100_000 + b"]" * 100_000, what="x.json")
 
     assert [(p.path, p.code, p.message) for p in caught.value.problems] == [
-        ("$", "invalid_json", "x.json is not valid JSON: nests too deep")
+        ("$", "invalid_json", "x.json is not valid JSON: nests too deep (more than 512 levels)")
     ]
 
 
