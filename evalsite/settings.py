@@ -469,6 +469,10 @@ PRKEEPALIVE_HEAD_POLL_INTERVAL_S = env_int(
     "PRKEEPALIVE_HEAD_POLL_INTERVAL_S", 5, minimum=0
 )
 PRKEEPALIVE_STALE_DELIVERY_S = env_int("PRKEEPALIVE_STALE_DELIVERY_S", 600, minimum=1)
+# A signed delivery with a new GUID whose event and body equal one received
+# within this many seconds is a replay: recorded, answered, never processed
+# (0 turns the check off). GitHub's own redeliveries keep their GUID.
+PRKEEPALIVE_REPLAY_WINDOW_S = env_int("PRKEEPALIVE_REPLAY_WINDOW_S", 3600, minimum=0)
 
 # The stale-run sweeper: a run with no progress for EVALS_STALE_RUN_S gets
 # its missing cases sent again, up to EVALS_STALE_RUN_MAX_RESUMES times, then

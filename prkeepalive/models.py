@@ -93,7 +93,12 @@ class Delivery(models.Model):
 
     ``retrying``: processing failed and the worker tries again (``retry_at``);
     ``failed``: it gave up (a redelivery from GitHub queues it again).
-    ``pull_number`` is the PR the event names, so its page can show it.
+    ``replayed``: a new GUID repeating the event and body of a delivery
+    received within ``PRKEEPALIVE_REPLAY_WINDOW_S``; recorded, never run.
+    A ``queued`` delivery with ``retry_at`` set was stored while the task
+    queue was unreachable; the reconciler queues it (``error`` says so).
+    ``pull_number`` is the PR the event names, so its page can show it;
+    ``digest`` is SHA-256 of the event name and the raw body.
     """
 
     class Status(models.TextChoices):
@@ -103,6 +108,7 @@ class Delivery(models.Model):
         IGNORED = "ignored"
         RETRYING = "retrying"
         FAILED = "failed"
+        REPLAYED = "replayed"
 
     guid = models.CharField(max_length=100, unique=True)
     event = models.CharField(max_length=50)
@@ -116,6 +122,7 @@ class Delivery(models.Model):
     )
     pull_number = models.PositiveIntegerField(null=True, blank=True)
     payload = models.JSONField(default=dict)
+    digest = models.CharField(max_length=64, blank=True, default="")
     status = models.CharField(
         max_length=20, choices=Status.choices, default=Status.QUEUED
     )
@@ -131,6 +138,7 @@ class Delivery(models.Model):
         indexes = [
             models.Index(fields=("status", "updated_at")),
             models.Index(fields=("repository", "pull_number", "status")),
+            models.Index(fields=("digest", "received_at")),
         ]
         verbose_name_plural = "deliveries"
 

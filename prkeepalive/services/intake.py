@@ -1,38 +1,69 @@
 """Webhook intake: verify, record the delivery, queue the work, answer fast.
 
 1. The signature (``X-Hub-Signature-256``, HMAC-SHA256 of the raw body) is
-   checked in constant time before anything is stored; a missing or wrong
-   signature is refused and leaves no trace, and so is every delivery while
-   no secret is configured (the answer says so).
-2. The delivery GUID is the idempotency key: a redelivery of a handled (or
-   queued, retrying, or ignored) GUID is a no-op; a failed one is queued
-   again.
-3. Events no lane handles, and events of repositories not registered or
+   checked in constant time against every configured secret before the body
+   is parsed or anything is stored; a missing, malformed or wrong signature
+   is refused and leaves no trace, and so is every delivery while no secret
+   is configured (the answer says so). A body signed with one repository's
+   secret that names another repository is refused the same way.
+2. Then the body is parsed with the API's rules (UTF-8, nesting depth, no
+   NaN, infinity, NUL, lone surrogates or integers past 64 bits) and the
+   GUID and event headers are checked: a 400 names what is wrong.
+3. The delivery GUID is the idempotency key: a redelivery of a handled,
+   processing, retrying or ignored GUID is a no-op; a failed one, or one
+   that is still waiting to run, is queued again.
+4. A new GUID whose event and body equal those of a delivery received
+   within ``PRKEEPALIVE_REPLAY_WINDOW_S`` is a replay: recorded as
+   ``replayed`` and answered 200, never processed (GitHub's redeliveries
+   keep their GUID).
+5. Events no lane handles, and events of repositories not registered or
    paused, are recorded as ignored with the reason (GitHub is never asked
    about them).
-4. Handled events are queued on Celery after the transaction commits.
+6. Handled events are sent to the worker after the transaction commits. When
+   the task queue cannot be reached the delivery stays stored and the answer
+   is 202 ``stored``: the reconciler sends it once the queue is back, so
+   GitHub need not redeliver.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.exceptions import ParseError, ValidationError
 
 from core.errors import SchemaInvalid, SchemaProblem, error_document
+from core.text import json_path, shorten
+from evalsite.parsers import parse_json_body
+from prkeepalive.core.delivery import (
+    action_of,
+    header_problems,
+    non_finite_numbers,
+    payload_digest,
+    signature_digest,
+)
 from prkeepalive.core.facts import pull_number
 from prkeepalive.core.lanes import unhandled_reason
 from prkeepalive.core.wire import parse_event
 from prkeepalive.models import Delivery, Repository
-from prkeepalive.services.config import policy_for, webhook_secret
+from prkeepalive.services.config import policy_for, secret, webhook_secret
 from prkeepalive.services.dispatch import event_is_handled
+from prkeepalive.services.sending import delivery_send
 
 logger = logging.getLogger(__name__)
+
+REASON_MAX = 300
+NAME_MAX = 200  # the length of Repository.full_name
+# A redelivery of a delivery in one of these states is sent to the worker
+# again (the worker's claim runs it once).
+SEND_AGAIN = (Delivery.Status.QUEUED, Delivery.Status.FAILED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,30 +72,103 @@ class IntakeResult:
     body: dict[str, Any]
 
 
-def signature_valid(secret: str, body: bytes, header: str) -> bool:
-    if not secret or not header.startswith("sha256="):
+def signature_valid(secret_value: str, body: bytes, header: str) -> bool:
+    """Whether ``header`` is GitHub's signature of ``body`` under the secret
+    (any text: a header that is not ``sha256=<hex>`` is simply wrong)."""
+    given = signature_digest(header)
+    if not secret_value or given is None:
         return False
-    expected = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, header[len("sha256=") :].strip())
+    expected = hmac.new(secret_value.encode(), body, hashlib.sha256).digest()
+    return hmac.compare_digest(expected, given)
 
 
-def sign(secret: str, body: bytes) -> str:
+def sign(secret_value: str, body: bytes) -> str:
     """The header value GitHub would send (used by tests, bench, docs)."""
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return "sha256=" + hmac.new(secret_value.encode(), body, hashlib.sha256).hexdigest()
 
 
-def _repository_name(payload: Any) -> str:
+def configured_secrets() -> list[str]:
+    """The site's webhook secret and every secret a repository names."""
+    values = [str(settings.PRKEEPALIVE_WEBHOOK_SECRET or "")]
+    refs = (
+        Repository.objects.exclude(webhook_secret_ref="")
+        .values_list("webhook_secret_ref", flat=True)
+        .distinct()
+    )
+    values += [secret(ref) for ref in refs]
+    return list(dict.fromkeys(value for value in values if value))
+
+
+def _secret_unset(event: str) -> IntakeResult:
+    logger.warning(
+        "[PRKeepalive] webhook_refused event=%s reason=no-secret-configured",
+        shorten(event, 60),
+    )
+    return IntakeResult(
+        401,
+        error_document(
+            "webhook_secret_unset",
+            "No webhook secret is configured, so no delivery can be verified: "
+            "set PRKEEPALIVE_WEBHOOK_SECRET (or PRKEEPALIVE_WEBHOOK_SECRET_FILE) "
+            "to the secret of the GitHub webhook and restart.",
+            {"header:X-Hub-Signature-256": ["cannot be checked: no secret"]},
+        ),
+    )
+
+
+def _bad_signature(event: str) -> IntakeResult:
+    logger.warning(
+        "[PRKeepalive] webhook_refused event=%s reason=signature", shorten(event, 60)
+    )
+    return IntakeResult(
+        401,
+        error_document(
+            "bad_signature",
+            "Missing or wrong X-Hub-Signature-256.",
+            {"header:X-Hub-Signature-256": ["missing or wrong"]},
+        ),
+    )
+
+
+def _invalid(message: str, fields: Any) -> IntakeResult:
+    return IntakeResult(400, error_document("invalid", message, fields))
+
+
+def _parsed(body: bytes) -> tuple[Any, IntakeResult | None]:
+    """The body parsed with the API's rules, or the 400 that refuses it."""
+    try:
+        payload = parse_json_body(body)
+    except ParseError as exc:
+        return None, _invalid(
+            "The body is not acceptable JSON.", {"$": [str(exc.detail)]}
+        )
+    except ValidationError as exc:
+        fields = {
+            ("$." + path if path != "$" else path): [str(r) for r in reasons]
+            for path, reasons in dict(exc.detail).items()
+        }
+        return None, _invalid("The body holds text no column can store.", fields)
+    infinite = non_finite_numbers(payload)
+    if infinite:
+        return None, _invalid(
+            "The body holds numbers JSON cannot carry.",
+            {json_path(path): ["number is not finite"] for path in infinite},
+        )
     if not isinstance(payload, dict):
-        return ""
+        return None, _invalid("Invalid delivery.", {"$": ["must be a JSON object"]})
+    return payload, None
+
+
+def _repository_name(payload: dict[str, Any]) -> str:
     repository = payload.get("repository")
     name = repository.get("full_name") if isinstance(repository, dict) else None
     return name if isinstance(name, str) else ""
 
 
-def _repository_of(payload: Any) -> Repository | None:
+def _repository_of(payload: dict[str, Any]) -> Repository | None:
     name = _repository_name(payload)
-    if not name:
-        return None
+    if not name or len(name) > NAME_MAX:
+        return None  # no registered repository has such a name
     return Repository.objects.filter(full_name__iexact=name).first()
 
 
@@ -72,57 +176,98 @@ def delivery_receive(
     *, body: bytes, event: str, guid: str, signature: str
 ) -> IntakeResult:
     """Verify and record one webhook delivery (see module docstring)."""
-    try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        payload = None
-    repository = _repository_of(payload)
-    secret_value = webhook_secret(repository)
-    if not secret_value:
-        logger.warning(
-            "[PRKeepalive] webhook_refused event=%s reason=no-secret-configured", event
-        )
-        return IntakeResult(
-            401,
-            error_document(
-                "webhook_secret_unset",
-                "No webhook secret is configured, so no delivery can be verified: "
-                "set PRKEEPALIVE_WEBHOOK_SECRET (or PRKEEPALIVE_WEBHOOK_SECRET_FILE) "
-                "to the secret of the GitHub webhook and restart.",
-                {"header:X-Hub-Signature-256": ["cannot be checked: no secret"]},
-            ),
-        )
-    if not signature_valid(secret_value, body, signature):
-        logger.warning("[PRKeepalive] webhook_refused event=%s reason=signature", event)
-        return IntakeResult(
-            401,
-            error_document(
-                "bad_signature",
-                "Missing or wrong X-Hub-Signature-256.",
-                {"header:X-Hub-Signature-256": ["missing or wrong"]},
-            ),
-        )
-    problems = {}
-    if not guid:
-        problems["header:X-GitHub-Delivery"] = ["is required"]
-    if not event:
-        problems["header:X-GitHub-Event"] = ["is required"]
-    if not isinstance(payload, dict):
-        problems["$"] = ["must be a JSON object"]
+    secrets = configured_secrets()
+    if not secrets:
+        return _secret_unset(event)
+    signed_with = next(
+        (value for value in secrets if signature_valid(value, body, signature)), None
+    )
+    if signed_with is None:
+        return _bad_signature(event)
+    problems = header_problems(guid=guid, event=event)
     if problems:
-        return IntakeResult(
-            400, error_document("invalid", "Invalid delivery.", problems)
-        )
+        return _invalid("Invalid delivery.", problems)
+    payload, refused = _parsed(body)
+    if refused is not None:
+        return refused
+    repository = _repository_of(payload)
+    own_secret = webhook_secret(repository)
+    if not own_secret:
+        return _secret_unset(event)
+    if not hmac.compare_digest(own_secret.encode(), signed_with.encode()):
+        return _bad_signature(event)
     if event == "ping":
         return IntakeResult(200, {"status": "pong"})
     existing = Delivery.objects.filter(guid=guid).first()
-    if existing is not None and existing.status != Delivery.Status.FAILED:
+    if existing is not None and existing.status not in SEND_AGAIN:
         return IntakeResult(200, {"status": "duplicate", "delivery": guid})
+    digest = payload_digest(event, body)
+    if existing is None:
+        replayed = _replay_of(digest)
+        if replayed is not None:
+            return _record_replay(guid, event, payload, repository, digest, replayed)
+    return _record(guid, event, payload, repository, digest, existing)
 
+
+def _replay_of(digest: str) -> Delivery | None:
+    window = settings.PRKEEPALIVE_REPLAY_WINDOW_S
+    if window <= 0:
+        return None
+    since = timezone.now() - timedelta(seconds=window)
+    return (
+        Delivery.objects.filter(digest=digest, received_at__gte=since)
+        .exclude(status=Delivery.Status.REPLAYED)
+        .order_by("received_at", "pk")
+        .first()
+    )
+
+
+def _record_replay(
+    guid: str,
+    event: str,
+    payload: dict[str, Any],
+    repository: Repository | None,
+    digest: str,
+    original: Delivery,
+) -> IntakeResult:
+    """A new GUID repeating a recent delivery: recorded (without its body,
+    which the original holds), never processed."""
+    try:
+        Delivery.objects.create(
+            guid=guid,
+            event=event,
+            action=action_of(payload),
+            repository=repository,
+            pull_number=original.pull_number,
+            digest=digest,
+            status=Delivery.Status.REPLAYED,
+            reason=f"repeats delivery {original.guid} (same event and body)",
+        )
+    except IntegrityError:
+        return IntakeResult(200, {"status": "duplicate", "delivery": guid})
+    logger.warning(
+        "[PRKeepalive] webhook_replayed event=%s guid=%s original=%s",
+        event,
+        guid,
+        original.guid,
+    )
+    return IntakeResult(
+        200, {"status": "replayed", "delivery": guid, "original": original.guid}
+    )
+
+
+def _record(
+    guid: str,
+    event: str,
+    payload: dict[str, Any],
+    repository: Repository | None,
+    digest: str,
+    existing: Delivery | None,
+) -> IntakeResult:
     reason = ""
     number = None
     if repository is None:
-        name = _repository_name(payload) or "(none named)"
+        name = shorten(_repository_name(payload), 120) or "(none named)"
         reason = f"the repository {name} is not registered for keepalive"
     elif not repository.is_active:
         reason = f"the repository {repository.full_name} is paused (not active)"
@@ -131,48 +276,50 @@ def delivery_receive(
             parsed = parse_event(event, payload)
         except SchemaInvalid as exc:
             # The body is the payload: its paths start at "$", not "payload".
-            return IntakeResult(
-                400,
-                error_document(
-                    "invalid",
-                    "The payload does not have the event's shape.",
-                    [
-                        SchemaProblem(
-                            "$" + p.path.removeprefix("payload"), p.code, p.message
-                        )
-                        for p in exc.problems
-                    ],
-                ),
+            return _invalid(
+                "The payload does not have the event's shape.",
+                [
+                    SchemaProblem(
+                        "$" + p.path.removeprefix("payload"), p.code, p.message
+                    )
+                    for p in exc.problems
+                ],
             )
         if not event_is_handled(repository, parsed):
             reason = unhandled_reason(parsed, policy_for(repository))
         number = pull_number(parsed)
+    # Names and actions come from the payload: the reason must fit its column.
+    reason = shorten(reason, REASON_MAX - 40)
     status = Delivery.Status.IGNORED if reason else Delivery.Status.QUEUED
+    sent: list[bool] = []
     try:
         with transaction.atomic():
             if existing is not None:
-                Delivery.objects.filter(
-                    pk=existing.pk, status=Delivery.Status.FAILED
-                ).update(status=status, error="", reason=reason, pull_number=number)
+                Delivery.objects.filter(pk=existing.pk, status__in=SEND_AGAIN).update(
+                    status=status,
+                    error="",
+                    retry_at=None,
+                    reason=reason,
+                    pull_number=number,
+                )
                 delivery = existing
             else:
                 delivery = Delivery.objects.create(
                     guid=guid,
                     event=event,
-                    action=str(payload.get("action") or "")[:50],
+                    action=action_of(payload),
                     repository=repository,
                     pull_number=number,
                     payload=payload,
+                    digest=digest,
                     status=status,
                     reason=reason,
                 )
             if status == Delivery.Status.QUEUED:
-                from prkeepalive.tasks.deliveries import (
-                    process_delivery as process_delivery_task,
-                )
-
                 pk = delivery.pk
-                transaction.on_commit(lambda: process_delivery_task.delay(pk))
+                transaction.on_commit(
+                    lambda: sent.append(delivery_send(delivery_pk=pk, guid=guid))
+                )
     except IntegrityError:
         # The same GUID arrived twice at once; the other request owns it.
         return IntakeResult(200, {"status": "duplicate", "delivery": guid})
@@ -180,6 +327,16 @@ def delivery_receive(
         logger.info("[PRKeepalive] webhook_ignored event=%s guid=%s", event, guid)
         return IntakeResult(
             202, {"status": "ignored", "reason": reason, "delivery": guid}
+        )
+    if sent == [False]:
+        return IntakeResult(
+            202,
+            {
+                "status": "stored",
+                "delivery": guid,
+                "detail": "The task queue is unreachable; the delivery is stored "
+                "and runs when the queue answers again (no redelivery needed).",
+            },
         )
     logger.info("[PRKeepalive] webhook_queued event=%s guid=%s", event, guid)
     return IntakeResult(202, {"status": "queued", "delivery": guid})

@@ -2,9 +2,10 @@
 PRs labelled ``agents:keepalive`` are re-read and decided as a Gate run of
 their head would be. A decision is recorded only when it dispatches or when
 its reason differs from the PR's last one, so the timeline shows changes,
-not a heartbeat. Deliveries stuck in ``processing`` (a worker died) are
-queued again, rounds locked but never started are started, and running
-rounds whose worker run completed unseen are finished.
+not a heartbeat. Deliveries that wait with no message on the queue (stored
+while the queue was unreachable, a message the broker lost, a worker that
+died while processing) are sent again, rounds locked but never started are
+started, and running rounds whose worker run completed unseen are finished.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from prkeepalive.core.labels import has_keepalive_label
@@ -22,28 +24,46 @@ from prkeepalive.github import GitHubError
 from prkeepalive.models import Decision, Delivery, Repository, Round
 from prkeepalive.services.config import client_for, policy_for
 from prkeepalive.services.dispatch import decide_and_record
+from prkeepalive.services.sending import sent_again
 
 logger = logging.getLogger(__name__)
 
 
 def requeue_stale_deliveries() -> int:
-    cutoff = timezone.now() - timedelta(seconds=settings.PRKEEPALIVE_STALE_DELIVERY_S)
-    stale = list(
+    """Send again every delivery that is waiting without a message on the
+    queue: stored while the queue was unreachable, queued or retrying past
+    ``PRKEEPALIVE_STALE_DELIVERY_S`` (the broker lost the message), or
+    processing that long (the worker died). Returns how many were sent."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.PRKEEPALIVE_STALE_DELIVERY_S)
+    lost = list(
         Delivery.objects.filter(
-            status=Delivery.Status.PROCESSING, updated_at__lt=cutoff
-        ).values_list("pk", flat=True)
+            Q(status=Delivery.Status.PROCESSING, updated_at__lt=cutoff)
+            | Q(status=Delivery.Status.QUEUED, retry_at__isnull=False)
+            | Q(status=Delivery.Status.QUEUED, updated_at__lt=cutoff)
+            | Q(status=Delivery.Status.RETRYING, retry_at__lt=cutoff)
+        )
+        .order_by("received_at", "pk")
+        .values_list("pk", "guid", "status")
     )
-    from prkeepalive.tasks.deliveries import process_delivery as process_delivery_task
-
-    for pk in stale:
-        with transaction.atomic():
-            if Delivery.objects.filter(pk=pk, status=Delivery.Status.PROCESSING).update(
-                status=Delivery.Status.RETRYING,
-                error="the worker was lost while processing it; queued again",
-                retry_at=timezone.now(),
-            ):
-                transaction.on_commit(lambda pk=pk: process_delivery_task.delay(pk))
-    return len(stale)
+    sent = 0
+    for pk, guid, status in lost:
+        if status == Delivery.Status.PROCESSING:
+            with transaction.atomic():
+                moved = Delivery.objects.filter(
+                    pk=pk, status=Delivery.Status.PROCESSING
+                ).update(
+                    status=Delivery.Status.RETRYING,
+                    error="the worker was lost while processing it; queued again",
+                    retry_at=now,
+                )
+            if not moved:
+                continue
+        if not sent_again(delivery_pk=pk, guid=guid):
+            break  # the queue is still unreachable: the next run tries again
+        sent += 1
+        logger.info("[PRKeepalive] delivery_requeued guid=%s was=%s", guid, status)
+    return sent
 
 
 def reconcile_repository(repository: Repository) -> int:

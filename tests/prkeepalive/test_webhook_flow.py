@@ -162,6 +162,7 @@ def test_redelivery_is_a_noop(
     payload = comment_payload(github, number, cid)
     with django_capture_on_commit_callbacks(execute=True):
         first = post_webhook("issue_comment", payload, guid="same")
+    with django_capture_on_commit_callbacks(execute=True):
         again = post_webhook("issue_comment", payload, guid="same")
     assert first.status_code == 202
     assert again.status_code == 200 and again.json() == {
@@ -175,9 +176,12 @@ def test_second_delivery_of_same_activation_is_lock_held(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     number, cid = setup_pr(github)
+    # A second delivery naming the same activation; its body differs, since
+    # an identical body under a new GUID is a replay, refused before deciding.
+    second = {**comment_payload(github, number, cid), "sender": {"login": "alice"}}
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("issue_comment", comment_payload(github, number, cid), guid="a")
-        post_webhook("issue_comment", comment_payload(github, number, cid), guid="b")
+        post_webhook("issue_comment", second, guid="b")
     reasons = list(Decision.objects.order_by("pk").values_list("reason", flat=True))
     assert reasons == ["ok", "lock-held"]
     assert len(github.state.dispatches) == 1 and Round.objects.count() == 1
