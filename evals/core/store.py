@@ -34,7 +34,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
-from evals.core.format_rules import MAX_JSON_DEPTH, json_depth, too_deep_problem
+from evals.core.format_rules import MAX_JSON_DEPTH, json_depth
 from evals.core.formats_types import (
     BaselineSnapshot,
     Manifest,
@@ -178,7 +178,10 @@ def store_json_bytes(document: Mapping[str, Any]) -> bytes:
     Python's writer would give up on at a depth its version decides).
     """
     if json_depth(document) > MAX_JSON_DEPTH:
-        problem = too_deep_problem("document")
+        message = (
+            f"document nests too deep to be written (more than {MAX_JSON_DEPTH} levels)"
+        )
+        problem = SchemaProblem("$", "too_deep", message)
         raise SchemaInvalid("document nests too deep", problems=[problem])
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
     return (text + "\n").encode("utf-8")

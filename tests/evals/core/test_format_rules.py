@@ -12,7 +12,8 @@ import json
 import math
 import unicodedata
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -25,7 +26,8 @@ from core.text import NAME_MAX_BYTES, name_problem
 from evals.core import format_rules
 from evals.core.format_rules import is_safe_path_segment, parse_json_document
 from evals.core.store import store_json_bytes
-from evals.examples import example_shadow_record
+from evals.core.store_reader import load_store
+from evals.examples import example_manifest, example_shadow_record
 
 
 @contextmanager
@@ -262,3 +264,109 @@ def test_ascii_segments_follow_the_rules(code: int) -> None:
 @given(st.text(st.characters(codec=None), max_size=12))
 def test_segments_follow_the_rules(value: str) -> None:
     assert is_safe_path_segment(value) == _safe_segment_by_the_rules(value)
+
+
+# --- nesting depth: one limit, the same answer on every Python version -------
+
+
+def nested(depth: int) -> Any:
+    """``depth`` lists inside one another around a 0, built without recursion."""
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def nested_text(depth: int) -> bytes:
+    return b"[" * depth + b"0" + b"]" * depth
+
+
+TOO_DEEP = "x.json is not valid JSON: nests too deep (more than 512 levels)"
+
+
+def test_max_json_depth_is_512() -> None:
+    assert format_rules.MAX_JSON_DEPTH == 512
+    assert format_rules.json_depth(nested(512)) == 512
+    assert format_rules.json_depth({"a": [{}], "b": 1}) == 3
+    assert format_rules.json_depth(7) == 0
+
+
+@pytest.mark.parametrize("reader", ["orjson", "stdlib"])
+def test_a_document_at_the_depth_limit_is_read_and_written(reader: str) -> None:
+    document = {"schemaVersion": 1, "x": nested(511)}  # 512 levels in all
+    with stdlib_only() if reader == "stdlib" else nullcontext():
+        assert parse_json_document(json.dumps(document).encode(), what="x.json") == (
+            document
+        )
+        written = store_json_bytes(document)
+        assert parse_json_document(written, what="x.json") == document
+
+
+@pytest.mark.parametrize("depth", [513, 600, 1_000, 1_500, 5_000, 9_000, 100_000])
+@pytest.mark.parametrize("reader", ["orjson", "stdlib"])
+def test_json_max_depth_refuses_deeper_documents_alike(depth: int, reader: str) -> None:
+    """Python 3.12 gave up somewhere between 1,500 and 9,000 levels and 3.13
+    read them all; now both refuse everything past 512 with one message."""
+    with stdlib_only() if reader == "stdlib" else nullcontext():
+        for data in (nested_text(depth), nested_text(depth).decode()):
+            with pytest.raises(SchemaInvalid) as caught:
+                parse_json_document(data, what="x.json")
+            assert [(p.path, p.code, p.message) for p in caught.value.problems] == [
+                ("$", "invalid_json", TOO_DEEP)
+            ]
+
+
+def test_json_max_depth_refuses_canonical_text_past_the_limit() -> None:
+    """Text laid out as the store writes it (2-space indent) is no exception."""
+    data = (json.dumps({"x": nested(512)}, indent=2) + "\n").encode()
+
+    with pytest.raises(SchemaInvalid) as caught:
+        parse_json_document(data, what="x.json")
+
+    assert caught.value.problems[0].message == TOO_DEEP
+
+
+@pytest.mark.parametrize("depth", [513, 950, 2_000, 100_000])
+def test_json_max_depth_store_json_bytes_refuses_instead_of_recursion_error(
+    depth: int,
+) -> None:
+    with pytest.raises(SchemaInvalid) as caught:
+        store_json_bytes({"x": nested(depth - 1)})
+
+    assert [(p.path, p.code, p.message) for p in caught.value.problems] == [
+        (
+            "$",
+            "too_deep",
+            "document nests too deep to be written (more than 512 levels)",
+        )
+    ]
+
+
+def test_number_problems_reads_a_deep_value_without_recursion() -> None:
+    problems = format_rules.number_problems({"x": nested(100_000), "y": [1e300]})
+
+    assert [(p.path, p.code) for p in problems] == [("$.y[0]", "out_of_range")]
+
+
+def test_json_max_depth_a_deep_store_file_is_one_invalid_manifest(
+    tmp_path: Path,
+) -> None:
+    pack = tmp_path / "benchmarks" / "deep"
+    pack.mkdir(parents=True)
+    manifest = {**example_manifest(), "benchmarkId": "deep", "x": nested(600)}
+    (pack / "manifest.json").write_text(json.dumps(manifest))
+
+    contents = load_store(tmp_path)
+
+    assert [
+        (item.path, [p.message for p in item.problems])
+        for item in contents.invalid_manifests
+    ] == [
+        (
+            "benchmarks/deep/manifest.json",
+            [
+                "benchmarks/deep/manifest.json is not valid JSON: nests too deep "
+                "(more than 512 levels)"
+            ],
+        )
+    ]
