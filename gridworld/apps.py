@@ -10,3 +10,6 @@ class GridworldConfig(AppConfig):
         from evals.services.runs.executors import executor_register
 
         executor_register("gridworld", "gridworld.services.batches.EpisodeExecutor")
+        # The collector pause notes how many objects the interpreter holds
+        # frozen of its own, before a worker freezes its heap (tiny module).
+        import gridworld.core.collector  # noqa: F401

@@ -14,10 +14,12 @@ from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import Conflict
 from evals.services.runs.idempotency import HEADER as IDEMPOTENCY_HEADER
 from evals.services.runs.idempotency import (
     holder_of,
@@ -26,6 +28,7 @@ from evals.services.runs.idempotency import (
 )
 from evalsite.openapi import idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
+from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
 from gridworld.core.config import (
     MAX_BUDGET,
     MAX_EPISODES,
@@ -35,9 +38,15 @@ from gridworld.core.config import (
 )
 from gridworld.core.governor import GOVERNOR_KINDS
 from gridworld.core.proposers import PROPOSER_KINDS
+from gridworld.core.receipt_json import read_receipt_json
 from gridworld.models import Episode, EpisodeBatch
 from gridworld.services.batches import batch_create
-from gridworld.services.episodes import episode_receipt_bytes, receipt_verify
+from gridworld.services.episodes import (
+    DAMAGED,
+    StoredReceipt,
+    receipt_verify,
+    stored_receipt,
+)
 from gridworld.services.reads import batch_get, batch_list, episode_get, episode_list
 
 MAX_LIMIT = 500
@@ -79,8 +88,17 @@ def batch_to_wire(
     }
 
 
-def episode_to_wire(episode: Episode) -> dict[str, Any]:
-    return {
+def episode_to_wire(
+    episode: Episode, stored: StoredReceipt | None = None
+) -> dict[str, Any]:
+    """An episode on the wire. With ``stored`` (one episode's answer)
+    ``receiptDigest`` and ``receiptBytes`` describe the receipt bytes as
+    stored now, ``receiptStatus`` says whether they are still the ones
+    recorded (``intact``, ``altered``, ``damaged``) and
+    ``storedReceiptDigest`` is the digest recorded with the episode. Lists
+    carry the recorded digest and size (reading every receipt would cost a
+    page its speed)."""
+    wire = {
         "index": episode.index,
         "seed": episode.seed,
         "runId": episode.run_id,
@@ -93,6 +111,12 @@ def episode_to_wire(episode: Episode) -> dict[str, Any]:
         "metrics": episode.metrics,
         "url": episode.get_absolute_url(),
     }
+    if stored is not None:
+        wire["receiptDigest"] = stored.digest
+        wire["receiptBytes"] = None if stored.data is None else len(stored.data)
+        wire["receiptStatus"] = stored.status
+        wire["storedReceiptDigest"] = stored.stored_digest
+    return wire
 
 
 PAGE = page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
@@ -224,28 +248,57 @@ class EpisodeDetailView(APIView):
         ),
     )
     def get(self, request: Request, pk: int, index: int) -> Response:
-        """One episode: seed, metrics, receipt digest."""
-        return Response(episode_to_wire(episode_get(pk, index)))
+        """One episode: seed, metrics, the digest of its receipt as stored
+        now and whether that is still the digest recorded with it."""
+        episode = episode_get(pk, index)
+        return Response(episode_to_wire(episode, stored_receipt(episode)))
 
 
 class EpisodeReceiptView(APIView):
     @extend_schema(operation_id="gridworld_receipt_retrieve", responses={200: dict})
     def get(self, request: Request, pk: int, index: int) -> HttpResponse:
-        """The episode's run receipt, byte for byte as stored (canonical JSON)."""
+        """The episode's run receipt, byte for byte as stored (canonical JSON);
+        409 when the stored bytes no longer read as a receipt."""
         episode = episode_get(pk, index)
-        response = HttpResponse(
-            episode_receipt_bytes(episode), content_type="application/json"
-        )
+        stored = stored_receipt(episode)
+        if stored.status == DAMAGED or stored.data is None:
+            raise Conflict(
+                f"stored receipt is damaged: {stored.problem}",
+                code="receipt_damaged",
+                details={"storedDigest": stored.stored_digest, "digest": stored.digest},
+            )
+        response = HttpResponse(stored.data, content_type="application/json")
+        response["Receipt-Status"] = stored.status
         response["Content-Disposition"] = (
             f'attachment; filename="gridworld-{pk}-episode-{index}.json"'
         )
         return response
 
 
+class ReceiptJSONParser(BoundedJSONParser):
+    """The API's JSON parser, then the receipt's own reading of the same
+    bytes: a key repeated in an object, a number that is infinite after
+    parsing (``1e309``) or past 64 bits is a 400 naming its path."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context=None):
+        raw = read_bounded(stream)
+        parse_json_body(raw)  # every refusal of the API's parser, worded as there
+        return read_receipt_json(raw)
+
+
 class ReceiptVerifyView(APIView):
+    parser_classes = [ReceiptJSONParser, MultiPartParser, FormParser]
+
     @extend_schema(
         operation_id="gridworld_receipt_verify",
-        request=dict,
+        request={
+            "application/json": {
+                "type": "object",
+                "description": "a gridworld run receipt",
+                "required": ["config"],
+                "properties": {"config": {"type": "object"}},
+            }
+        },
         responses=inline_serializer(
             "GridworldVerification",
             {

@@ -16,6 +16,11 @@ it made is moved to the oldest generation without a pass
 collection still examines whatever of it is alive then. This is skipped when
 something holds objects frozen (a worker freezes its startup heap), since
 ``gc.unfreeze()`` would release those too: the pass then runs as before.
+CPython 3.12 itself starts with a few hundred of its own objects frozen; the
+count seen when this module is first imported is taken as the interpreter's
+own (the app imports it as it starts, before a worker freezes anything), and
+no more than that does not stop the shortcut (releasing them only lets full
+collections examine them again).
 Results never depend on any of this; only the time the collector takes does.
 """
 
@@ -29,11 +34,12 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _depth = 0
 _reenable = False
+_interpreter_frozen = gc.get_freeze_count()
 
 
 def _promote_to_oldest() -> None:
     """Move every tracked object to the oldest generation, traversing none."""
-    if gc.get_freeze_count() == 0:
+    if gc.get_freeze_count() <= _interpreter_frozen:
         gc.freeze()
         gc.unfreeze()
 

@@ -71,12 +71,28 @@ class Verification:
 _MISSING = "<missing>"
 
 
-def _need(doc: dict[str, Any], key: str, kind: type) -> Any:
+def _need(doc: dict[str, Any], key: str, kind: type, where: str = "config") -> Any:
     value = doc.get(key)
-    if isinstance(value, bool) and kind is int:
-        raise GridworldError(f"config.{key}", f"{key} must be an integer")
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise GridworldError(f"{where}.{key}", f"{key} must be an integer")
     if not isinstance(value, kind):
-        raise GridworldError(f"config.{key}", f"{key} must be a {kind.__name__}")
+        raise GridworldError(f"{where}.{key}", f"{key} must be a {kind.__name__}")
+    return value
+
+
+def _need_int(
+    doc: dict[str, Any],
+    key: str,
+    low: int,
+    where: str = "config",
+    high: int | None = None,
+) -> int:
+    """An integer field of the config no smaller than ``low`` (and no larger
+    than ``high`` when given; 64 bits is checked for every number before)."""
+    value: int = _need(doc, key, int, where)
+    if value < low or (high is not None and value > high):
+        bound = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise GridworldError(f"{where}.{key}", f"{key} must be {bound}")
     return value
 
 
@@ -96,33 +112,32 @@ def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
     text, name = grid_doc.get("text"), grid_doc.get("name")
     if not isinstance(text, str) or not isinstance(name, str):
         raise GridworldError("config.map", "the map needs a name and its text")
-    grid = _parsed_map(text, name)
+    try:
+        grid = _parsed_map(text, name)
+    except GridworldError as error:
+        raise GridworldError("config.map.text", error.message) from None
     kernel = _need(config, "kernel", dict)
+    # Exposure starts at 0 and must stay within [0, e_max] with Stay always
+    # admissible: a negative e_max or risk_unit cannot be replayed.
     params = KernelParams(
-        budget=_need(config, "budget", int),
-        e_max=_need(kernel, "e_max", int),
-        risk_unit=_need(kernel, "risk_unit", int),
-        decay=_need(kernel, "decay", int),
+        budget=_need_int(config, "budget", 0),
+        e_max=_need_int(kernel, "e_max", 0, "config.kernel"),
+        risk_unit=_need_int(kernel, "risk_unit", 0, "config.kernel"),
+        decay=_need_int(kernel, "decay", 1, "config.kernel"),
     )
-    if params.decay < 1 or params.budget < 0:
-        raise GridworldError("config.kernel", "decay must be >= 1 and budget >= 0")
     proposer = _need(config, "proposer", str)
     governor = _need(config, "governor", str)
     if proposer not in ("greedy", "planner", "external"):
-        raise GridworldError("config", "unknown proposer")
+        raise GridworldError("config.proposer", "unknown proposer")
     if governor not in ("lexicographic", "none"):
-        raise GridworldError("config", "unknown governor")
+        raise GridworldError("config.governor", "unknown governor")
     actions: tuple[str, ...] = ()
     if proposer == "external":
         raw = _need(config, "actions", list)
         if any(a not in ACTIONS for a in raw):
             raise GridworldError("config.actions", "actions must be N, S, E, W or Stay")
         actions = tuple(raw)
-    max_steps = _need(config, "max_steps", int)
-    if not 0 <= max_steps <= MAX_REPLAY_STEPS:
-        raise GridworldError(
-            "config.max_steps", f"max_steps must be between 0 and {MAX_REPLAY_STEPS}"
-        )
+    max_steps = _need_int(config, "max_steps", 0, high=MAX_REPLAY_STEPS)
     memory = _need(config, "initial_memory", str)
     if memory:
         rows = memory.split("\n")
@@ -132,8 +147,8 @@ def config_from_receipt(doc: dict[str, Any]) -> EpisodeConfig:
             raise GridworldError("config.initial_memory", "memory does not fit the map")
     return EpisodeConfig(
         map=grid,
-        seed=_need(config, "seed", int),
-        drift_period=_need(config, "drift_period", int),
+        seed=_need_int(config, "seed", 0),
+        drift_period=_need_int(config, "drift_period", 0),
         max_steps=max_steps,
         proposer=proposer,
         governor=governor,

@@ -17,7 +17,7 @@ from gridworld.core.grid import LAYOUTS
 from gridworld.core.metrics import SAFETY_COUNTERS, batch_metrics
 from gridworld.core.types import Q
 from gridworld.services.batches import batch_create
-from gridworld.services.episodes import episode_receipt, receipt_verify
+from gridworld.services.episodes import INTACT, receipt_verify, stored_receipt
 from gridworld.services.reads import (
     batch_for_run,
     batch_get,
@@ -182,24 +182,36 @@ def _step_rows(receipt: dict[str, Any]) -> list[dict[str, Any]]:
 @require_http_methods(["GET", "POST"])
 def episode_detail(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     """An episode drawn on its map, its charts and every step's decision; the
-    Verify button (POST) replays the stored receipt and shows the verdict."""
+    Verify button (POST) replays the stored receipt and shows the verdict.
+
+    A stored receipt whose bytes changed since the episode was stored is not
+    drawn (nothing in it can be trusted to have the receipt's shape): the
+    page says so in plain words, shows the figures recorded with the episode
+    and still offers the download (if it reads as JSON) and the replay."""
     episode = episode_get(pk, index)
-    receipt = episode_receipt(episode)
-    verification = None
-    if request.method == "POST":
-        verification = receipt_verify(receipt, source="web")
+    stored = stored_receipt(episode)
+    receipt = stored.document if stored.status == INTACT else None
+    verification = refusal = None
+    if request.method == "POST" and stored.document is not None:
+        try:
+            verification = receipt_verify(stored.document, source="web")
+        except SchemaInvalid as exc:
+            refusal = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
+            refusal = f"{exc.message}: {refusal}"
     return render(
         request,
         "gridworld/episode_detail.html",
         {
             "episode": episode,
             "batch": episode.batch,
+            "stored": stored,
             "receipt": receipt,
-            "metrics": receipt["metrics"],
-            "steps": _step_rows(receipt),
-            "grid_figure": charts.grid_figure(receipt),
-            "series_figure": charts.episode_series_figure(receipt),
+            "metrics": receipt["metrics"] if receipt else episode.metrics,
+            "steps": _step_rows(receipt) if receipt else [],
+            "grid_figure": charts.grid_figure(receipt) if receipt else None,
+            "series_figure": charts.episode_series_figure(receipt) if receipt else None,
             "verification": verification,
+            "refusal": refusal,
             "previous": index - 1 if index > 0 else None,
             "next": index + 1 if index + 1 < episode.batch.episodes else None,
         },

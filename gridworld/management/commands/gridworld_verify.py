@@ -1,8 +1,10 @@
 """``manage.py gridworld_verify RECEIPT.json``: replay a receipt offline.
 
 Exit codes: 0 verified, 1 divergence (the first divergent step and field are
-printed), 2 unreadable (not a file, not UTF-8 JSON) or a config that cannot be
-replayed (the field and the reason are printed).
+printed), 2 unreadable (not a file, not UTF-8 JSON, a key repeated in an
+object, a number infinite after parsing or past 64 bits) or a config that
+cannot be replayed (the field and the reason are printed), the same refusals
+as ``POST /api/gridworld/verify``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import SchemaInvalid
+from gridworld.core.receipt_json import read_receipt_json
 
 EXIT_DIVERGED = 1
 EXIT_UNREADABLE = 2
@@ -31,13 +34,13 @@ class Command(BaseCommand):
 
         path: Path = options["receipt"]
         try:
-            document = json.loads(path.read_bytes().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            data = path.read_bytes()
+        except OSError as exc:
             raise CommandError(
                 f"{path}: unreadable receipt: {exc}", returncode=EXIT_UNREADABLE
             ) from exc
         try:
-            verification = receipt_verify(document, source="cli")
+            verification = receipt_verify(read_receipt_json(data), source="cli")
         except SchemaInvalid as exc:
             reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
             raise CommandError(

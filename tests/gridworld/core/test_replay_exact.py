@@ -138,7 +138,7 @@ def test_an_invalid_config_is_a_divergence_not_a_crash() -> None:
     receipt["config"]["proposer"] = "oracle"
     verification = replay_verify(receipt)
     assert not verification.ok
-    assert verification.divergence.field == "config"
+    assert verification.divergence.field == "config.proposer"
     assert replay_verify([1, 2]).divergence.field == "receipt"
 
 
