@@ -24,7 +24,13 @@ MAX_LIMIT = 500
 
 class ExplainView(APIView):
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request={
+            "application/json": {
+                "type": "object",
+                "required": ["event"],
+                "properties": {"event": {"type": "string"}},
+            }
+        },
         responses=OpenApiTypes.OBJECT,
         summary="Dry run: why would (or didn't) a keepalive round run?",
     )

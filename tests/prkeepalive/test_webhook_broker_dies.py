@@ -1,0 +1,131 @@
+"""A Redis broker that dies (a throwaway ``redis-server`` killed by pid):
+a signed webhook is answered 202 ``stored`` in about a second, never a 500,
+and GitHub need not redeliver. Once a broker answers again the reconciler
+sends the delivery, a GitHub redelivery of it is sent too (it never ran, so
+it is no duplicate), and the worker runs it once."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from conftest import comment_payload
+from test_webhook_flow import setup_pr
+
+from prkeepalive.models import Decision, Delivery
+from prkeepalive.services.reconcile import requeue_stale_deliveries
+from prkeepalive.services.sending import NOT_SENT
+from tests.throwaway import RedisServer, redis_server
+
+pytestmark = [pytest.mark.redis, pytest.mark.integration]
+
+KEYS = ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")
+
+
+@pytest.fixture
+def point_broker(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``point_broker(server)``: the real Celery app publishes to ``server``
+    (not eagerly); the app's configuration is restored afterwards."""
+    from evalsite.celery import app
+
+    def reset() -> None:
+        # Drop the pooled connections to the old broker, as
+        # tests/evalsite/test_broker_dies.py does.
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    saved = {key: app.conf.changes[key] for key in KEYS if key in app.conf.changes}
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+
+    def point(server: RedisServer) -> None:
+        # Celery reads CELERY_BROKER_URL from the environment first.
+        monkeypatch.setenv("CELERY_BROKER_URL", server.url())
+        app.conf.update(CELERY_BROKER_URL=server.url(), CELERY_TASK_ALWAYS_EAGER=False)
+        reset()
+
+    try:
+        yield point
+    finally:
+        for key in KEYS:
+            app.conf.changes.pop(key, None)
+        app.conf.update(saved)
+        reset()
+
+
+def drain(server: RedisServer) -> list[tuple[str, Any]]:
+    """Run every message on ``server``'s queue here, oldest first, until it
+    is empty; returns ``(task name, result)`` of each."""
+    from evalsite.celery import app
+
+    queue = redis.Redis.from_url(server.url())
+    ran: list[tuple[str, Any]] = []
+    while (raw := queue.rpop("celery")) is not None:
+        message = json.loads(raw)
+        args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
+        name = message["headers"]["task"]
+        ran.append((name, app.tasks[name].apply(args=args, kwargs=kwargs).get()))
+    return ran
+
+
+def test_a_webhook_during_a_broker_outage_is_stored_and_runs_once_when_it_is_back(
+    transactional_db: Any,
+    tmp_path: Path,
+    github: Any,
+    repo: Any,
+    post_webhook: Any,
+    point_broker: Any,
+    log_lines: Any,
+) -> None:
+    from prkeepalive.tasks.deliveries import process_delivery
+
+    number, cid = setup_pr(github)
+    payload = comment_payload(github, number, cid)
+    with redis_server(tmp_path / "first") as first:
+        point_broker(first)
+        # Up first, as in production: the web process holds a live connection.
+        process_delivery.delay(0)
+        first.kill()
+
+        began = time.monotonic()
+        response = post_webhook("issue_comment", payload, guid="g-1")
+        elapsed = time.monotonic() - began
+
+    assert response.status_code == 202, response.content
+    assert response.json()["status"] == "stored"
+    assert elapsed < 3, elapsed
+    delivery = Delivery.objects.get()
+    assert (delivery.status, delivery.error) == (Delivery.Status.QUEUED, NOT_SENT)
+    [line] = log_lines("[PRKeepalive] delivery_not_sent")
+    assert line.startswith("[PRKeepalive] delivery_not_sent guid=g-1 error=")
+    # GitHub's redelivery while the broker is down: stored again, no 500.
+    again = post_webhook("issue_comment", payload, guid="g-1")
+    assert (again.status_code, again.json()["status"]) == (202, "stored")
+    assert requeue_stale_deliveries() == 0
+    assert github.state.requests == []
+
+    with redis_server(tmp_path / "second") as second:
+        point_broker(second)
+        assert requeue_stale_deliveries() == 1
+        redelivered = post_webhook("issue_comment", payload, guid="g-1")
+        assert redelivered.json() == {"status": "queued", "delivery": "g-1"}
+        ran = drain(second)
+
+    assert ran[:2] == [
+        ("prkeepalive.process_delivery", "handled"),
+        ("prkeepalive.process_delivery", "skipped"),
+    ]
+    assert [name for name, _ in ran[2:]] == ["prkeepalive.start_round"]
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts, delivery.error) == (
+        Delivery.Status.HANDLED,
+        1,
+        "",
+    )
+    assert Decision.objects.get().ok
+    assert len(github.state.dispatches) == 1
