@@ -38,6 +38,7 @@ from evals.services.invalid_uploads import (
     invalid_upload_reject,
     invalid_upload_revalidate,
 )
+from evals.services.pack_files import pack_file_names
 from evalsite.paths import scrubbed, shown
 
 # The review buttons of an upload's own page (its change form), beside Save.
@@ -135,8 +136,12 @@ class InvalidUploadAdmin(admin.ModelAdmin):
 
     @admin.display(description="extra pack files")
     def file_list(self, obj: InvalidUpload) -> str:
-        names = sorted(obj.pack_files or {})
+        names = pack_file_names(upload=obj)
         return ", ".join(names) if names else "none"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[InvalidUpload]:
+        # The list never reads an upload's text; its own page reads it then.
+        return super().get_queryset(request).defer("raw")
 
     def save_model(
         self, request: HttpRequest, obj: InvalidUpload, form: Any, change: bool
@@ -248,8 +253,16 @@ class BenchmarkAdmin(ReadOnlyAdmin):
     def suite_file(self, obj: Benchmark) -> str:
         return shown(obj.suite_path) or "none"
 
-    readonly_fields = ("manifest_pretty", "suite_file")
-    exclude = ("manifest", "pack_files", "suite_path")
+    @admin.display(description="extra pack files")
+    def file_list(self, obj: Benchmark) -> str:
+        return ", ".join(pack_file_names(benchmark=obj)) or "none"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Benchmark]:
+        # The list never reads a manifest; a benchmark's own page reads it then.
+        return super().get_queryset(request).defer("manifest")
+
+    readonly_fields = ("manifest_pretty", "suite_file", "file_list")
+    exclude = ("manifest", "suite_path")
 
 
 class CaseResultInline(admin.TabularInline):

@@ -39,8 +39,9 @@ class Benchmark(models.Model):
     # description.
     manifest = models.JSONField(default=dict, blank=True)
     manifest_digest = models.CharField(max_length=64, blank=True)
-    # Extra files of an uploaded pack: {relative path: base64 text}.
-    pack_files = models.JSONField(default=dict, blank=True)
+    # Digest of the extra files' {path: sha256} (empty: none); the files are
+    # ``PackFile`` rows, their bytes in the pack file store.
+    files_digest = models.CharField(max_length=64, blank=True)
     case_count = models.PositiveIntegerField(default=0)
     # Suites are read from disk on every run (hot swap); this is where.
     suite_path = models.CharField(max_length=1000, blank=True)
@@ -261,7 +262,6 @@ class InvalidUpload(models.Model):
     filename = models.CharField(max_length=500, blank=True)
     # The document as received (JSON text), or the archive's manifest text.
     raw = models.TextField()
-    pack_files = models.JSONField(default=dict, blank=True)
     errors = models.JSONField(default=list)
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.PENDING
@@ -289,6 +289,51 @@ class InvalidUpload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.filename or self.pk} ({self.status})"
+
+
+class PackFile(models.Model):
+    """An extra file of a pack, or of an upload kept for review (one owner).
+
+    The bytes live in the pack file store (``PACK_FILES_DIR``) under their
+    SHA-256; the row holds the name, size and digest, so listing packs never
+    reads a file.
+    """
+
+    benchmark = models.ForeignKey(
+        Benchmark,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="files",
+    )
+    upload = models.ForeignKey(
+        InvalidUpload,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="files",
+    )
+    path = models.CharField(max_length=2048)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+
+    class Meta:
+        ordering = ["path"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "path"], name="uniq_pack_file_path"
+            ),
+            models.UniqueConstraint(
+                fields=["upload", "path"], name="uniq_upload_file_path"
+            ),
+            models.CheckConstraint(
+                condition=Q(benchmark__isnull=True) ^ Q(upload__isnull=True),
+                name="pack_file_one_owner",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
 
 
 class RunIdempotencyKey(models.Model):

@@ -55,11 +55,9 @@ from evals.selectors.baselines import shadow_record_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
 from evals.services.benchmark_records import benchmark_run_record
-from evals.services.benchmarks import (
-    MAX_SHADOW_BATCH,
-    benchmark_pack_create,
-    benchmark_pack_upload,
-)
+from evals.services.benchmarks import MAX_SHADOW_BATCH, benchmark_pack_create
+from evals.services.pack_files import pack_file_names
+from evals.services.pack_uploads import benchmark_pack_upload
 from evals.services.shadow_records import shadow_batch_ingest, shadow_records_ingest
 from evalsite.parsers import (
     BoundedJSONParser,
@@ -108,7 +106,7 @@ def pack_to_wire(
         out["runCount"] = benchmark.run_count
     if detail:
         out["manifest"] = benchmark.manifest or None
-        out["files"] = sorted(benchmark.pack_files or {})
+        out["files"] = pack_file_names(benchmark=benchmark)
     return out
 
 
@@ -181,7 +179,7 @@ class BenchmarkPackListCreateView(APIView):
             if upload.size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
                 raise PayloadTooLarge()
             result = benchmark_pack_upload(
-                data=upload.read(),
+                source=upload,
                 filename=upload.name or "",
                 user=request.user,
                 key=request_key(request),

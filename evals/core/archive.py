@@ -1,7 +1,8 @@
 """Safe extraction of uploaded benchmark-pack archives (zip and tar.gz).
 
-Decides whether an uploaded archive may become a pack, entirely in memory:
-nothing is written to disk here, so a refused archive leaves no trace.
+Decides whether an uploaded archive may become a pack while streaming its
+members, in chunks, to a sink the caller gives (which may write them to a
+file store or keep them in memory); nothing is written here.
 
 Refused, each with its own ``UnsafeArchive`` code: absolute member paths,
 ``..`` components, symbolic or hard links, devices/FIFOs/other non-regular
@@ -20,10 +21,11 @@ import io
 import stat
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from functools import partial
+from typing import Any, BinaryIO
 
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from core.text import name_problem, path_problem
@@ -31,6 +33,8 @@ from evals.core.format_rules import parse_json_document
 from evals.core.tar import TarKind, TarReader, TarRefused
 
 MANIFEST_NAME = "manifest.json"
+# Members are read (and handed on) in chunks of at most this many bytes.
+CHUNK_BYTES = 1024 * 1024
 
 
 class ArchiveRefusal(StrEnum):
@@ -141,7 +145,7 @@ class _Budget:
         self.limits = limits
         self.filename = filename
         self.total = 0
-        self.files: dict[str, bytes] = {}
+        self.seen: set[str] = set()
 
     def count(self, members: int) -> None:
         if members > self.limits.max_members:
@@ -178,16 +182,27 @@ class _Budget:
                 member=path,
             )
 
-    def add(self, path: str, content: bytes) -> None:
-        self.check_size(path, len(content))
-        if path in self.files:
+    def claim(self, path: str) -> None:
+        if path in self.seen:
             raise UnsafeArchive(
                 ArchiveRefusal.DUPLICATE_MEMBER,
                 f"{self.filename}: member {_shown(path)} appears more than once",
                 member=path,
             )
-        self.total += len(content)
-        self.files[path] = content
+        self.seen.add(path)
+
+    def stream(
+        self, path: str, read: Callable[[], bytes], ratio: Callable[[int], None]
+    ) -> Iterator[bytes]:
+        """The member's bytes in chunks, each limit judged on the bytes read
+        so far (never on what a header claims)."""
+        size = 0
+        while chunk := read():
+            size += len(chunk)
+            self.check_size(path, size)
+            ratio(size)
+            yield chunk
+        self.total += size
 
 
 def _refuse_mode(mode: int, path: str, filename: str) -> None:
@@ -205,9 +220,15 @@ def _refuse_mode(mode: int, path: str, filename: str) -> None:
         )
 
 
-def _extract_zip(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str, bytes]:
+def _stream_zip[T](
+    source: BinaryIO,
+    filename: str,
+    limits: ArchiveLimits,
+    sink: Callable[[str, Iterator[bytes]], T],
+) -> dict[str, T]:
     budget = _Budget(limits, filename)
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    out: dict[str, T] = {}
+    with zipfile.ZipFile(source) as archive:
         infos = archive.infolist()
         budget.count(len(infos))
         for info in infos:
@@ -224,17 +245,34 @@ def _extract_zip(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str,
                 )
             budget.check_size(path, info.file_size)
             budget.check_ratio(path, info.file_size, info.compress_size)
+            budget.claim(path)
+            compressed = info.compress_size
+
+            def ratio(
+                size: int, path: str = path, compressed: int = compressed
+            ) -> None:
+                budget.check_ratio(path, size, compressed)
+
             with archive.open(info) as handle:
-                content = handle.read(limits.max_member_bytes + 1)
-            budget.check_ratio(path, len(content), info.compress_size)
-            budget.add(path, content)
-    return budget.files
+                out[path] = sink(
+                    path,
+                    budget.stream(path, partial(handle.read, CHUNK_BYTES), ratio),
+                )
+    return out
 
 
-def _extract_tar(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str, bytes]:
+def _stream_tar[T](
+    source: BinaryIO,
+    filename: str,
+    limits: ArchiveLimits,
+    sink: Callable[[str, Iterator[bytes]], T],
+) -> dict[str, T]:
     budget = _Budget(limits, filename)
+    out: dict[str, T] = {}
+    upload_bytes = source.seek(0, io.SEEK_END)
+    source.seek(0)
     members = 0
-    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+    with gzip.GzipFile(fileobj=source) as stream:
         reader = TarReader(
             stream,
             max_header_bytes=limits.max_header_bytes,
@@ -261,26 +299,50 @@ def _extract_tar(data: bytes, filename: str, limits: ArchiveLimits) -> dict[str,
             budget.check_size(path, entry.size)
             # The whole stream is one compressed unit, so the ratio is judged
             # on everything expanded so far against the whole upload.
-            budget.check_ratio(path, budget.total + entry.size, len(data))
-            budget.add(path, reader.read())
-    return budget.files
+            budget.check_ratio(path, budget.total + entry.size, upload_bytes)
+            budget.claim(path)
+
+            def ratio(size: int, path: str = path) -> None:
+                budget.check_ratio(path, budget.total + size, upload_bytes)
+
+            chunks = reader.chunks(CHUNK_BYTES)
+            out[path] = sink(
+                path, budget.stream(path, partial(next, chunks, b""), ratio)
+            )
+    return out
 
 
-def extract_pack_archive(
-    data: bytes, *, filename: str, limits: ArchiveLimits | None = None
-) -> dict[str, bytes]:
-    """Every regular file of a zip or tar.gz archive, by normalised path.
+def _collect(path: str, chunks: Iterator[bytes]) -> bytes:
+    return b"".join(chunks)
 
-    Directories are implied by paths and not returned. Raises
-    ``UnsafeArchive`` (code = the ``ArchiveRefusal``) on the first violation;
-    the result is sorted by path.
+
+def stream_pack_archive[T](
+    source: BinaryIO,
+    *,
+    filename: str,
+    sink: Callable[[str, Iterator[bytes]], T],
+    limits: ArchiveLimits | None = None,
+) -> dict[str, T]:
+    """Hand every regular file of a zip or tar.gz archive to ``sink`` as it
+    is read: ``sink(path, chunks)`` gets the normalised path and an iterator
+    of the member's bytes (at most ``CHUNK_BYTES`` each; it must read them
+    all), and returns what the result keeps for that path.
+
+    ``source`` is a seekable binary file. Memory stays bounded by the chunk
+    size and the limits, not by the archive. Directories are implied by
+    paths and not returned. Raises ``UnsafeArchive`` (code = the
+    ``ArchiveRefusal``) on the first violation, possibly from inside
+    ``sink``'s reading, so a sink that writes must undo its write when
+    reading raises. The result is sorted by path.
     """
     limits = limits or ArchiveLimits()
     try:
-        if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-            files = _extract_zip(data, filename, limits)
-        elif data[:2] == b"\x1f\x8b":
-            files = _extract_tar(data, filename, limits)
+        magic = source.read(4)
+        source.seek(0)
+        if magic in (b"PK\x03\x04", b"PK\x05\x06"):
+            out = _stream_zip(source, filename, limits, sink)
+        elif magic[:2] == b"\x1f\x8b":
+            out = _stream_tar(source, filename, limits, sink)
         else:
             raise UnsafeArchive(
                 ArchiveRefusal.UNSUPPORTED_FORMAT,
@@ -302,24 +364,34 @@ def extract_pack_archive(
         raise UnsafeArchive(
             ArchiveRefusal.CORRUPT_ARCHIVE, f"{filename}: archive is corrupt: {error}"
         ) from None
-    return {path: files[path] for path in sorted(files)}
+    return {path: out[path] for path in sorted(out)}
 
 
-def pack_from_files(files: Mapping[str, bytes]) -> tuple[Any, dict[str, bytes]]:
-    """Split a pack's files into the parsed root manifest and the extra files.
+def extract_pack_archive(
+    data: bytes, *, filename: str, limits: ArchiveLimits | None = None
+) -> dict[str, bytes]:
+    """Every regular file of a zip or tar.gz archive, by normalised path, in
+    memory (``stream_pack_archive`` with a sink that keeps the bytes)."""
+    return stream_pack_archive(
+        io.BytesIO(data), filename=filename, sink=_collect, limits=limits
+    )
+
+
+def split_pack_paths(paths: Iterable[str]) -> tuple[str, dict[str, str]]:
+    """The path of a pack's root manifest, and its extra files as
+    ``{path inside the pack: path as given}``.
 
     The manifest is ``manifest.json`` at the root, or inside the single
     top-level folder that wraps everything (the shape of most archives made
-    from a folder). The manifest document is parsed, not validated: the caller
-    validates it with its feature flags. Raises ``SchemaInvalid`` when there
-    is no root manifest or it is not JSON.
+    from a folder). Raises ``SchemaInvalid`` when there is no root manifest.
     """
+    every = sorted(paths)
     prefix = ""
-    if MANIFEST_NAME not in files:
-        tops = {path.split("/", 1)[0] for path in files}
-        wrapped = len(tops) == 1 and all("/" in path for path in files)
+    if MANIFEST_NAME not in every:
+        tops = {path.split("/", 1)[0] for path in every}
+        wrapped = len(tops) == 1 and all("/" in path for path in every)
         top = next(iter(tops)) if wrapped else ""
-        if not wrapped or f"{top}/{MANIFEST_NAME}" not in files:
+        if not wrapped or f"{top}/{MANIFEST_NAME}" not in every:
             problem = SchemaProblem(
                 "$",
                 "missing_manifest",
@@ -327,10 +399,19 @@ def pack_from_files(files: Mapping[str, bytes]) -> tuple[Any, dict[str, bytes]]:
             )
             raise SchemaInvalid("benchmark pack has no manifest", problems=[problem])
         prefix = f"{top}/"
-    document = parse_json_document(files[prefix + MANIFEST_NAME], what=MANIFEST_NAME)
-    extra = {
-        path[len(prefix) :]: content
-        for path, content in sorted(files.items())
-        if path != prefix + MANIFEST_NAME
-    }
-    return document, extra
+    manifest = prefix + MANIFEST_NAME
+    extra = {path[len(prefix) :]: path for path in every if path != manifest}
+    return manifest, extra
+
+
+def pack_from_files(files: Mapping[str, bytes]) -> tuple[Any, dict[str, bytes]]:
+    """Split a pack's files into the parsed root manifest and the extra files
+    (``split_pack_paths`` says which is which).
+
+    The manifest document is parsed, not validated: the caller validates it
+    with its feature flags. Raises ``SchemaInvalid`` when there is no root
+    manifest or it is not JSON.
+    """
+    manifest, extra = split_pack_paths(files)
+    document = parse_json_document(files[manifest], what=MANIFEST_NAME)
+    return document, {path: files[original] for path, original in extra.items()}

@@ -17,6 +17,7 @@ Deterministic; reads only from the stream it is given.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -134,7 +135,7 @@ class TarReader:
     ``next()`` returns the next file, directory, link or special entry (with
     the long name and size of its extension headers applied), or ``None`` at
     the end; ``read()`` returns the current entry's content. Content not read
-    is skipped in bounded chunks.
+    is skipped in bounded chunks; ``chunks()`` streams it.
     """
 
     def __init__(
@@ -254,3 +255,15 @@ class TarReader:
         data = self._read_exact(padded)[: self._current.size]
         self._pending = 0
         return data
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        """The current file entry's content in chunks of at most ``size``
+        bytes; the block padding after it is skipped by ``next()``."""
+        if self._current is None or self._current.kind is not TarKind.FILE:
+            return
+        remaining = self._current.size
+        while remaining:
+            data = self._read_exact(min(remaining, size))
+            self._pending -= len(data)
+            remaining -= len(data)
+            yield data

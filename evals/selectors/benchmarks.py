@@ -19,6 +19,12 @@ from evals.models import (
     Run,
 )
 
+# What lists never read: a pack's manifest (up to 16 MiB of cases) and an
+# upload's text. Extra files are rows of their own (``PackFile``), their bytes
+# in the pack file store.
+LIST_DEFERRED = ("manifest",)
+UPLOAD_LIST_DEFERRED = ("raw", "errors")
+
 
 def benchmark_get(*, benchmark_id: str) -> Benchmark:
     benchmark = Benchmark.objects.filter(benchmark_id=benchmark_id).first()
@@ -39,7 +45,7 @@ def benchmark_list(
     by id, each annotated with ``run_count`` and ``latest_run_pk`` (its
     newest run by start); filtered by kind, type and tag."""
     newest = Run.objects.filter(benchmark=OuterRef("pk")).order_by("-started_at", "-pk")
-    benchmarks = Benchmark.objects.annotate(
+    benchmarks = Benchmark.objects.defer(*LIST_DEFERRED).annotate(
         run_count=Count("runs"), latest_run_pk=Subquery(newest.values("pk")[:1])
     )
     if kind:
@@ -79,7 +85,7 @@ def latest_runs(
     (``latest_run_pk``) and their run count, the most recently started run
     first; benchmarks that never ran come last."""
     newest = Run.objects.filter(benchmark=OuterRef("pk")).order_by("-started_at", "-pk")
-    benchmarks = Benchmark.objects.annotate(
+    benchmarks = Benchmark.objects.defer(*LIST_DEFERRED).annotate(
         latest_run_pk=Subquery(newest.values("pk")[:1], output_field=IntegerField()),
         latest_started_at=Subquery(newest.values("started_at")[:1]),
         run_count=Count("runs"),
@@ -111,7 +117,9 @@ def suite_get(*, suite_id: str) -> Benchmark:
 
 def invalid_uploads_pending(limit: int) -> tuple[int, list[InvalidUpload]]:
     """How many invalid uploads wait for review, and the newest ``limit``."""
-    pending = InvalidUpload.objects.filter(status=InvalidUpload.Status.PENDING)
+    pending = InvalidUpload.objects.filter(status=InvalidUpload.Status.PENDING).defer(
+        *UPLOAD_LIST_DEFERRED
+    )
     return pending.count(), list(pending.order_by("-created_at", "-pk")[:limit])
 
 

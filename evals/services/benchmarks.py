@@ -1,9 +1,11 @@
 """Use cases of benchmark packs, and keeping an invalid upload for review.
 
 A pack comes in over REST, the upload page, the admin or ``benchmark_import``
-as a manifest document, a manifest file or a zip/tar.gz pack (extracted in
-memory by the core's safe extraction). The core validates it
-(``evals.core.packs``) before anything is written, with every problem and
+as a manifest document, a manifest file or a zip/tar.gz pack. An archive is
+streamed member by member, in chunks, through the core's safe extraction
+into the pack file store (``evals.services.pack_files``), so an upload's
+memory stays bounded whatever it expands to. The core validates it
+(``evals.core.packs``) before any row is written, with every problem and
 its JSON path; the only write a refusal makes is on purpose: an invalid
 upload is kept as an ``InvalidUpload`` (status pending) for staff review,
 who can re-validate it, accept it once it validates, or reject it.
@@ -12,9 +14,12 @@ Idempotency: the same pack again is a no-op reported as ``unchanged``; a
 different pack under an existing id is a ``Conflict`` (409) unless ``force``
 replaces it; a suite's id is never taken by a pack.
 
-This module also holds the chunk size of bulk queries the benchmark
-services share. Feature flags are ``evals.services.features``'s, the review
-of kept uploads ``evals.services.invalid_uploads``'s.
+Uploads of one file (a manifest or an archive) are
+``evals.services.pack_uploads``'s, where extra files are kept
+``evals.services.pack_files``'. This module also holds the chunk size of
+bulk queries the benchmark services share. Feature flags are
+``evals.services.features``'s, the review of kept uploads
+``evals.services.invalid_uploads``'s.
 
 Logs ``[Eval] benchmark_pack_saved ...`` and ``[Eval] benchmark_pack_invalid
 ...``.
@@ -41,18 +46,21 @@ from evals.core.archive import (
     MANIFEST_NAME,
     ArchiveRefusal,
     UnsafeArchive,
-    extract_pack_archive,
     member_path,
-    pack_from_files,
 )
-from evals.core.format_rules import parse_json_document
+from evals.core.blobs import FileRef
 from evals.core.formats_types import Manifest
 from evals.core.packs import read_pack_source, validate_manifest
 from evals.core.store import store_json_bytes
-from evals.core.wire import encode_files
 from evals.models import Benchmark, InvalidUpload
 from evals.services.access import actor_label, key_name, require_gate_privilege
 from evals.services.columns import require_storable
+from evals.services.pack_files import (
+    PackFileWrites,
+    files_digest,
+    pack_files_set,
+    pack_files_sweep,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -62,12 +70,11 @@ MAX_SHADOW_BATCH = 1000
 # SQLite allows 32766 bound variables per statement; chunked lookups and
 # inserts stay far below it on every backend.
 LOOKUP_CHUNK = 500
-ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b")
 
 
-def _checked_files(files: Mapping[str, bytes]) -> dict[str, bytes]:
+def _checked_files[V](files: Mapping[str, V]) -> dict[str, V]:
     """Extra files with safe, normalised paths (the archive rules)."""
-    out: dict[str, bytes] = {}
+    out: dict[str, V] = {}
     for name, content in files.items():
         path = member_path(name, filename="pack")
         if path is None or path == MANIFEST_NAME or path in out:
@@ -99,8 +106,9 @@ class PackResult:
         return self.outcome == PackOutcome.CREATED
 
 
-def pack_fields(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any]:
-    """The ``Benchmark`` columns of a valid pack (kind pack)."""
+def pack_fields(manifest: Manifest, files: Mapping[str, FileRef]) -> dict[str, Any]:
+    """The ``Benchmark`` columns of a valid pack (kind pack) whose extra
+    files are ``files`` (their rows are ``pack_files_set``'s)."""
     wire = manifest.to_wire()
     return {
         "kind": Benchmark.Kind.PACK,
@@ -111,7 +119,7 @@ def pack_fields(manifest: Manifest, files: Mapping[str, bytes]) -> dict[str, Any
         "tags": list(manifest.tags or ()),
         "manifest": wire,
         "manifest_digest": digest(wire),
-        "pack_files": encode_files(files),
+        "files_digest": files_digest(files),
         "case_count": len(manifest.cases),
     }
 
@@ -132,7 +140,7 @@ def pack_conflict(existing: Benchmark, fields: Mapping[str, Any]) -> str | None:
 def is_same_pack(existing: Benchmark, fields: Mapping[str, Any]) -> bool:
     return (
         existing.manifest_digest == fields["manifest_digest"]
-        and existing.pack_files == fields["pack_files"]
+        and existing.files_digest == fields["files_digest"]
     )
 
 
@@ -145,29 +153,32 @@ def invalid_upload_keep(
     raw: str,
     problems: Sequence[SchemaProblem],
     filename: str = "",
-    extra_files: Mapping[str, bytes] | None = None,
+    extra_files: Mapping[str, FileRef] | None = None,
     user: Any = None,
 ) -> InvalidUpload:
-    """Keep a refused pack upload for staff review (status pending).
+    """Keep a refused pack upload for staff review (status pending), with
+    its extra files (already in the pack file store).
 
     Logs ``[Eval] benchmark_pack_invalid upload_id=<pk> filename=<name>
     problems=<n>``.
     """
     # What was received may hold text no column stores (NUL, lone
     # surrogates): keep a visible escape of it instead.
-    upload = InvalidUpload.objects.create(
-        kind=InvalidUpload.Kind.MANIFEST,
-        filename=storable(filename)[:500],
-        raw=storable(raw),
-        pack_files=encode_files(
-            {storable(name): content for name, content in (extra_files or {}).items()}
-        ),
-        errors=[
-            {key: storable(value) for key, value in problem.as_dict().items()}
-            for problem in problems
-        ],
-        uploaded_by=user if getattr(user, "is_authenticated", False) else None,
-    )
+    with transaction.atomic():
+        upload = InvalidUpload.objects.create(
+            kind=InvalidUpload.Kind.MANIFEST,
+            filename=storable(filename)[:500],
+            raw=storable(raw),
+            errors=[
+                {key: storable(value) for key, value in problem.as_dict().items()}
+                for problem in problems
+            ],
+            uploaded_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        pack_files_set(
+            upload=upload,
+            refs={storable(name): ref for name, ref in (extra_files or {}).items()},
+        )
     logger.info(
         "[Eval] benchmark_pack_invalid upload_id=%d filename=%s problems=%d",
         upload.pk,
@@ -178,12 +189,12 @@ def invalid_upload_keep(
     return upload
 
 
-def _refuse_and_keep(
+def refuse_and_keep(
     error: SchemaInvalid,
     *,
     raw: str,
     filename: str,
-    extra_files: Mapping[str, bytes] | None,
+    extra_files: Mapping[str, FileRef] | None,
     user: Any,
 ) -> SchemaInvalid:
     upload = invalid_upload_keep(
@@ -201,6 +212,7 @@ def benchmark_pack_create(
     *,
     document: Any,
     extra_files: Mapping[str, bytes] | None = None,
+    stored_files: Mapping[str, FileRef] | None = None,
     force: bool = False,
     user: Any = None,
     key: Any = None,
@@ -209,6 +221,10 @@ def benchmark_pack_create(
     keep_invalid: bool = False,
 ) -> PackResult:
     """Validate a manifest and store it (with its extra files) as a pack.
+
+    Extra files come as bytes (``extra_files``) or already in the pack file
+    store (``stored_files``, an archive upload's); both are kept there, only
+    names, sizes and digests in the database.
 
     Raises ``SchemaInvalid`` with every problem (with ``keep_invalid`` the
     upload is first kept as an ``InvalidUpload`` and its id put in
@@ -222,6 +238,32 @@ def benchmark_pack_create(
     recorded on the benchmark and logged
     (``[Eval] benchmark_pack_replaced benchmark_id=<id> by=<actor>``).
     """
+    with PackFileWrites() as writes:
+        refs = dict(stored_files or {})
+        refs.update(writes.put_files(extra_files or {}))
+        return _pack_create(
+            document,
+            refs,
+            force=force,
+            user=user,
+            key=key,
+            filename=filename,
+            raw=raw,
+            keep_invalid=keep_invalid,
+        )
+
+
+def _pack_create(
+    document: Any,
+    refs: Mapping[str, FileRef],
+    *,
+    force: bool,
+    user: Any,
+    key: Any,
+    filename: str,
+    raw: str | None,
+    keep_invalid: bool,
+) -> PackResult:
     try:
         manifest = validate_manifest(
             document, memory_red_team_enabled=settings.MEMORY_RED_TEAM_BENCH_ENABLED
@@ -245,24 +287,27 @@ def benchmark_pack_create(
         )
     except SchemaInvalid as error:
         if keep_invalid:
-            raise _refuse_and_keep(
+            raise refuse_and_keep(
                 error,
                 raw=raw if raw is not None else _manifest_text(document),
                 filename=filename,
-                extra_files=extra_files,
+                extra_files=refs,
                 user=user,
             ) from None
         raise
-    fields = pack_fields(manifest, _checked_files(extra_files or {}))
+    files = _checked_files(refs)
+    fields = pack_fields(manifest, files)
     try:
-        benchmark, outcome = _pack_save(
-            manifest.benchmark_id, fields, force=force, user=user, key=key
+        benchmark, outcome, dropped = _pack_save(
+            manifest.benchmark_id, fields, files, force=force, user=user, key=key
         )
     except IntegrityError:
         # A concurrent request created it first: decide again against it.
-        benchmark, outcome = _pack_save(
-            manifest.benchmark_id, fields, force=force, user=user, key=key
+        benchmark, outcome, dropped = _pack_save(
+            manifest.benchmark_id, fields, files, force=force, user=user, key=key
         )
+    # Files only the replaced pack had go once the replacement is committed.
+    transaction.on_commit(lambda: pack_files_sweep(dropped))
     logger.info(
         "[Eval] benchmark_pack_saved benchmark_id=%s cases=%d outcome=%s",
         benchmark.benchmark_id,
@@ -276,11 +321,12 @@ def benchmark_pack_create(
 def _pack_save(
     benchmark_id: str,
     fields: Mapping[str, Any],
+    files: Mapping[str, FileRef],
     *,
     force: bool,
     user: Any = None,
     key: Any = None,
-) -> tuple[Benchmark, str]:
+) -> tuple[Benchmark, str, set[str]]:
     with transaction.atomic():
         existing = (
             Benchmark.objects.select_for_update()
@@ -289,12 +335,13 @@ def _pack_save(
         )
         if existing is None:
             benchmark = Benchmark.objects.create(benchmark_id=benchmark_id, **fields)
-            return benchmark, PackOutcome.CREATED
+            pack_files_set(benchmark=benchmark, refs=files)
+            return benchmark, PackOutcome.CREATED, set()
         reason = pack_conflict(existing, fields)
         if reason is not None and (existing.kind != Benchmark.Kind.PACK or not force):
             raise Conflict(reason, details={"benchmarkId": benchmark_id})
         if existing.manifest and is_same_pack(existing, fields):
-            return existing, PackOutcome.UNCHANGED
+            return existing, PackOutcome.UNCHANGED, set()
         outcome = PackOutcome.REPLACED if existing.manifest else PackOutcome.CREATED
         if reason is not None:
             require_gate_privilege(
@@ -317,69 +364,7 @@ def _pack_save(
         for name, value in fields.items():
             setattr(existing, name, value)
         existing.save()
-        return existing, outcome
-
-
-def is_archive(data: bytes) -> bool:
-    """A zip or gzip stream, by its magic bytes (never by its name)."""
-    return data[:4] in ARCHIVE_MAGIC[:2] or data[:2] == ARCHIVE_MAGIC[2]
-
-
-def _archive_manifest_text(files: Mapping[str, bytes]) -> str:
-    """The manifest text of an archive as received (for the review page)."""
-    candidates = [MANIFEST_NAME] + sorted(
-        path for path in files if path.count("/") == 1 and path.endswith(MANIFEST_NAME)
-    )
-    for path in candidates:
-        if path in files:
-            return files[path].decode("utf-8", errors="replace")
-    return ""
-
-
-def benchmark_pack_upload(
-    *,
-    data: bytes,
-    filename: str,
-    user: Any = None,
-    key: Any = None,
-    force: bool = False,
-) -> PackResult:
-    """A pack uploaded as one file: a manifest JSON, or a zip/tar.gz pack.
-
-    Archives are extracted in memory by the core's safe extraction; a
-    refused archive (``UnsafeArchive``) is an error and is not kept, since
-    nothing of it was read. Every other invalid upload (no root manifest,
-    not JSON, invalid manifest) is kept as an ``InvalidUpload`` and raises
-    ``SchemaInvalid`` with ``details["invalidUploadId"]``.
-    """
-    extra: dict[str, bytes] = {}
-    if is_archive(data):
-        files = extract_pack_archive(data, filename=filename or "upload")
-        raw = _archive_manifest_text(files)
-        try:
-            document, extra = pack_from_files(files)
-        except SchemaInvalid as error:
-            raise _refuse_and_keep(
-                error, raw=raw, filename=filename, extra_files=None, user=user
-            ) from None
-    else:
-        raw = data.decode("utf-8", errors="replace")
-        try:
-            document = parse_json_document(data, what=filename or MANIFEST_NAME)
-        except SchemaInvalid as error:
-            raise _refuse_and_keep(
-                error, raw=raw, filename=filename, extra_files=None, user=user
-            ) from None
-    return benchmark_pack_create(
-        document=document,
-        extra_files=extra,
-        force=force,
-        user=user,
-        key=key,
-        filename=filename,
-        raw=raw,
-        keep_invalid=True,
-    )
+        return existing, outcome, pack_files_set(benchmark=existing, refs=files)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,23 +13,24 @@ from django.utils import timezone
 
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
+from evals.core.blobs import FileRef
 from evals.core.format_rules import parse_json_document
 from evals.core.packs import validate_manifest
-from evals.core.wire import decode_files
 from evals.models import InvalidUpload
 from evals.services.benchmarks import PackResult, benchmark_pack_create
+from evals.services.pack_files import pack_file_refs
 
 logger = logging.getLogger(__name__)
 
 
-def _upload_document(upload: InvalidUpload) -> tuple[Any, dict[str, bytes]]:
+def _upload_document(upload: InvalidUpload) -> tuple[Any, dict[str, FileRef]]:
     if upload.kind != InvalidUpload.Kind.MANIFEST:
         raise Conflict(
             f"only manifest uploads can be reviewed here, not {upload.kind}",
             details={"uploadId": upload.pk},
         )
     document = parse_json_document(upload.raw.encode("utf-8"), what=MANIFEST_NAME)
-    return document, decode_files(upload.pack_files or {})
+    return document, pack_file_refs(upload=upload)
 
 
 def invalid_upload_problems(upload: InvalidUpload) -> list[SchemaProblem]:
@@ -86,7 +87,7 @@ def invalid_upload_accept(*, upload: InvalidUpload, reviewer: Any) -> PackResult
     with transaction.atomic():
         result = benchmark_pack_create(
             document=document,
-            extra_files=files,
+            stored_files=files,
             user=upload.uploaded_by,
             filename=upload.filename,
         )

@@ -29,9 +29,9 @@ from evals.core.shadow import validate_shadow_record
 from evals.core.store import InvalidItem, ItemCounts, StoredItem, StoreKind
 from evals.core.store_staging import publish, staging_folder
 from evals.core.store_writer import EvalStore
-from evals.core.wire import decode_files
 from evals.models import BaselineSnapshot, Benchmark, Run, ShadowRecord
 from evals.services.benchmark_records import run_items
+from evals.services.pack_files import pack_file_contents
 
 logger = logging.getLogger(__name__)
 
@@ -96,15 +96,17 @@ def eval_store_export(*, root: Path) -> ExportResult:
         skipped: list[InvalidItem] = []
         manifests, invalid_manifests = manifest_items()
         skipped.extend(invalid_manifests)
-        files = dict(
-            Benchmark.objects.filter(kind=Benchmark.Kind.PACK).values_list(
-                "benchmark_id", "pack_files"
+        owners = {
+            b.benchmark_id: b
+            for b in Benchmark.objects.filter(kind=Benchmark.Kind.PACK).only(
+                "pk", "benchmark_id"
             )
-        )
+        }
         packs = len(manifests)
         for stored in manifests:
             manifest = stored.item
-            extra = decode_files(files.get(manifest.benchmark_id) or {})
+            owner = owners.get(manifest.benchmark_id)
+            extra = pack_file_contents(benchmark=owner) if owner else {}
             try:
                 store.write_pack(manifest, extra, force=True)
             except UnsafeArchive as error:

@@ -26,6 +26,7 @@ from django.db import transaction
 
 from core.errors import Conflict, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
+from evals.core.blobs import FileRef
 from evals.core.formats_types import (
     BaselineSnapshot as SnapshotDocument,
 )
@@ -55,6 +56,12 @@ from evals.services.benchmarks import (
 )
 from evals.services.columns import unstorable_items
 from evals.services.features import harness_flags
+from evals.services.pack_files import (
+    PackFileWrites,
+    pack_files_set,
+    pack_files_sweep,
+    refs_of,
+)
 from evals.services.shadow_records import shadow_row
 
 logger = logging.getLogger(__name__)
@@ -135,7 +142,7 @@ def _plan_import(contents: StoreContents, root: Path, force: bool) -> _Plan:
     for stored in contents.manifests:
         manifest = stored.item
         extra = _pack_extra_files(root, stored.path)
-        fields = pack_fields(manifest, extra)
+        fields = pack_fields(manifest, refs_of(extra))
         existing = packs.get(manifest.benchmark_id)
         if existing is None or not existing.manifest:
             plan.count(plan.created, "benchmarks")
@@ -295,7 +302,12 @@ def eval_store_import(
             "(import with --force to replace them)",
             details={"conflicts": plan.conflicts},
         )
-    placeholders = _write_plan(plan)
+    # Pack files go to the store first; what the import does not end up
+    # referring to (it failed, or a replaced pack's files) is removed again.
+    with PackFileWrites() as writes:
+        stored = [writes.put_files(extra) for _manifest, extra, _fields in plan.packs]
+        placeholders, dropped = _write_plan(plan, stored)
+    pack_files_sweep(dropped)
     counts = ImportCounts(
         created=ItemCounts(**plan.created),
         replaced=ItemCounts(**plan.replaced),
@@ -339,13 +351,17 @@ def _store_path(run_id: str, path: str | None) -> str:
     return path
 
 
-def _write_plan(plan: _Plan) -> tuple[str, ...]:
+def _write_plan(
+    plan: _Plan, stored: Sequence[Mapping[str, FileRef]]
+) -> tuple[tuple[str, ...], set[str]]:
     placeholders: list[str] = []
+    dropped: set[str] = set()
     with transaction.atomic():
-        for manifest, _extra, fields in plan.packs:
-            Benchmark.objects.update_or_create(
+        for (manifest, _extra, fields), refs in zip(plan.packs, stored, strict=True):
+            pack, _ = Benchmark.objects.update_or_create(
                 benchmark_id=manifest.benchmark_id, defaults=fields
             )
+            dropped |= pack_files_set(benchmark=pack, refs=refs)
         wanted = sorted({run.benchmark_id for run in plan.runs})
         benchmarks = {
             b.benchmark_id: b for b in Benchmark.objects.filter(benchmark_id__in=wanted)
@@ -392,4 +408,4 @@ def _write_plan(plan: _Plan) -> tuple[str, ...]:
             BaselineSnapshot.objects.update_or_create(
                 snapshot_id=snapshot.snapshot_id, defaults=baseline_fields(snapshot)
             )
-    return tuple(placeholders)
+    return tuple(placeholders), dropped

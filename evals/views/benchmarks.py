@@ -36,8 +36,10 @@ from evals.selectors.benchmarks import benchmark_list as benchmarks_filtered
 from evals.selectors.runs import run_list
 from evals.services.baselines import baseline_snapshot_bytes, baseline_snapshot_create
 from evals.services.benchmark_reports import baseline_delta_report
-from evals.services.benchmarks import benchmark_pack_upload, pack_manifest_bytes
+from evals.services.benchmarks import pack_manifest_bytes
 from evals.services.features import harness_flags
+from evals.services.pack_files import pack_file_names
+from evals.services.pack_uploads import benchmark_pack_upload
 from evals.views.dashboard import metric_value_rows
 from evals.views.downloads import export_response
 
@@ -163,7 +165,7 @@ def benchmark_detail(request: HttpRequest, benchmark_id: str) -> HttpResponse:
             "manifest": benchmark.manifest or None,
             "cases": shown_cases,
             "cases_hidden": max(0, len(cases) - CASES_SHOWN),
-            "files": sorted(benchmark.pack_files or {}),
+            "files": pack_file_names(benchmark=benchmark),
             "page": page,
             "latest_run": runs.first(),
             "latest_completed": runs.filter(status=Run.Status.COMPLETED)
@@ -360,7 +362,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                         code="too_large",
                     )
                 result = benchmark_pack_upload(
-                    data=uploaded.read(),
+                    source=uploaded,
                     filename=uploaded.name or "",
                     user=request.user,
                     force=form.cleaned_data["force"],

@@ -1,7 +1,7 @@
 """Fixtures the evals tests share.
 
-Every evals test writes run artifacts under its own temporary directory
-(``artifacts``, autouse), never into the checkout. ``suites`` is a private
+Every evals test writes run artifacts and pack files under its own
+temporary directory (``artifacts``, autouse), never into the checkout. ``suites`` is a private
 copy of the shipped suites, free to edit; ``flags_on`` turns on every
 seed-002 feature flag; ``client`` is an API client logged in as the owner, ``pack`` the example
 manifest posted through it.
@@ -24,8 +24,11 @@ SHIPPED_SUITES = Path(__file__).resolve().parents[2] / "evals" / "suites"
 
 
 @pytest.fixture(autouse=True)
-def artifacts(settings: Any, tmp_path: Path) -> Path:
+def artifacts(
+    settings: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    settings.PACK_FILES_DIR = tmp_path_factory.mktemp("pack-files")
     return Path(settings.EVALS_ARTIFACTS_DIR)
 
 

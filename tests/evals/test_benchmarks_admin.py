@@ -12,6 +12,7 @@ from django.test import Client
 from core.errors import SchemaInvalid
 from evals.models import Benchmark, InvalidUpload
 from evals.services.benchmarks import benchmark_pack_create
+from evals.services.pack_files import pack_file_contents
 
 pytestmark = pytest.mark.django_db
 
@@ -138,7 +139,7 @@ def test_accept_of_a_valid_upload_creates_the_pack(
     assert red_team_upload.reviewed_at is not None
     pack = Benchmark.objects.get()
     assert (pack.benchmark_id, pack.benchmark_type) == ("poison", "memory-red-team")
-    assert pack.pack_files == {"notes.txt": "bg=="}
+    assert pack_file_contents(benchmark=pack) == {"notes.txt": b"n"}
     assert messages_of(response) == [
         f"Upload {red_team_upload.pk} accepted: pack poison created."
     ]

@@ -20,6 +20,7 @@ from evals.examples import example_shadow_record as shadow
 from evals.models import BaselineSnapshot, Benchmark, Run
 from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
+from evals.services.pack_files import pack_file_contents
 from evals.services.shadow_records import shadow_records_ingest
 
 pytestmark = pytest.mark.django_db
@@ -139,7 +140,7 @@ def test_import_stores_a_pack_with_its_files(tmp_path: Path) -> None:
     assert out == "benchmark pack ama-memory created (2 cases, 1 extra files)\n"
     benchmark = Benchmark.objects.get()
     assert benchmark.manifest == manifest()
-    assert benchmark.pack_files == {"cases/a.txt": "Zml4dHVyZQ=="}
+    assert pack_file_contents(benchmark=benchmark) == {"cases/a.txt": b"fixture"}
 
 
 def test_import_refuses_to_replace_without_force(tmp_path: Path) -> None:

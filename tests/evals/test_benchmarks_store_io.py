@@ -18,6 +18,7 @@ from evals.models import (
     Benchmark,
     CaseResult,
     InvalidUpload,
+    PackFile,
     Run,
     ShadowRecord,
 )
@@ -397,7 +398,7 @@ def test_export_skips_a_pack_whose_file_name_cannot_be_written(
     filled: None, tmp_path: Path
 ) -> None:
     long_name = "n" * 300 + ".txt"
-    Benchmark.objects.filter(benchmark_id="ama").update(pack_files={long_name: "eA=="})
+    PackFile.objects.filter(benchmark__benchmark_id="ama").update(path=long_name)
     err = io.StringIO()
 
     call_command("eval_store_export", str(tmp_path), stdout=io.StringIO(), stderr=err)

@@ -9,8 +9,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from core.errors import SchemaProblem
+from evals.core.blobs import ref_of
 from evals.models import Benchmark, InvalidUpload, Run
 from evals.services.benchmarks import invalid_upload_keep
+from evals.services.pack_files import pack_file_names
 from stream.models import Thought
 from tests.api_errors import error_fields
 
@@ -125,7 +127,7 @@ def test_invalid_upload_is_kept_with_a_storable_copy_of_what_came() -> None:
         raw='{"title": "t\x00\ud800"}',
         problems=[SchemaProblem("$.title", "x", "bad \udc80")],
         filename="pack\udc80" + "n" * 600,
-        extra_files={"a\x00.txt": b"x"},
+        extra_files={"a\x00.txt": ref_of(b"x")},
     )
 
     upload.refresh_from_db()
@@ -133,7 +135,7 @@ def test_invalid_upload_is_kept_with_a_storable_copy_of_what_came() -> None:
     assert upload.filename.startswith("pack\\udc80nnn")
     assert len(upload.filename) == 500
     assert upload.errors == [{"path": "$.title", "code": "x", "message": "bad \\udc80"}]
-    assert list(upload.pack_files) == ["a\\u0000.txt"]
+    assert pack_file_names(upload=upload) == ["a\\u0000.txt"]
 
 
 def test_pack_file_with_nul_and_surrogates_is_kept_for_review_escaped(

@@ -60,7 +60,7 @@ class Command(BaseCommand):
                 f"refused archive: {error.message}", returncode=EXIT_INVALID
             ) from None
         benchmark = result.benchmark
-        files = len(benchmark.pack_files or {})
+        files = benchmark.files.count()
         self.stdout.write(
             f"benchmark pack {benchmark.benchmark_id} {result.outcome} "
             f"({benchmark.case_count} cases, {files} extra files)"
