@@ -296,3 +296,32 @@ def test_hostile_corpus_on_the_webhook_gets_no_server_error(
     assert not failures, "\n".join(failures[:40])
     # Only a body past the size limit is refused before the view (400).
     assert tally["unsigned 401"] == len(cases) - 1
+
+
+def test_a_body_signed_with_another_repositorys_secret_is_401(
+    settings: Any, github: Any, repo: Any, client: Client, monkeypatch: Any
+) -> None:
+    """Every configured secret is tried before parsing; the one that matched
+    must then be the secret of the repository the body names."""
+    from prkeepalive.models import Repository
+
+    Repository.objects.create(full_name="acme/other", webhook_secret_ref="OTHER_HOOK")
+    monkeypatch.setenv("OTHER_HOOK", "other-secret")
+    other = json.dumps({**COMMENT, "repository": {"full_name": "acme/other"}}).encode()
+    ours = json.dumps({**COMMENT, "action": "deleted"}).encode()
+
+    crossed = post_raw(client, ours, signature=sign("other-secret", ours))
+    assert crossed.status_code == 401
+    assert crossed.json()["error"]["code"] == "bad_signature"
+    global_for_other = post_raw(client, other, signature=sign(SECRET, other))
+    assert global_for_other.status_code == 401
+    assert Delivery.objects.count() == 0
+
+    own = post_raw(client, other, signature=sign("other-secret", other))
+    assert (own.status_code, own.json()["status"]) == (202, "queued")
+
+    # Only a repository's secret configured: other repositories cannot verify.
+    settings.PRKEEPALIVE_WEBHOOK_SECRET = ""
+    unset = post_raw(client, ours, signature=sign("other-secret", ours))
+    assert unset.status_code == 401
+    assert unset.json()["error"]["code"] == "webhook_secret_unset"
