@@ -245,7 +245,7 @@ def number_problems(document: object) -> list[SchemaProblem]:
     return found
 
 
-OUT_OF_RANGE = f"{{field}} must be between -{NUMBER_LIMIT} and {NUMBER_LIMIT}"
+OUT_OF_RANGE = f"{{field}} must be a number between -{NUMBER_LIMIT} and {NUMBER_LIMIT}"
 """The message of a number past ``NUMBER_LIMIT`` (``{field}``: its name)."""
 
 
