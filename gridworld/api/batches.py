@@ -315,4 +315,6 @@ class ReceiptVerifyView(APIView):
             raise ValidationError(
                 {"$": ["the body must be a gridworld run receipt (a JSON object)."]}
             )
+        if not isinstance(request.data["config"], dict):
+            raise ValidationError({"config": ["a receipt's config is a JSON object."]})
         return Response(receipt_verify(dict(request.data)).as_dict())

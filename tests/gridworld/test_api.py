@@ -116,6 +116,12 @@ def test_verify_refuses_a_body_that_is_not_a_receipt(client: APIClient) -> None:
     assert error_fields(response) == {
         "$": ["the body must be a gridworld run receipt (a JSON object)."]
     }
+    # the schema declares config an object: anything else is refused as such
+    response = client.post("/api/gridworld/verify", {"config": False}, format="json")
+    assert response.status_code == 400
+    assert error_fields(response) == {
+        "$.config": ["a receipt's config is a JSON object."]
+    }
 
 
 def test_anonymous_callers_are_refused() -> None:
