@@ -76,6 +76,7 @@ class InvalidUploadAdmin(admin.ModelAdmin):
         "reviewed_by",
     )
     list_filter = ("status", "kind")
+    list_select_related = ("uploaded_by", "reviewed_by")
     search_fields = ("filename", "raw")
     ordering = ("-created_at",)
     actions = ("revalidate", "accept", "reject")
@@ -113,10 +114,6 @@ class InvalidUploadAdmin(admin.ModelAdmin):
             return (*self.readonly_fields, "raw")
         return self.readonly_fields
 
-    @admin.display(description="errors")
-    def error_count(self, obj: InvalidUpload) -> int:
-        return len(obj.errors or [])
-
     @admin.display(description="errors (JSON path: problem)")
     def error_table(self, obj: InvalidUpload) -> str:
         if not obj.errors:
@@ -140,8 +137,9 @@ class InvalidUploadAdmin(admin.ModelAdmin):
         return ", ".join(names) if names else "none"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[InvalidUpload]:
-        # The list never reads an upload's text; its own page reads it then.
-        return super().get_queryset(request).defer("raw")
+        # The list never reads an upload's text or its errors (it shows their
+        # count); an upload's own page reads them.
+        return super().get_queryset(request).defer("raw", "errors")
 
     def save_model(
         self, request: HttpRequest, obj: InvalidUpload, form: Any, change: bool

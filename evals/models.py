@@ -263,6 +263,9 @@ class InvalidUpload(models.Model):
     # The document as received (JSON text), or the archive's manifest text.
     raw = models.TextField()
     errors = models.JSONField(default=list)
+    # len(errors), so a list of uploads need not read them (an invalid
+    # manifest can have hundreds of thousands).
+    error_count = models.PositiveIntegerField(default=0, verbose_name="errors")
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.PENDING
     )

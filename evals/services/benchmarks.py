@@ -173,6 +173,7 @@ def invalid_upload_keep(
                 {key: storable(value) for key, value in problem.as_dict().items()}
                 for problem in problems
             ],
+            error_count=len(problems),
             uploaded_by=user if getattr(user, "is_authenticated", False) else None,
         )
         pack_files_set(

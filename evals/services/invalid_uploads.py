@@ -51,7 +51,8 @@ def invalid_upload_revalidate(*, upload: InvalidUpload) -> list[SchemaProblem]:
     Logs ``[Eval] invalid_upload_revalidated upload_id=<pk> problems=<n>``."""
     problems = invalid_upload_problems(upload)
     upload.errors = [problem.as_dict() for problem in problems]
-    upload.save(update_fields=["errors", "raw"])
+    upload.error_count = len(problems)
+    upload.save(update_fields=["errors", "error_count", "raw"])
     logger.info(
         "[Eval] invalid_upload_revalidated upload_id=%d problems=%d",
         upload.pk,

@@ -1,6 +1,7 @@
-"""The migration that moves extra pack files out of the rows: every base64
-file of a pack or a kept upload becomes a file in the pack file store and a
-``PackFile`` row with its size and digest, and going back restores them."""
+"""The migrations of stored packs: every base64 extra file of a pack or a
+kept upload becomes a file in the pack file store and a ``PackFile`` row with
+its size and digest (going back restores them); kept uploads count their
+errors in a column."""
 
 from __future__ import annotations
 
@@ -63,3 +64,16 @@ def test_migration_moves_base64_pack_files_to_the_store_and_back() -> None:
     kept = back.get_model("evals", "InvalidUpload").objects.get(pk=upload.pk)
     assert kept.pack_files == {"x.txt": "eA=="}
     migrate(AFTER)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_counts_the_errors_of_kept_uploads() -> None:
+    old = migrate(AFTER)
+    upload = old.get_model("evals", "InvalidUpload").objects.create(
+        kind="manifest", raw="{}", errors=[{"path": "$"}, {"path": "$.title"}]
+    )
+
+    new = migrate([("evals", "0006_invalid_upload_error_count")])
+
+    counted = new.get_model("evals", "InvalidUpload").objects.get(pk=upload.pk)
+    assert counted.error_count == 2

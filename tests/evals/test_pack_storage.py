@@ -86,17 +86,21 @@ def upload(client: APIClient, name: str, data: bytes, **fields: Any) -> Any:
     )
 
 
-def stored_packs(count: int) -> None:
-    for n in range(count):
+def stored_packs(count: int, *, start: int = 0, user: Any = None) -> None:
+    for n in range(start, start + count):
         benchmark_pack_create(
             document=manifest(f"pack-{n}"),
             extra_files={f"data/{n}.bin": bytes([n]) * 1000, "notes.txt": b"n"},
+            user=user,
         )
         bad = manifest(f"bad-{n}")
         del bad["title"]
         with pytest.raises(Exception, match="invalid benchmark manifest"):
             benchmark_pack_create(
-                document=bad, extra_files={"x.bin": b"x"}, keep_invalid=True
+                document=bad,
+                extra_files={"x.bin": b"x"},
+                keep_invalid=True,
+                user=user,
             )
 
 
@@ -121,19 +125,31 @@ def test_list_pages_never_read_manifests_upload_text_or_pack_files(
         for sql in sqls:
             assert '"evals_benchmark"."manifest"' not in sql, (path, sql)
             assert '"evals_invalidupload"."raw"' not in sql, (path, sql)
+            assert '"evals_invalidupload"."errors"' not in sql, (path, sql)
             assert "evals_packfile" not in sql, (path, sql)
 
 
+def test_admin_upload_list_shows_the_error_count_column(staff_client: Any) -> None:
+    bad = manifest()
+    del bad["title"]
+    bad["cases"] = [{"id": "a"}, {"id": "b"}]
+    with pytest.raises(Exception, match="invalid benchmark manifest"):
+        benchmark_pack_create(document=bad, keep_invalid=True)
+    kept = InvalidUpload.objects.get()
+
+    response = staff_client.get("/admin/evals/invalidupload/")
+
+    assert kept.error_count == len(kept.errors) == 3
+    assert '<td class="field-error_count">3</td>' in response.content.decode()
+
+
 def test_list_pages_make_as_many_queries_with_many_packs_as_with_one(
-    staff_client: Any,
+    staff_client: Any, owner: Any, staff: Any
 ) -> None:
-    stored_packs(1)
+    stored_packs(1, user=owner)
     one = {path: len(sqls) for path, sqls in page_queries(staff_client).items()}
-    stored_packs_more = 6
-    for n in range(1, stored_packs_more):
-        benchmark_pack_create(
-            document=manifest(f"more-{n}"), extra_files={"a.bin": bytes([n])}
-        )
+    stored_packs(3, start=1, user=owner)
+    stored_packs(3, start=4, user=staff)
 
     many = {path: len(sqls) for path, sqls in page_queries(staff_client).items()}
 
