@@ -118,3 +118,39 @@ def validate(validator: Draft202012Validator, document: Any) -> list[SchemaProbl
     """Every structural problem of ``document``, sorted by path."""
     problems = [p for e in validator.iter_errors(document) for p in _problems(e)]
     return sorted(problems, key=lambda p: (p.path, p.code, p.message))
+
+
+# JSON Schema keywords OpenAPI 3.0 has no place for: a conditional
+# requirement (``if``/``then``) stays a rule the validator checks.
+_NOT_IN_OPENAPI = frozenset(
+    {"$schema", "$id", "$defs", "if", "then", "else", "title", "description"}
+)
+
+
+def as_openapi(schema: dict[str, Any], node: Any = None) -> Any:
+    """``node`` of ``schema`` (the whole schema by default) written as an
+    OpenAPI 3.0 schema: ``$defs`` references inlined, ``const`` as a
+    one-value ``enum``, keywords OpenAPI lacks left out."""
+    definitions = schema.get("$defs", {})
+
+    def convert(item: Any) -> Any:
+        if isinstance(item, list):
+            return [convert(value) for value in item]
+        if not isinstance(item, dict):
+            return item
+        reference = item.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            return convert(definitions[reference.removeprefix("#/$defs/")])
+        out: dict[str, Any] = {}
+        for key, value in item.items():
+            if key in _NOT_IN_OPENAPI:
+                continue
+            if key == "const":
+                out["enum"] = [value]
+            elif key in ("properties", "patternProperties"):
+                out[key] = {name: convert(child) for name, child in value.items()}
+            else:
+                out[key] = convert(value)
+        return out
+
+    return convert(schema if node is None else node)

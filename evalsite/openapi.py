@@ -7,11 +7,22 @@ can answer besides its success: 400 (invalid input), 401/403 (no or wrong
 credentials), 404 (unknown id, or a stored baseline that does not exist),
 409 (a conflict or a feature turned off), 429 (throttled) and, for
 operations with a body, 413 (over ``API_MAX_BODY_BYTES``) and 415.
+
+The same hook states in the request schemas the limits the API's parser
+holds every request to (``evalsite.parsers``): a declared integer fits 64
+bits (the description says so for every number); a body is required where
+every shape it may take has a required property, and a JSON body is
+documented as JSON only.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+# On a query parameter's declaration (``OpenApiParameter(extensions=...)``):
+# the view reads an empty value as no value, so ``?name=`` is the default;
+# the schema states it as ``allowEmptyValue``.
+EMPTY_IS_ABSENT = {"x-empty-is-absent": True}
 
 
 def idempotency_key_parameter() -> Any:
@@ -118,10 +129,23 @@ def add_error_responses(
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"] = ERROR_SCHEMA
     reference = {"$ref": "#/components/schemas/Error"}
+    bounded: set[int] = set()
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
+            for parameter in operation.get("parameters", []):
+                if parameter.pop("x-empty-is-absent", False):
+                    parameter["allowEmptyValue"] = True
+                _bound_request_schema(parameter.get("schema", {}), schemas, bounded)
+            body = operation.get("requestBody")
+            if body is not None:
+                _json_only(body.get("content", {}))
+                media = body.get("content", {}).get("application/json")
+                if media is not None:
+                    _bound_request_schema(media.get("schema", {}), schemas, bounded)
+                    if _always_required(media.get("schema", {}), schemas):
+                        body["required"] = True
             errors = dict(ERRORS)
             if "requestBody" in operation:
                 errors.update(BODY_ERRORS)
@@ -135,3 +159,68 @@ def add_error_responses(
                     },
                 )
     return result
+
+
+# The largest and smallest integers the API's parser accepts (64-bit signed).
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+def _component(schema: dict[str, Any], schemas: dict[str, Any]) -> Any:
+    reference = schema.get("$ref", "")
+    prefix = "#/components/schemas/"
+    if isinstance(reference, str) and reference.startswith(prefix):
+        return schemas.get(reference.removeprefix(prefix))
+    return None
+
+
+def _bound_request_schema(schema: Any, schemas: dict[str, Any], seen: set[int]) -> None:
+    """States the parser's limits in a request schema, in place: integers
+    get 64-bit bounds."""
+    if not isinstance(schema, dict) or id(schema) in seen:
+        return
+    seen.add(id(schema))
+    target = _component(schema, schemas)
+    if target is not None:
+        _bound_request_schema(target, schemas, seen)
+        return
+    if schema.get("type") == "integer":
+        schema.setdefault("minimum", INT64_MIN)
+        schema.setdefault("maximum", INT64_MAX)
+    for key in ("properties", "patternProperties"):
+        for child in (schema.get(key) or {}).values():
+            _bound_request_schema(child, schemas, seen)
+    for key in ("items", "additionalProperties"):
+        _bound_request_schema(schema.get(key), schemas, seen)
+    for key in ("oneOf", "anyOf", "allOf"):
+        for child in schema.get(key) or []:
+            _bound_request_schema(child, schemas, seen)
+
+
+FORM_MEDIA_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def _json_only(content: dict[str, Any]) -> None:
+    """A body documented as JSON is JSON: the form media types DRF lists
+    beside it with the same schema (its default parsers) go, since a form
+    cannot carry the nested objects, numbers and nulls that schema states.
+    A form with a schema of its own (a pack upload) stays."""
+    media = content.get("application/json")
+    for name in FORM_MEDIA_TYPES:
+        if media is not None and content.get(name, {}).get("schema") == media.get(
+            "schema"
+        ):
+            del content[name]
+
+
+def _always_required(schema: Any, schemas: dict[str, Any]) -> bool:
+    """Whether every shape ``schema`` may take has a required property."""
+    if not isinstance(schema, dict):
+        return False
+    target = _component(schema, schemas)
+    if target is not None:
+        return _always_required(target, schemas)
+    branches = schema.get("oneOf") or schema.get("anyOf")
+    if branches:
+        return all(_always_required(branch, schemas) for branch in branches)
+    return bool(schema.get("required"))

@@ -8,6 +8,8 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
+from evalsite.openapi import EMPTY_IS_ABSENT
+
 MAX_OFFSET = 10**9
 
 
@@ -16,6 +18,7 @@ def limit_parameter(*, default: int, maximum: int) -> OpenApiParameter:
     return OpenApiParameter(
         "limit",
         {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+        extensions=EMPTY_IS_ABSENT,
     )
 
 
@@ -24,7 +27,7 @@ def page_parameters(*, default: int, maximum: int) -> list[OpenApiParameter]:
     offset = {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0}
     return [
         limit_parameter(default=default, maximum=maximum),
-        OpenApiParameter("offset", offset),
+        OpenApiParameter("offset", offset, extensions=EMPTY_IS_ABSENT),
     ]
 
 

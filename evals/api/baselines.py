@@ -10,7 +10,6 @@ from typing import Any
 
 from drf_spectacular.utils import (
     OpenApiParameter,
-    PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
 )
@@ -24,14 +23,16 @@ from evals.api.outputs import (
     BaselineSnapshotOutputSerializer,
     BaselineSnapshotSavedSerializer,
     page_schema,
-    seed_document,
+    seed_schema,
 )
 from evals.api.paging import PAGING, absolute_url, page_of
+from evals.core.format_rules import SAFE_SEGMENT_MAX_CHARS
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
 from evals.models import BaselineSnapshot
 from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store
 from evals.services.benchmark_reports import baseline_delta_report
+from evalsite.openapi import EMPTY_IS_ABSENT
 from stream.auth import request_key
 
 
@@ -56,6 +57,31 @@ class BaselineCreateInputSerializer(serializers.Serializer):
     notes = serializers.CharField(required=False, allow_blank=True, max_length=5000)
 
 
+# Snapshot the latest runs now ({"snapshotId", "notes"?}, nothing else), or
+# store a whole snapshot document.
+BASELINE_CREATE = {
+    "oneOf": [
+        {
+            "type": "object",
+            "required": ["snapshotId"],
+            "additionalProperties": False,
+            "properties": {
+                "snapshotId": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": SAFE_SEGMENT_MAX_CHARS,
+                    "pattern": "\\S",
+                },
+                "notes": {"type": "string", "maxLength": 5000},
+            },
+        },
+        seed_schema(
+            "baseline_snapshot.v1.schema.json", "baseline snapshot", "snapshotId"
+        ),
+    ]
+}
+
+
 class BaselineSnapshotListCreateView(APIView):
     @extend_schema(
         operation_id="benchmarks_baselines_list",
@@ -74,16 +100,7 @@ class BaselineSnapshotListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_baselines_create",
-        request=PolymorphicProxySerializer(
-            component_name="BaselineCreate",
-            serializers=[
-                BaselineCreateInputSerializer,
-                seed_document(
-                    "BaselineSnapshotDocument", "baseline snapshot", "snapshotId"
-                ),
-            ],
-            resource_type_field_name=None,
-        ),
+        request={"application/json": BASELINE_CREATE},
         responses={
             201: BaselineSnapshotSavedSerializer,
             200: BaselineSnapshotSavedSerializer,
@@ -132,8 +149,15 @@ class BenchmarkGateView(APIView):
     @extend_schema(
         operation_id="benchmarks_gate_retrieve",
         parameters=[
-            OpenApiParameter("snapshot", str, required=True),
-            OpenApiParameter("minCases", int),
+            OpenApiParameter(
+                "snapshot", {"type": "string", "minLength": 1}, required=True
+            ),
+            OpenApiParameter(
+                "minCases",
+                {"type": "integer", "minimum": 1},
+                description="judge only benchmarks with at least this many cases",
+                extensions=EMPTY_IS_ABSENT,
+            ),
         ],
         responses=inline_serializer(
             "GateVerdict",

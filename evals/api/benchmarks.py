@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiParameter,
-    PolymorphicProxySerializer,
+    OpenApiTypes,
     extend_schema,
     inline_serializer,
 )
@@ -38,7 +38,7 @@ from evals.api.outputs import (
     BenchmarkRunOutputSerializer,
     BenchmarkRunSavedSerializer,
     page_schema,
-    seed_document,
+    seed_schema,
 )
 from evals.api.paging import (
     PAGING,
@@ -59,6 +59,7 @@ from evals.services.benchmarks import MAX_SHADOW_BATCH, benchmark_pack_create
 from evals.services.pack_files import pack_file_names
 from evals.services.pack_uploads import benchmark_pack_upload
 from evals.services.shadow_records import shadow_batch_ingest, shadow_records_ingest
+from evalsite.openapi import EMPTY_IS_ABSENT
 from evalsite.parsers import (
     BoundedJSONParser,
     PayloadTooLarge,
@@ -71,8 +72,10 @@ from stream.auth import request_key
 
 PACK_PAGE = page_schema("BenchmarkPackPage", BenchmarkPackOutputSerializer)
 RUN_PAGE = page_schema("BenchmarkRunPage", BenchmarkRunOutputSerializer)
-MANIFEST_DOCUMENT = seed_document("PackManifest", "benchmark manifest", "benchmarkId")
-RUN_DOCUMENT = seed_document("RunSummary", "run summary", "runId")
+MANIFEST_DOCUMENT = seed_schema(
+    "manifest.v1.schema.json", "benchmark manifest", "benchmarkId"
+)
+RUN_DOCUMENT = seed_schema("run_summary.v1.schema.json", "run summary", "runId")
 SHADOW_INGEST = inline_serializer(
     "ShadowIngest",
     {
@@ -81,7 +84,29 @@ SHADOW_INGEST = inline_serializer(
         "traceIds": serializers.ListField(child=serializers.CharField()),
     },
 )
-SHADOW_DOCUMENT = seed_document("ShadowRecord", "shadow recall record", "traceId")
+SHADOW_DOCUMENT = seed_schema(
+    "shadow_record.v1.schema.json", "shadow recall record", "traceId"
+)
+# One record, or a batch of them (all or nothing); nothing else beside records.
+SHADOW_CREATE = {
+    "oneOf": [
+        SHADOW_DOCUMENT,
+        {
+            "type": "object",
+            "required": ["records"],
+            "additionalProperties": False,
+            "properties": {
+                "records": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": MAX_SHADOW_BATCH,
+                    "items": SHADOW_DOCUMENT,
+                    "description": "shadow recall records, all or nothing",
+                }
+            },
+        },
+    ]
+}
 
 
 def pack_to_wire(
@@ -116,9 +141,19 @@ class BenchmarkPackListCreateView(APIView):
     @extend_schema(
         operation_id="benchmarks_packs_list",
         parameters=[
-            OpenApiParameter("kind", str, enum=list(Benchmark.Kind.values)),
-            OpenApiParameter("type", str, enum=list(Benchmark.BenchmarkType.values)),
-            OpenApiParameter("tag", str),
+            OpenApiParameter(
+                "kind",
+                str,
+                enum=list(Benchmark.Kind.values),
+                extensions=EMPTY_IS_ABSENT,
+            ),
+            OpenApiParameter(
+                "type",
+                str,
+                enum=list(Benchmark.BenchmarkType.values),
+                extensions=EMPTY_IS_ABSENT,
+            ),
+            OpenApiParameter("tag", str, extensions=EMPTY_IS_ABSENT),
             *PAGING,
         ],
         responses=PACK_PAGE,
@@ -250,9 +285,19 @@ class BenchmarkRunListCreateView(APIView):
     @extend_schema(
         operation_id="benchmarks_runs_list",
         parameters=[
-            OpenApiParameter("benchmark", str),
-            OpenApiParameter("status", str, enum=list(Run.Status.values)),
-            OpenApiParameter("source", str, enum=list(Run.Source.values)),
+            OpenApiParameter("benchmark", str, extensions=EMPTY_IS_ABSENT),
+            OpenApiParameter(
+                "status",
+                str,
+                enum=list(Run.Status.values),
+                extensions=EMPTY_IS_ABSENT,
+            ),
+            OpenApiParameter(
+                "source",
+                str,
+                enum=list(Run.Source.values),
+                extensions=EMPTY_IS_ABSENT,
+            ),
             *PAGING,
         ],
         responses=RUN_PAGE,
@@ -271,7 +316,7 @@ class BenchmarkRunListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_runs_create",
-        request=RUN_DOCUMENT,
+        request={"application/json": RUN_DOCUMENT},
         responses={201: BenchmarkRunSavedSerializer, 200: BenchmarkRunSavedSerializer},
     )
     def post(self, request: Request) -> Response:
@@ -322,8 +367,13 @@ class ShadowRecordListCreateView(APIView):
     @extend_schema(
         operation_id="benchmarks_shadow_list",
         parameters=[
-            OpenApiParameter("day", str, description="YYYY-MM-DD"),
-            OpenApiParameter("sessionKey", str),
+            OpenApiParameter(
+                "day",
+                OpenApiTypes.DATE,
+                description="YYYY-MM-DD",
+                extensions=EMPTY_IS_ABSENT,
+            ),
+            OpenApiParameter("sessionKey", str, extensions=EMPTY_IS_ABSENT),
             *PAGING,
         ],
         responses=ListSerializer,
@@ -341,24 +391,7 @@ class ShadowRecordListCreateView(APIView):
 
     @extend_schema(
         operation_id="benchmarks_shadow_create",
-        request=PolymorphicProxySerializer(
-            component_name="ShadowCreate",
-            serializers=[
-                SHADOW_DOCUMENT,
-                inline_serializer(
-                    "ShadowBatch",
-                    {
-                        "records": serializers.ListField(
-                            child=serializers.DictField(),
-                            min_length=1,
-                            max_length=MAX_SHADOW_BATCH,
-                            help_text="shadow recall records, all or nothing",
-                        )
-                    },
-                ),
-            ],
-            resource_type_field_name=None,
-        ),
+        request={"application/json": SHADOW_CREATE},
         responses={201: SHADOW_INGEST, 200: SHADOW_INGEST},
     )
     def post(self, request: Request) -> Response:

@@ -39,7 +39,7 @@ from evals.services.runs.idempotency import (
     run_start_once,
 )
 from evalsite.api import core_field
-from evalsite.openapi import idempotency_key_parameter
+from evalsite.openapi import EMPTY_IS_ABSENT, idempotency_key_parameter
 from evalsite.paths import scrubbed
 
 
@@ -115,9 +115,13 @@ def suite_file_to_wire(
 
 
 RUN_FILTERS = [
-    OpenApiParameter("suite", str, description="suite id (file stem)"),
-    OpenApiParameter("status", str, enum=list(Run.Status.values)),
-    OpenApiParameter("verdict", str, enum=["pass", "fail"]),
+    OpenApiParameter(
+        "suite", str, description="suite id (file stem)", extensions=EMPTY_IS_ABSENT
+    ),
+    OpenApiParameter(
+        "status", str, enum=list(Run.Status.values), extensions=EMPTY_IS_ABSENT
+    ),
+    OpenApiParameter("verdict", str, enum=["pass", "fail"], extensions=EMPTY_IS_ABSENT),
     *PAGING,
 ]
 

@@ -8,9 +8,12 @@ the request documents point at the seed formats they must follow.
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from core.schemas import as_openapi, load_validator
 from evals.core.format_rules import SAFE_SEGMENT_MAX_CHARS
 
 
@@ -94,20 +97,18 @@ def page_schema(
     )
 
 
-def seed_document(name: str, fmt: str, id_field: str) -> serializers.Serializer:
-    """A request document in one of the seed formats (validated in full by
-    the core; the schema names the format and the id's limits)."""
-    return inline_serializer(
-        name,
-        {
-            "schemaVersion": serializers.IntegerField(
-                help_text=f"1; the whole document follows the {fmt} format"
-            ),
-            id_field: serializers.CharField(
-                required=False,
-                max_length=SAFE_SEGMENT_MAX_CHARS,
-                help_text="a safe path segment: no / or \\, no control, "
-                "zero-width or bidi characters",
-            ),
-        },
+def seed_schema(name: str, fmt: str, id_field: str) -> dict[str, Any]:
+    """The request schema of a seed-format document: the JSON Schema the
+    core validates it with (``evals/core/schemas/<name>``) written as
+    OpenAPI, so the API schema states what is checked. The id is at most
+    ``SAFE_SEGMENT_MAX_CHARS`` characters."""
+    schema: dict[str, Any] = as_openapi(load_validator("evals.core", name).schema)
+    schema["properties"][id_field] = {
+        **schema["properties"][id_field],
+        "maxLength": SAFE_SEGMENT_MAX_CHARS,
+    }
+    schema["description"] = (
+        f"a {fmt} document; the id is a safe path segment: not . or .., "
+        "no / or \\, no control, zero-width or bidi characters"
     )
+    return schema

@@ -7,6 +7,7 @@ with the task's current state (``error.current``), unknown tasks as 404.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils import timezone
@@ -18,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
+from evalsite.openapi import EMPTY_IS_ABSENT
 from evalsite.paging import limit_parameter
 from stream.api.cognitive_stream import IsAgent, _limit
 from stream.core.planning import TaskStatus
@@ -91,6 +93,10 @@ def _executor(request: Request, data: dict[str, Any]) -> str:
 
 
 def _valid(serializer_class: type[serializers.Serializer], request: Request) -> Any:
+    # No body reads as {}; a body that is not an object (null, [], true) is
+    # refused instead of being taken for an empty one.
+    if not isinstance(request.data, Mapping):
+        raise ValidationError({"$": ["the body must be a JSON object."]})
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -177,7 +183,11 @@ class TaskFailView(APIView):
 
 
 STATUS_PARAM = OpenApiParameter(
-    "status", str, enum=[s.value for s in TaskStatus], description="filter"
+    "status",
+    str,
+    enum=[s.value for s in TaskStatus],
+    description="filter",
+    extensions=EMPTY_IS_ABSENT,
 )
 LIMIT_PARAM = limit_parameter(default=100, maximum=500)
 

@@ -10,11 +10,13 @@ from typing import Any, ClassVar
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import (
+    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from core.schemas import as_openapi, load_validator
 from stream.core.thought_input import CONTENT_MAX_CHARS, DEFAULT_TYPE, TYPE_PATTERN
 from stream.core.thought_types import (
     RESERVED_TYPES,
@@ -115,11 +117,20 @@ CountersSerializer = inline_serializer(
 )
 
 
+_FRAME = load_validator("stream.core", "frame.v1.schema.json").schema
+
+
+@extend_schema_field(as_openapi(_FRAME, _FRAME["properties"]["facts"]))
+class FactsField(serializers.JSONField):
+    """The percept's facts: the frame schema refuses anything but an object,
+    and the API schema says so."""
+
+
 class PerceptInputSerializer(serializers.Serializer):
     type = serializers.ChoiceField(
         choices=["environmental_awareness"], default="environmental_awareness"
     )
-    facts = serializers.JSONField(
+    facts = FactsField(
         help_text='{"bot": {...}, "world": {...}} as in the frame schema'
     )
     metadata = serializers.DictField(required=False)
@@ -134,13 +145,27 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": TYPE_PATTERN,
+        "not": {"enum": list(RESERVED_TYPES)},
+        "default": DEFAULT_TYPE,
+        "description": "not one of the types only the service writes",
+    }
+)
+class ThoughtTypeField(serializers.RegexField):
+    """A thought's type; the schema also names the reserved types it refuses
+    (``validate_type``)."""
+
+
 class ThoughtInputSerializer(serializers.Serializer):
     """One posted thought. ``stream.core.thought_input`` checks the plain
     bodies the same way without building these fields; a property test
     holds the two to the same answers."""
 
     content = StrictCharField(max_length=CONTENT_MAX_CHARS, trim_whitespace=False)
-    type = serializers.RegexField(TYPE_PATTERN, default=DEFAULT_TYPE)
+    type = ThoughtTypeField(TYPE_PATTERN, default=DEFAULT_TYPE)
     convertEligible = serializers.BooleanField(required=False, allow_null=True)
     metadata = serializers.DictField(required=False)
 
