@@ -58,6 +58,13 @@ def _inside_a_transaction() -> bool:
     )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _pack_files_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Pack files any test stores go to a temporary directory, never ``var/``
+    (the evals tests give each test its own)."""
+    settings.PACK_FILES_DIR = tmp_path_factory.mktemp("pack-files")
+
+
 @pytest.fixture(autouse=True)
 def _no_network_call_inside_a_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
     """The rule for every test: a model, GitHub or the broker is never called
