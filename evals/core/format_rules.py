@@ -27,6 +27,11 @@ number keeps its value and its type through JSON text, a database column
 files. The API, the importer and the store reader all refuse what lies
 beyond (``number_problems``)."""
 
+CASE_COUNT_LIMIT = 2**31 - 1
+"""The largest case count of a run (``totalCases``, ``passedCases``,
+``failedCases``, a snapshot entry's ``totalCases``): what the database's
+integer column for it holds."""
+
 MAX_JSON_DEPTH = 512
 """How deeply a JSON document may nest arrays and objects (``[[1]]`` is 2
 deep). Python's parser and writer give up somewhere past it, at a depth that

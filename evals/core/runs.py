@@ -31,6 +31,7 @@ import msgspec
 from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
 from evals.core.format_rules import (
+    CASE_COUNT_LIMIT,
     NUL_ESCAPE,
     NUMBER_LIMIT,
     MessageTable,
@@ -50,7 +51,10 @@ _NON_EMPTY = "{field} must be a non-empty string"
 _COUNT = {
     "*": "{field} must be a non-negative number",
     "multipleOf": "{field} must be a whole number",
+    "maximum": f"{{field}} must be at most {CASE_COUNT_LIMIT}",
+    "out_of_range": f"{{field}} must be at most {CASE_COUNT_LIMIT}",
 }
+_COUNT_KEYS = ("totalCases", "passedCases", "failedCases")
 MESSAGES: MessageTable = {
     "$": "eval run summary must be an object",
     "$.schemaVersion": "schemaVersion must be 1",
@@ -140,7 +144,7 @@ def fast_recency(document: Any) -> datetime | None:
         and type(failed) is int
         and passed >= 0
         and failed >= 0
-        and passed + failed <= total
+        and passed + failed <= total <= CASE_COUNT_LIMIT
     ):
         return None
     try:
@@ -180,7 +184,7 @@ def fast_recency(document: Any) -> datetime | None:
 # What ``fast_recency`` takes, as types msgspec checks while decoding. A
 # number is an integer or a float of magnitude at most NUMBER_LIMIT; JSON
 # has no NaN.
-_Count = Annotated[int, msgspec.Meta(ge=0, le=NUMBER_LIMIT)]
+_Count = Annotated[int, msgspec.Meta(ge=0, le=CASE_COUNT_LIMIT)]
 _Metric = (
     Annotated[int, msgspec.Meta(ge=-NUMBER_LIMIT, le=NUMBER_LIMIT)]
     | Annotated[float, msgspec.Meta(ge=-NUMBER_LIMIT, le=NUMBER_LIMIT)]
@@ -257,6 +261,13 @@ def run_summary_problems(document: Any) -> list[SchemaProblem]:
     """Every problem of a run summary document, sorted by path (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
     raw.extend(number_problems(document))
+    if isinstance(document, dict):
+        raw.extend(
+            SchemaProblem(f"$.{key}", "maximum", "too many cases")
+            for key in _COUNT_KEYS
+            if type(document.get(key)) in (int, float)
+            and document[key] > CASE_COUNT_LIMIT
+        )
     problems = translate_problems(
         raw,
         messages=MESSAGES,

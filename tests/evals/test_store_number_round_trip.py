@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from evals import cli
-from evals.core.format_rules import NUMBER_LIMIT
+from evals.core.format_rules import CASE_COUNT_LIMIT, NUMBER_LIMIT
 from evals.examples import example_manifest, example_run_summary, example_shadow_record
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run, ShadowRecord
 from evals.services.baselines import baseline_snapshot_create
@@ -68,8 +68,7 @@ def refused_by_path(response: Any, numbers: Any, *, signed: bool) -> bool:
     if any(type(n) is float and math.isinf(n) for n in numbers):
         return error["code"] == "parse_error"
     return bool(error["fields"]) and all(
-        "number" in field["message"] or "out of range" in field["message"]
-        for field in error["fields"]
+        field["path"].startswith("$.") for field in error["fields"]
     )
 
 
@@ -92,7 +91,12 @@ def wipe() -> None:
 
 
 def post_and_round_trip(
-    client: APIClient, tmp_path: Path, shadows: list[dict], metrics: dict, score: Any
+    client: APIClient,
+    tmp_path: Path,
+    shadows: list[dict],
+    metrics: dict,
+    score: Any,
+    total: Any,
 ) -> None:
     wipe()
     assert post(client, "/api/benchmarks/packs", example_manifest()).status_code == 201
@@ -112,7 +116,17 @@ def post_and_round_trip(
     assert response.status_code == (201 if valid else 400), response.content
     if not valid:
         assert refused_by_path(response, [*metrics.values(), score], signed=True)
-    if valid:
+    # A later run of the same benchmark, its case counts at their edges.
+    response = post(
+        client,
+        "/api/benchmarks/runs",
+        example_run_summary("r2", passed=0, total=total, hour=11),
+    )
+    counted = total <= CASE_COUNT_LIMIT
+    assert response.status_code == (201 if counted else 400), response.content
+    if not counted:
+        assert refused_by_path(response, [total], signed=False)
+    if valid or counted:
         baseline_snapshot_create(snapshot_id="required-main")
     stored = ShadowRecord.objects.count(), Run.objects.count()
 
@@ -133,7 +147,7 @@ def post_and_round_trip(
         "base": nothing_invalid,
         "candidate": nothing_invalid,
     }
-    if valid:
+    if valid or counted:
         assert cli.main([*argv, "--snapshot-id", "required-main"]) == 0
 
 
@@ -145,6 +159,10 @@ _round_trips = given(
     ),
     metrics=st.dictionaries(st.sampled_from(["m", "n"]), _number, max_size=2),
     score=_number,
+    total=st.sampled_from(
+        [0, 2, CASE_COUNT_LIMIT, float(CASE_COUNT_LIMIT), CASE_COUNT_LIMIT + 1]
+        + [NUMBER_LIMIT, 2**63, 1e300]
+    ),
 )
 _examples = settings(
     max_examples=40,
@@ -162,9 +180,10 @@ def test_accepted_numbers_round_trip_through_export_import_and_gate(
     shadows: list[dict],
     metrics: dict,
     score: Any,
+    total: Any,
 ) -> None:
     tmp_path = tmp_path_factory.mktemp("store")
-    post_and_round_trip(client, tmp_path, shadows, metrics, score)
+    post_and_round_trip(client, tmp_path, shadows, metrics, score, total)
 
 
 @pytest.mark.postgres
@@ -177,9 +196,10 @@ def test_accepted_numbers_round_trip_on_postgres(
     shadows: list[dict],
     metrics: dict,
     score: Any,
+    total: Any,
 ) -> None:
     tmp_path = tmp_path_factory.mktemp("store")
-    post_and_round_trip(client, tmp_path, shadows, metrics, score)
+    post_and_round_trip(client, tmp_path, shadows, metrics, score, total)
 
 
 @pytest.mark.parametrize(
@@ -218,5 +238,21 @@ def test_a_metric_past_the_limit_is_400_and_nothing_stored(
             "message": "metrics.m must be a number between -9007199254740991 and "
             "9007199254740991",
         }
+    ]
+    assert Run.objects.count() == 0
+
+
+def test_a_case_count_past_its_column_is_400_and_nothing_stored(
+    client: APIClient, flags_on: Any, pack: Benchmark
+) -> None:
+    """On PostgreSQL 2**31 cases wrapped to a negative integer: a 500."""
+    run = example_run_summary("r1", passed=0, total=2**31)
+
+    response = post(client, "/api/benchmarks/runs", run)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == [
+        {"path": "$.failedCases", "message": "failedCases must be at most 2147483647"},
+        {"path": "$.totalCases", "message": "totalCases must be at most 2147483647"},
     ]
     assert Run.objects.count() == 0

@@ -398,6 +398,7 @@ def test_fast_recency_is_completed_at_else_started_at(
 _hostile = st.sampled_from(
     ["a\x00b", "\\u0000", "\ud800", "caf\u00e9", " ", "2026-03-06T10:00:00.1234567Z"]
     + [2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 10**30, 1e308, 1.0, True, -0.0]
+    + [2**31 - 1, 2**31, 2**53 - 1, 2**53, -(2**53) + 1, -(2**53), 1e16, -1e16]
 )
 _stored_changes = changes(
     _keys,
