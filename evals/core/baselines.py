@@ -18,6 +18,7 @@ from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
 from evals.core.format_rules import (
     CASE_COUNT_LIMIT,
+    NUMBER_MESSAGES,
     MessageTable,
     is_safe_path_segment,
     number_problems,
@@ -59,7 +60,7 @@ MESSAGES: MessageTable = {
         "out_of_range": f"{{field}} must be at most {CASE_COUNT_LIMIT}",
     },
     "$.benchmarks[].metrics": "{field} must be an object of numbers",
-    "$.benchmarks[].metrics.*": "{field} must be a finite number",
+    "$.benchmarks[].metrics.*": NUMBER_MESSAGES,
 }
 _MAP_PREFIXES = ("$.benchmarks[].metrics",)
 
@@ -68,15 +69,6 @@ def baseline_snapshot_problems(document: Any) -> list[SchemaProblem]:
     """Every problem of a baseline snapshot document, sorted (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
     raw.extend(number_problems(document))
-    entries = document.get("benchmarks") if isinstance(document, dict) else None
-    if isinstance(entries, list):
-        raw.extend(
-            SchemaProblem(f"$.benchmarks[{i}].totalCases", "maximum", "too many")
-            for i, entry in enumerate(entries)
-            if isinstance(entry, dict)
-            and type(entry.get("totalCases")) in (int, float)
-            and entry["totalCases"] > CASE_COUNT_LIMIT
-        )
     problems = translate_problems(
         raw,
         messages=MESSAGES,

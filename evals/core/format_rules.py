@@ -253,6 +253,16 @@ def number_problems(document: object) -> list[SchemaProblem]:
 OUT_OF_RANGE = f"{{field}} must be a number between -{NUMBER_LIMIT} and {NUMBER_LIMIT}"
 """The message of a number past ``NUMBER_LIMIT`` (``{field}``: its name)."""
 
+NON_NEGATIVE_RANGE = f"{{field}} must be a non-negative number at most {NUMBER_LIMIT}"
+"""The message of a never-negative number past ``NUMBER_LIMIT``."""
+
+NUMBER_MESSAGES = {
+    "*": "{field} must be a finite number",
+    "minimum": OUT_OF_RANGE,
+    "maximum": OUT_OF_RANGE,
+}
+"""The messages of a number that may be negative (a metric, a score)."""
+
 
 def json_depth(value: object) -> int:
     """How deeply ``value`` nests arrays and objects (a scalar: 0),

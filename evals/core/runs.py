@@ -32,8 +32,10 @@ from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
 from evals.core.format_rules import (
     CASE_COUNT_LIMIT,
+    NON_NEGATIVE_RANGE,
     NUL_ESCAPE,
     NUMBER_LIMIT,
+    NUMBER_MESSAGES,
     MessageTable,
     fast_timestamp,
     is_safe_path_segment,
@@ -54,7 +56,6 @@ _COUNT = {
     "maximum": f"{{field}} must be at most {CASE_COUNT_LIMIT}",
     "out_of_range": f"{{field}} must be at most {CASE_COUNT_LIMIT}",
 }
-_COUNT_KEYS = ("totalCases", "passedCases", "failedCases")
 MESSAGES: MessageTable = {
     "$": "eval run summary must be an object",
     "$.schemaVersion": "schemaVersion must be 1",
@@ -70,15 +71,19 @@ MESSAGES: MessageTable = {
     "$.passedCases": _COUNT,
     "$.failedCases": _COUNT,
     "$.metrics": "metrics must be an object of numbers",
-    "$.metrics.*": "{field} must be a finite number",
+    "$.metrics.*": NUMBER_MESSAGES,
     "$.notes": "{field} must be a string",
     "$.gitRef": "{field} must be a string",
     "$.caseResults": "caseResults must be an array",
     "$.caseResults[]": "{field} must be an object",
     "$.caseResults[].caseId": _NON_EMPTY,
     "$.caseResults[].passed": "{field} must be a boolean",
-    "$.caseResults[].score": "{field} must be a finite number",
-    "$.caseResults[].durationMs": "{field} must be a non-negative number",
+    "$.caseResults[].score": NUMBER_MESSAGES,
+    "$.caseResults[].durationMs": {
+        "*": "{field} must be a non-negative number",
+        "maximum": NON_NEGATIVE_RANGE,
+        "out_of_range": NON_NEGATIVE_RANGE,
+    },
     "$.caseResults[].notes": "{field} must be a string",
 }
 _MAP_PREFIXES = ("$.metrics",)
@@ -261,13 +266,6 @@ def run_summary_problems(document: Any) -> list[SchemaProblem]:
     """Every problem of a run summary document, sorted by path (empty: valid)."""
     raw = validate(load_validator("evals.core", SCHEMA_NAME), document)
     raw.extend(number_problems(document))
-    if isinstance(document, dict):
-        raw.extend(
-            SchemaProblem(f"$.{key}", "maximum", "too many cases")
-            for key in _COUNT_KEYS
-            if type(document.get(key)) in (int, float)
-            and document[key] > CASE_COUNT_LIMIT
-        )
     problems = translate_problems(
         raw,
         messages=MESSAGES,

@@ -32,6 +32,7 @@ from core.errors import SchemaProblem
 from core.schemas import load_validator, validate
 from core.text import NAME_MAX_BYTES, storable_problem
 from evals.core.format_rules import (
+    NON_NEGATIVE_RANGE,
     NUMBER_LIMIT,
     SAFE_SEGMENT_MAX_CHARS,
     MessageTable,
@@ -53,7 +54,6 @@ SCHEMA_NAME = "shadow_record.v1.schema.json"
 
 _NON_EMPTY = "{field} must be a non-empty string"
 _NUMBER = "{field} must be a non-negative number"
-_NUMBER_RANGE = f"{{field}} must be a non-negative number at most {NUMBER_LIMIT}"
 _NUMBER_FIELDS = (
     "promptLength",
     "retrievalQueryLength",
@@ -74,7 +74,11 @@ MESSAGES: MessageTable = {
     "$.schemaVersion": "schemaVersion must be 1",
     **{f"$.{name}": _NON_EMPTY for name in _STRING_FIELDS},
     **{
-        f"$.{name}": {"*": _NUMBER, "out_of_range": _NUMBER_RANGE}
+        f"$.{name}": {
+            "*": _NUMBER,
+            "maximum": NON_NEGATIVE_RANGE,
+            "out_of_range": NON_NEGATIVE_RANGE,
+        }
         for name in _NUMBER_FIELDS
     },
     "$.recallMode": {

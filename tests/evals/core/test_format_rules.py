@@ -370,3 +370,33 @@ def test_json_max_depth_a_deep_store_file_is_one_invalid_manifest(
             ],
         )
     ]
+
+
+def test_the_format_schemas_state_the_number_bounds() -> None:
+    """The JSON Schemas (and so the API schema) carry the core's bounds."""
+    from core.schemas import load_validator
+
+    def schema(name: str) -> Any:
+        return load_validator("evals.core", f"{name}.v1.schema.json").schema
+
+    limit, cases = format_rules.NUMBER_LIMIT, format_rules.CASE_COUNT_LIMIT
+    signed = {"type": "number", "minimum": -limit, "maximum": limit}
+    shadow, run, baseline = (
+        schema("shadow_record"),
+        schema("run_summary"),
+        schema("baseline_snapshot"),
+    )
+    assert shadow["$defs"]["nonNegative"] == {
+        "type": "number",
+        "minimum": 0,
+        "maximum": limit,
+    }
+    assert run["$defs"]["count"]["maximum"] == cases
+    assert run["$defs"]["number"] == signed
+    assert (
+        run["properties"]["caseResults"]["items"]["properties"]["durationMs"]["maximum"]
+        == limit
+    )
+    entry = baseline["properties"]["benchmarks"]["items"]["properties"]
+    assert entry["totalCases"]["maximum"] == cases
+    assert entry["metrics"]["additionalProperties"] == signed
