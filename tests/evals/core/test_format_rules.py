@@ -289,6 +289,7 @@ def test_max_json_depth_is_512() -> None:
     assert format_rules.json_depth(nested(512)) == 512
     assert format_rules.json_depth({"a": [{}], "b": 1}) == 3
     assert format_rules.json_depth(7) == 0
+    assert format_rules.json_depth({"a": ((1,),)}) == 3
 
 
 @pytest.mark.parametrize("reader", ["orjson", "stdlib"])
