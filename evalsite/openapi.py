@@ -23,6 +23,10 @@ from typing import Any
 # the view reads an empty value as no value, so ``?name=`` is the default;
 # the schema states it as ``allowEmptyValue``.
 EMPTY_IS_ABSENT = {"x-empty-is-absent": True}
+# On an operation (``extend_schema(extensions=...)``): its view refuses a
+# body property it does not know (400 naming it), so the request schema
+# says ``additionalProperties: false``.
+REFUSES_UNKNOWN_FIELDS = {"x-refuses-unknown-fields": True}
 
 
 def idempotency_key_parameter() -> Any:
@@ -31,7 +35,8 @@ def idempotency_key_parameter() -> Any:
 
     return OpenApiParameter(
         "Idempotency-Key",
-        str,
+        # Printable ASCII, not blank (surrounding spaces are not part of it).
+        {"type": "string", "maxLength": 255, "pattern": "^[ -~]*[!-~][ -~]*$"},
         location=OpenApiParameter.HEADER,
         description=(
             "1 to 255 printable ASCII characters chosen by the client (a UUID). "
@@ -142,6 +147,10 @@ def add_error_responses(
             if body is not None:
                 _json_only(body.get("content", {}))
                 media = body.get("content", {}).get("application/json")
+                closed = operation.pop("x-refuses-unknown-fields", False)
+                if media is not None and closed:
+                    target = _component(media["schema"], schemas) or media["schema"]
+                    target["additionalProperties"] = False
                 if media is not None:
                     _bound_request_schema(media.get("schema", {}), schemas, bounded)
                     if _always_required(media.get("schema", {}), schemas):

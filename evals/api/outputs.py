@@ -14,7 +14,7 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
 from core.schemas import as_openapi, load_validator
-from evals.core.format_rules import SAFE_SEGMENT_MAX_CHARS
+from evals.core.format_rules import NUMBER_LIMIT, SAFE_SEGMENT_MAX_CHARS
 
 
 class BenchmarkPackOutputSerializer(serializers.Serializer):
@@ -97,12 +97,31 @@ def page_schema(
     )
 
 
+def _store_limits(schema: Any) -> None:
+    """What the core checks beyond the JSON Schema and a schema can say:
+    every ``...At`` string is an RFC 3339 timestamp with a zone
+    (``format: date-time``) and every number is at most ``NUMBER_LIMIT`` in
+    magnitude."""
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") in ("number", "integer"):
+        schema.setdefault("minimum", -NUMBER_LIMIT)
+        schema.setdefault("maximum", NUMBER_LIMIT)
+    for name, child in (schema.get("properties") or {}).items():
+        if name.endswith("At") and child.get("type") == "string":
+            child["format"] = "date-time"
+        _store_limits(child)
+    for key in ("items", "additionalProperties"):
+        _store_limits(schema.get(key))
+
+
 def seed_schema(name: str, fmt: str, id_field: str) -> dict[str, Any]:
     """The request schema of a seed-format document: the JSON Schema the
     core validates it with (``evals/core/schemas/<name>``) written as
     OpenAPI, so the API schema states what is checked. The id is at most
     ``SAFE_SEGMENT_MAX_CHARS`` characters."""
     schema: dict[str, Any] = as_openapi(load_validator("evals.core", name).schema)
+    _store_limits(schema)
     schema["properties"][id_field] = {
         **schema["properties"][id_field],
         "maxLength": SAFE_SEGMENT_MAX_CHARS,

@@ -26,7 +26,7 @@ from evals.services.runs.idempotency import (
     idempotency_of,
     run_start_once,
 )
-from evalsite.openapi import idempotency_key_parameter
+from evalsite.openapi import REFUSES_UNKNOWN_FIELDS, idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
 from gridworld.core.config import (
@@ -182,6 +182,7 @@ class BatchListCreateView(APIView):
             },
         ),
         parameters=[idempotency_key_parameter()],
+        extensions=REFUSES_UNKNOWN_FIELDS,
         responses={
             202: inline_serializer("GridworldBatch", {"id": serializers.IntegerField()})
         },

@@ -27,8 +27,12 @@ class ExplainView(APIView):
         request={
             "application/json": {
                 "type": "object",
-                "required": ["event"],
-                "properties": {"event": {"type": "string"}},
+                "required": ["event", "payload"],
+                "properties": {
+                    "event": {"type": "string"},
+                    "payload": {"type": "object"},
+                    "state": {"type": "object"},
+                },
             }
         },
         responses=OpenApiTypes.OBJECT,

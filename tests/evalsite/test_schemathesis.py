@@ -52,23 +52,23 @@ CSRF_SECRET = "hardeninghardeninghardeninghard0"  # 32 characters, like Django's
 # state; each refusal is a documented 400 (or 404/409, which schemathesis
 # already takes from a valid request) naming the field. Only these
 # operations may answer 400 to valid data, and only for these reasons.
+IDS = "ids free of control, zero-width, bidi and noncharacters (unsafe_text)"
 SEMANTIC_REFUSALS = {
-    "POST /api/benchmarks/packs": "case ids unique within a manifest; "
-    "judge and scoring fields that must agree with each other",
+    "POST /api/benchmarks/packs": f"case {IDS}, tags likewise; a memory-red-team "
+    "pack while that bench is off; an uploaded file that is neither a manifest "
+    "nor a pack archive; a number past 2**53 in an undeclared property",
     "POST /api/benchmarks/runs": "the benchmark must exist; passedCases + "
-    "failedCases <= totalCases and caseResults agree with them; RFC 3339 "
-    "timestamps with a zone",
-    "POST /api/benchmarks/shadow": "counts that must agree (recalledMemoryCount "
-    "and memoryIds); RFC 3339 timestamps with a zone",
-    "POST /api/benchmarks/baselines": "a snapshot document's benchmarks must "
-    "agree with benchmarkCount; RFC 3339 timestamps with a zone",
-    "POST /api/evals/runs": "the suite must exist in the suites directory",
+    "failedCases <= totalCases and caseResults agree with them; a runId that "
+    f"is a safe path segment ({IDS})",
+    "POST /api/benchmarks/shadow": f"a traceId that is a safe path segment and "
+    f"memoryIds ({IDS})",
+    "POST /api/benchmarks/baselines": "benchmarkCount equals the number of "
+    f"benchmarks; a snapshotId that is a safe path segment ({IDS})",
+    "POST /api/evals/runs": f"the suite and script must exist; {IDS}",
     "POST /api/gridworld/batches": "a map that is neither a known layout nor "
     "a valid map in the text format",
-    "POST /api/gridworld/verify": "a receipt whose config is not a run "
-    "configuration this code can replay",
-    "POST /api/prkeepalive/explain": "an event that is not one of the GitHub "
-    "events the keepalive reads, or its facts missing for that event",
+    "POST /api/prkeepalive/explain": "a pasted payload and state are read field "
+    "by field as GitHub and the keepalive write them",
 }
 # Every string the API reads refuses NUL and lone surrogates (the schema's
 # description says so for the whole API), so no example carries them.
@@ -434,3 +434,29 @@ def test_task_endpoints_refuse_a_body_that_is_not_an_object(
         {"path": "$", "message": "the body must be a JSON object."}
     ]
     assert not Task.objects.filter(status="active").exists()
+
+
+def test_request_rules_the_views_check_are_in_the_schema(agent_client: Any) -> None:
+    document = schema_document(agent_client)
+    schemas = document["components"]["schemas"]
+    run = request_schema(document, "/api/benchmarks/runs")
+    assert run["properties"]["startedAt"]["format"] == "date-time"
+    assert run["properties"]["totalCases"]["maximum"] <= 2**53 - 1
+    assert run["properties"]["metrics"]["additionalProperties"]["minimum"] == -(
+        2**53 - 1
+    )
+    batches = request_schema(document, "/api/gridworld/batches")
+    assert schemas[batches["$ref"].rsplit("/", 1)[1]]["additionalProperties"] is False
+    (key,) = (
+        p
+        for p in document["paths"]["/api/evals/runs"]["post"]["parameters"]
+        if p["name"] == "Idempotency-Key"
+    )
+    assert key["schema"] == {
+        "type": "string",
+        "maxLength": 255,
+        "pattern": "^[ -~]*[!-~][ -~]*$",
+    }
+    explain = request_schema(document, "/api/prkeepalive/explain")
+    assert explain["required"] == ["event", "payload"]
+    assert explain["properties"]["payload"] == {"type": "object"}
