@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import secrets
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ class PutResult:
     ref: FileRef
     # False when a file with these bytes was already stored.
     created: bool
+    # The stored file's modification time after this put (nanoseconds).
+    mtime_ns: int = 0
 
 
 def ref_of(data: bytes) -> FileRef:
@@ -78,13 +81,18 @@ class BlobStore:
             target = self.path(ref.sha256)
             if target.is_file():
                 temp.unlink()
-                return PutResult(ref, created=False)
+                # Touched: a writer that created it and now gives it up
+                # (``remove_if_unchanged``) sees that someone else uses it.
+                before = target.stat().st_mtime_ns
+                stamp = max(time.time_ns(), before + 1)
+                os.utime(target, ns=(stamp, stamp))
+                return PutResult(ref, False, target.stat().st_mtime_ns)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(temp, target)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
-        return PutResult(ref, created=True)
+        return PutResult(ref, True, target.stat().st_mtime_ns)
 
     def put_bytes(self, data: bytes) -> PutResult:
         return self.put(
@@ -102,6 +110,16 @@ class BlobStore:
         with self.open(sha256) as handle:
             while chunk := handle.read(CHUNK_BYTES):
                 yield chunk
+
+    def remove_if_unchanged(self, sha256: str, mtime_ns: int) -> bool:
+        """Delete a stored file unless another put touched it since
+        ``mtime_ns`` (it is someone else's now too)."""
+        try:
+            if self.path(sha256).stat().st_mtime_ns != mtime_ns:
+                return False
+        except FileNotFoundError:
+            return False
+        return self.remove(sha256)
 
     def remove(self, sha256: str) -> bool:
         """Delete a stored file; ``False`` when there was none."""

@@ -6,7 +6,10 @@ its path, size and digest, so pages and lists never read a file. An upload
 streams each archive member into the store in chunks (bounded memory) before
 anything is written to the database; whatever a failed upload stored and no
 row refers to is removed again (``PackFileWrites``), so a refusal, a
-conflict or a crash half-way leaves neither rows nor files behind.
+conflict or an error half-way leaves neither rows nor files behind. A file
+another upload stored again meanwhile is kept (that upload may not have
+committed yet). A process killed half-way can leave a file no row names, or
+a part under ``.tmp/``; neither is ever read.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from types import TracebackType
 from typing import Any, BinaryIO
 
 from django.conf import settings
+from django.db import DatabaseError
 
 from core.canonical import digest
 from evals.core.archive import stream_pack_archive
-from evals.core.blobs import BlobStore, FileRef, ref_of
+from evals.core.blobs import BlobStore, FileRef, PutResult, ref_of
 from evals.models import Benchmark, InvalidUpload, PackFile
 
 
@@ -47,7 +51,8 @@ class PackFileWrites:
 
     def __init__(self) -> None:
         self.store = pack_store()
-        self.created: set[str] = set()
+        # Files this block created, with their modification time then.
+        self.created: dict[str, int] = {}
 
     def __enter__(self) -> PackFileWrites:
         return self
@@ -60,22 +65,28 @@ class PackFileWrites:
     ) -> None:
         # Stored files a row now refers to stay; the rest (all of them when
         # the upload failed, and an archive's manifest) go.
-        pack_files_sweep(self.created)
+        try:
+            pack_files_sweep(self.created)
+        except DatabaseError:
+            # The database cannot say what is referred to: keep the files
+            # (whole, content-addressed, harmless) and let the first error
+            # be the one raised.
+            if kind is None:
+                raise
 
-    def put_chunks(self, chunks: Iterator[bytes]) -> FileRef:
-        result = self.store.put(chunks)
+    def _kept(self, result: PutResult) -> FileRef:
         if result.created:
-            self.created.add(result.ref.sha256)
+            self.created[result.ref.sha256] = result.mtime_ns
         return result.ref
 
+    def put_chunks(self, chunks: Iterator[bytes]) -> FileRef:
+        return self._kept(self.store.put(chunks))
+
     def put_files(self, files: Mapping[str, bytes]) -> dict[str, FileRef]:
-        out: dict[str, FileRef] = {}
-        for path in sorted(files):
-            result = self.store.put_bytes(files[path])
-            if result.created:
-                self.created.add(result.ref.sha256)
-            out[path] = result.ref
-        return out
+        return {
+            path: self._kept(self.store.put_bytes(files[path]))
+            for path in sorted(files)
+        }
 
     def put_archive(self, source: BinaryIO, *, filename: str) -> dict[str, FileRef]:
         """Every member of a zip/tar.gz upload, streamed into the store (the
@@ -93,9 +104,11 @@ class PackFileWrites:
             return handle.read(min(limit, ref.size))
 
 
-def pack_files_sweep(digests: set[str] | frozenset[str]) -> int:
+def pack_files_sweep(digests: set[str] | Mapping[str, int]) -> int:
     """Remove the stored files among ``digests`` that no row refers to;
-    returns how many were removed."""
+    returns how many were removed. Given ``{digest: mtime_ns}`` (what a
+    writer created), a file another upload touched since is kept: that
+    upload may not have committed its rows yet."""
     if not digests:
         return 0
     used = set(
@@ -104,7 +117,10 @@ def pack_files_sweep(digests: set[str] | frozenset[str]) -> int:
         )
     )
     store = pack_store()
-    return sum(store.remove(sha256) for sha256 in sorted(set(digests) - used))
+    unused = sorted(set(digests) - used)
+    if isinstance(digests, Mapping):
+        return sum(store.remove_if_unchanged(d, digests[d]) for d in unused)
+    return sum(store.remove(sha256) for sha256 in unused)
 
 
 def _owner(benchmark: Benchmark | None, upload: InvalidUpload | None) -> dict[str, Any]:

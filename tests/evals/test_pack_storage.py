@@ -314,3 +314,18 @@ def test_invalid_archive_upload_keeps_its_files_for_review(client: APIClient) ->
     assert pack_file_contents(upload=kept) == {"n.txt": b"note"}
     # The manifest is the upload's text, not a stored file.
     assert len(store_tree()) == 1
+
+
+def test_a_failed_upload_keeps_a_file_another_upload_stored_meanwhile() -> None:
+    from evals.services.pack_files import PackFileWrites, pack_store
+
+    failing = PackFileWrites()
+    ref = failing.put_files({"a": b"shared bytes"})["a"]
+    # Another upload stores the same bytes and has not committed its rows yet.
+    other = PackFileWrites()
+    assert other.put_files({"b": b"shared bytes"})["b"] == ref
+    assert other.created == {}
+
+    failing.__exit__(RuntimeError, RuntimeError("conflict"), None)
+
+    assert pack_store().exists(ref.sha256)
