@@ -12,6 +12,7 @@ run short.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -41,35 +42,79 @@ CHECKED = [
     checks.response_schema_conformance,
     checks.missing_required_header,
 ]
-DATA_CHECKS = [checks.positive_data_acceptance, checks.negative_data_rejection]
-CHECKS = {
-    "agent": [*CHECKED, *DATA_CHECKS, checks.ignored_auth],
-    "staff": [*CHECKED, *DATA_CHECKS],
-}
+DATA_CHECKS = [
+    checks.positive_data_acceptance,
+    checks.negative_data_rejection,
+]
+CHECKS: dict[str, list[Any]] = {}
 CSRF_SECRET = "hardeninghardeninghardeninghard0"  # 32 characters, like Django's
 
 # Schema-valid documents these operations refuse for a reason no schema can
-# state; each refusal is a documented 400 (or 404/409, which schemathesis
-# already takes from a valid request) naming the field. Only these
-# operations may answer 400 to valid data, and only for these reasons.
-IDS = "ids free of control, zero-width, bidi and noncharacters (unsafe_text)"
-SEMANTIC_REFUSALS = {
-    "POST /api/benchmarks/packs": f"case {IDS}, tags likewise; a memory-red-team "
-    "pack while that bench is off; an uploaded file that is neither a manifest "
-    "nor a pack archive; a number past 2**53 in an undeclared property",
-    "POST /api/benchmarks/runs": "the benchmark must exist; passedCases + "
-    "failedCases <= totalCases and caseResults agree with them; a runId that "
-    f"is a safe path segment ({IDS})",
-    "POST /api/benchmarks/shadow": f"a traceId that is a safe path segment and "
-    f"memoryIds ({IDS})",
-    "POST /api/benchmarks/baselines": "benchmarkCount equals the number of "
-    f"benchmarks; a snapshotId that is a safe path segment ({IDS})",
-    "POST /api/evals/runs": f"the suite and script must exist; {IDS}",
-    "POST /api/gridworld/batches": "a map that is neither a known layout nor "
-    "a valid map in the text format",
-    "POST /api/prkeepalive/explain": "a pasted payload and state are read field "
-    "by field as GitHub and the keepalive write them",
+# state: a documented 400 naming the field (404/409 schemathesis already
+# takes from a valid request). Only these operations may answer 400 to valid
+# data, and ``only_semantic_refusals`` holds each such 400 to the problems
+# listed here (a regular expression on "<path> <message>" of every field).
+UNSAFE_TEXT = r"contains (a control |an invisible formatting |a Unicode non)character"
+SAFE_SEGMENT = r"must be a safe path segment"
+SEMANTIC_REFUSALS: dict[str, list[str]] = {
+    "POST /api/benchmarks/packs": [
+        UNSAFE_TEXT,  # case ids and tags
+        SAFE_SEGMENT,
+        r"memory-red-team benchmark packs require",  # that bench is off
+        r"is not valid JSON|must contain a root manifest\.json",  # an upload
+        r"must be a number between",  # past 2**53 in an undeclared property
+    ],
+    "POST /api/benchmarks/runs": [
+        r"^\$\.benchmarkId must name a known benchmark",
+        r"^\$\.passedCases passedCases \+ failedCases must be less than",
+        r"^\$\.caseResults caseResults must agree",
+        SAFE_SEGMENT,
+        UNSAFE_TEXT,
+    ],
+    "POST /api/benchmarks/shadow": [SAFE_SEGMENT, UNSAFE_TEXT],  # memoryIds
+    "POST /api/benchmarks/baselines": [
+        r"^\$\.benchmarkCount benchmarkCount must match benchmarks\.length",
+        SAFE_SEGMENT,
+        UNSAFE_TEXT,
+        r"^\$\.snapshotId This field may not be blank",  # only whitespace
+    ],
+    "POST /api/evals/runs": [r"^\$\.(suite|script) no \w+ named", UNSAFE_TEXT],
+    "POST /api/gridworld/batches": [
+        r"^\$\.map unknown layout",  # neither a layout nor a text map
+        r"^\$\.map_text line \d+: ",
+        r"^\$\.seed seed \+ episodes must stay",  # two fields that must agree
+    ],
+    # GitHub's payloads and the keepalive's state, read field by field.
+    "POST /api/prkeepalive/explain": [r"^\$?\.?(payload|state)\b"],
 }
+
+
+@schemathesis.check
+def only_semantic_refusals(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A 400 to schema-valid data names only the semantic problems its
+    operation lists in ``SEMANTIC_REFUSALS``."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return None
+    if response.status_code != 400:
+        return None
+    allowed = SEMANTIC_REFUSALS.get(case.operation.label)
+    if allowed is None:
+        return None  # positive_data_acceptance judges these operations
+    error = response.json()["error"]
+    problems = [f"{f['path']} {f['message']}" for f in error["fields"]] or [
+        error["message"]
+    ]
+    unlisted = [p for p in problems if not any(re.search(a, p) for a in allowed)]
+    if unlisted:
+        raise AssertionError(f"schema-valid data refused for {unlisted}")
+    return None
+
+
+CHECKS.update(
+    agent=[*CHECKED, *DATA_CHECKS, only_semantic_refusals, checks.ignored_auth],
+    staff=[*CHECKED, *DATA_CHECKS, only_semantic_refusals],
+)
 # Every string the API reads refuses NUL and lone surrogates (the schema's
 # description says so for the whole API), so no example carries them.
 CONFIG: dict[str, Any] = {
