@@ -38,7 +38,7 @@ from evals.services.invalid_uploads import (
     invalid_upload_reject,
     invalid_upload_revalidate,
 )
-from evals.services.pack_files import pack_file_names
+from evals.services.pack_files import pack_file_names, pack_owners_delete
 from evalsite.paths import scrubbed, shown
 
 # The review buttons of an upload's own page (its change form), beside Save.
@@ -63,8 +63,19 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class PackFilesDeletedToo(admin.ModelAdmin):
+    """Deleting a benchmark or an upload also removes the stored files only
+    it referred to."""
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        pack_owners_delete(type(obj).objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        pack_owners_delete(queryset)
+
+
 @admin.register(InvalidUpload)
-class InvalidUploadAdmin(admin.ModelAdmin):
+class InvalidUploadAdmin(PackFilesDeletedToo):
     list_display = (
         "pk",
         "kind",
@@ -231,7 +242,7 @@ class InvalidUploadAdmin(admin.ModelAdmin):
 
 
 @admin.register(Benchmark)
-class BenchmarkAdmin(ReadOnlyAdmin):
+class BenchmarkAdmin(PackFilesDeletedToo, ReadOnlyAdmin):
     list_display = (
         "benchmark_id",
         "kind",

@@ -20,7 +20,8 @@ from types import TracebackType
 from typing import Any, BinaryIO
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
+from django.db.models import QuerySet
 
 from core.canonical import digest
 from evals.core.archive import stream_pack_archive
@@ -127,6 +128,17 @@ def _owner(benchmark: Benchmark | None, upload: InvalidUpload | None) -> dict[st
     if (benchmark is None) == (upload is None):
         raise ValueError("pack files belong to exactly one benchmark or upload")
     return {"benchmark": benchmark} if benchmark is not None else {"upload": upload}
+
+
+def pack_owners_delete(owners: QuerySet[Any]) -> None:
+    """Delete benchmarks or kept uploads (``owners``), and once that is
+    committed the stored files no remaining row refers to."""
+    key = "benchmark__in" if owners.model is Benchmark else "upload__in"
+    digests = set(
+        PackFile.objects.filter(**{key: owners}).values_list("sha256", flat=True)
+    )
+    owners.delete()
+    transaction.on_commit(lambda: pack_files_sweep(digests))
 
 
 def pack_files_set(

@@ -329,3 +329,42 @@ def test_a_failed_upload_keeps_a_file_another_upload_stored_meanwhile() -> None:
     failing.__exit__(RuntimeError, RuntimeError("conflict"), None)
 
     assert pack_store().exists(ref.sha256)
+
+
+def test_deleting_packs_in_the_admin_removes_the_files_only_they_had(
+    staff_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    benchmark_pack_create(
+        document=manifest("one"), extra_files={"a": b"only one", "s": b"shared"}
+    )
+    benchmark_pack_create(document=manifest("two"), extra_files={"s": b"shared"})
+    one = Benchmark.objects.get(benchmark_id="one")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(
+            "/admin/evals/benchmark/",
+            {"action": "delete_selected", "_selected_action": [one.pk], "post": "yes"},
+        )
+
+    assert response.status_code == 302
+    shared = hashlib.sha256(b"shared").hexdigest()
+    assert store_tree() == [f"{shared[:2]}/{shared}"]
+
+
+def test_deleting_an_upload_in_the_admin_removes_its_files(
+    staff_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    bad = manifest()
+    del bad["title"]
+    with pytest.raises(Exception, match="invalid benchmark manifest"):
+        benchmark_pack_create(document=bad, extra_files={"x": b"x"}, keep_invalid=True)
+    kept = InvalidUpload.objects.get()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(
+            f"/admin/evals/invalidupload/{kept.pk}/delete/", {"post": "yes"}
+        )
+
+    assert response.status_code == 302
+    assert store_tree() == []
+    assert not PackFile.objects.exists()
