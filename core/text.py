@@ -16,9 +16,11 @@ Each check returns the reason for the first offending character, or ``None``.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
 NAME_MAX_BYTES = 255
 """The longest path component most file systems store (POSIX NAME_MAX)."""
@@ -157,6 +159,22 @@ def unstorable_values(
         elif isinstance(item, list):
             stack.extend((child, (*path, i)) for i, child in enumerate(item))
     return sorted(found, key=lambda entry: [str(part) for part in entry[0]])
+
+
+def non_finite_numbers(value: Any, *, limit: int = 20) -> list[tuple[Any, ...]]:
+    """Paths of numbers that are not finite (``1e400`` parses as infinity):
+    JSON has no such numbers and no database column stores them."""
+    found: list[tuple[Any, ...]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack and len(found) < limit:
+        item, path = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            found.append(path)
+        elif isinstance(item, dict):
+            stack.extend((child, (*path, str(key))) for key, child in item.items())
+        elif isinstance(item, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(item))
+    return sorted(found, key=lambda path: [str(part) for part in path])
 
 
 def json_path(parts: tuple[str | int, ...], *, root: str = "$") -> str:

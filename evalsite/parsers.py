@@ -4,8 +4,8 @@ Every JSON body is refused with a 400 before any view sees it when it is
 larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), not UTF-8 (UTF-16/32 and
 a byte-order mark included), nests deeper than ``API_MAX_JSON_DEPTH``, holds
 ``NaN``/``Infinity`` (JSON has no such numbers; jsonb refuses them), or holds
-a string or key that no database column can store (NUL, lone surrogates)
-or an integer outside 64 bits.
+a string or key that no database column can store (NUL, lone surrogates),
+an integer outside 64 bits or a number that overflows to infinity (``1e400``).
 The last two name the offending field as a path (``thoughts[0].content``,
 ``$`` for the body itself).
 
@@ -30,7 +30,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 
-from core.text import json_path, shorten, unstorable_values
+from core.text import json_path, non_finite_numbers, shorten, unstorable_values
 
 MAX_REPORTED_FIELDS = 20
 
@@ -60,11 +60,14 @@ def json_depth_exceeds(value: Any, limit: int) -> bool:
 
 
 def unstorable_fields(value: Any) -> dict[str, list[str]]:
-    """``{path: [reason]}`` for every value no column can store, named the
-    way DRF names fields (``thoughts[0].content``; ``$`` for the body)."""
+    """``{path: [reason]}`` for every value no column can store (a number
+    ``json.loads`` made infinite included), named the way DRF names fields
+    (``thoughts[0].content``; ``$`` for the body)."""
     found: dict[str, list[str]] = {}
     for parts, reason in unstorable_values(value, limit=MAX_REPORTED_FIELDS):
         found.setdefault(json_path(parts, root=""), []).append(reason)
+    for parts in non_finite_numbers(value, limit=MAX_REPORTED_FIELDS):
+        found.setdefault(json_path(parts, root=""), []).append("number is not finite")
     return found
 
 

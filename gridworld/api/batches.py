@@ -283,8 +283,11 @@ class ReceiptJSONParser(BoundedJSONParser):
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context=None):
         raw = read_bounded(stream)
-        parse_json_body(raw)  # every refusal of the API's parser, worded as there
-        return read_receipt_json(raw)
+        # The receipt's reading first: its words for a receipt's numbers and
+        # keys are the ones gridworld_verify prints for the same file.
+        document = read_receipt_json(raw)
+        parse_json_body(raw)  # every other refusal of the API's parser
+        return document
 
 
 class ReceiptVerifyView(APIView):

@@ -11,7 +11,6 @@ refused with the header named, never stored.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from typing import Any
 
@@ -53,22 +52,6 @@ def payload_digest(event: str, body: bytes) -> str:
     """SHA-256 of the event name and the raw body: a replay under a new GUID
     has the same digest, and GitHub's redeliveries keep their GUID."""
     return hashlib.sha256(event.encode() + b"\n" + body).hexdigest()
-
-
-def non_finite_numbers(value: Any, *, limit: int = 20) -> list[tuple[Any, ...]]:
-    """Paths of numbers that are not finite (``1e400`` parses as infinity):
-    JSON has no such numbers and no database column stores them."""
-    found: list[tuple[Any, ...]] = []
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
-    while stack and len(found) < limit:
-        item, path = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            found.append(path)
-        elif isinstance(item, dict):
-            stack.extend((child, (*path, str(key))) for key, child in item.items())
-        elif isinstance(item, list):
-            stack.extend((child, (*path, i)) for i, child in enumerate(item))
-    return sorted(found, key=lambda path: [str(part) for part in path])
 
 
 def action_of(payload: dict[str, Any]) -> str:

@@ -105,6 +105,24 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("raw", "path"),
+    [
+        (b"1e400", "$"),
+        (b'{"score": -1e400}', "score"),
+        (b'{"a": [1, {"b": 1e309}]}', "a[1].b"),
+    ],
+)
+def test_a_number_that_overflows_to_infinity_is_refused_naming_its_field(
+    raw: bytes, path: str
+) -> None:
+    """json.loads turns 1e400 into inf, which no JSON answer can write back
+    (a 500 wherever it was echoed) and jsonb refuses: a 400 for the field."""
+    with pytest.raises(ValidationError) as refused:
+        parse_json_body(raw)
+    assert refused.value.detail == {path: ["number is not finite"]}
+
+
 @pytest.mark.parametrize("raw", HOSTILE)
 def test_fast_path_answers_as_the_standard_library(raw: bytes) -> None:
     same_answer(raw)

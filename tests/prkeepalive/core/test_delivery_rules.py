@@ -9,7 +9,6 @@ import pytest
 from prkeepalive.core.delivery import (
     action_of,
     header_problems,
-    non_finite_numbers,
     payload_digest,
     signature_digest,
 )
@@ -58,12 +57,6 @@ def test_payload_digest_covers_the_event_and_the_raw_bytes() -> None:
     assert payload_digest("push", body) == hashlib.sha256(b"push\n" + body).hexdigest()
     assert payload_digest("push", body) != payload_digest("create", body)
     assert payload_digest("push", body) != payload_digest("push", b'{"a":1}')
-
-
-def test_non_finite_numbers_are_found_by_path() -> None:
-    value = {"a": [1.0, float("inf")], "b": {"c": float("nan")}, "d": 1e308}
-    assert non_finite_numbers(value) == [("a", 1), ("b", "c")]
-    assert len(non_finite_numbers([float("-inf")] * 50, limit=3)) == 3
 
 
 def test_action_of_keeps_text_cut_to_the_column() -> None:
