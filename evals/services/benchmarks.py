@@ -177,6 +177,7 @@ def invalid_upload_keep(
             uploaded_by=user if getattr(user, "is_authenticated", False) else None,
         )
         pack_files_set(
+            new=True,
             upload=upload,
             refs={storable(name): ref for name, ref in (extra_files or {}).items()},
         )
@@ -336,7 +337,7 @@ def _pack_save(
         )
         if existing is None:
             benchmark = Benchmark.objects.create(benchmark_id=benchmark_id, **fields)
-            pack_files_set(benchmark=benchmark, refs=files)
+            pack_files_set(benchmark=benchmark, refs=files, new=True)
             return benchmark, PackOutcome.CREATED, set()
         reason = pack_conflict(existing, fields)
         if reason is not None and (existing.kind != Benchmark.Kind.PACK or not force):

@@ -146,14 +146,18 @@ def pack_files_set(
     refs: Mapping[str, FileRef],
     benchmark: Benchmark | None = None,
     upload: InvalidUpload | None = None,
+    new: bool = False,
 ) -> set[str]:
     """Make ``refs`` the owner's files (rows only; the bytes are stored
-    already). Returns the digests it no longer refers to, for a sweep once
-    the transaction is committed."""
+    already); ``new``: the owner was just created and has none yet. Returns
+    the digests it no longer refers to, for a sweep once the transaction is
+    committed."""
     owner = _owner(benchmark, upload)
-    old = PackFile.objects.filter(**owner)
-    dropped = set(old.values_list("sha256", flat=True))
-    old.delete()
+    dropped: set[str] = set()
+    if not new:
+        old = PackFile.objects.filter(**owner)
+        dropped = set(old.values_list("sha256", flat=True))
+        old.delete()
     PackFile.objects.bulk_create(
         PackFile(**owner, path=path, size=ref.size, sha256=ref.sha256)
         for path, ref in sorted(refs.items())
