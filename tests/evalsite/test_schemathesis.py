@@ -61,11 +61,13 @@ SEMANTIC_REFUSALS: dict[str, list[str]] = {
         UNSAFE_TEXT,  # case ids and tags
         SAFE_SEGMENT,
         r"memory-red-team benchmark packs require",  # that bench is off
-        r"is not valid JSON|must contain a root manifest\.json",  # an upload
+        # An uploaded file that is neither a manifest nor a pack archive: its
+        # refusal names the file, not a field of a document.
+        r"^\$ .* is not valid JSON|^\$ benchmark pack must contain|^[^$]",
         r"must be a number between",  # past 2**53 in an undeclared property
     ],
     "POST /api/benchmarks/runs": [
-        r"^\$\.benchmarkId must name a known benchmark",
+        r"^\$\.benchmarkId benchmarkId must name a known benchmark",
         r"^\$\.passedCases passedCases \+ failedCases must be less than",
         r"^\$\.caseResults caseResults must agree",
         SAFE_SEGMENT,
@@ -78,7 +80,10 @@ SEMANTIC_REFUSALS: dict[str, list[str]] = {
         UNSAFE_TEXT,
         r"^\$\.snapshotId This field may not be blank",  # only whitespace
     ],
-    "POST /api/evals/runs": [r"^\$\.(suite|script) no \w+ named", UNSAFE_TEXT],
+    "POST /api/evals/runs": [
+        r"^\$\.(suite|script) (no \w+ named|.* is outside the suites directory)",
+        UNSAFE_TEXT,
+    ],
     "POST /api/gridworld/batches": [
         r"^\$\.map unknown layout",  # neither a layout nor a text map
         r"^\$\.map_text line \d+: ",
