@@ -757,7 +757,11 @@ def test_a_document_nesting_past_the_parser_is_invalid_json() -> None:
         parse_json_document(b"[" * 100_000 + b"]" * 100_000, what="x.json")
 
     assert [(p.path, p.code, p.message) for p in caught.value.problems] == [
-        ("$", "invalid_json", "x.json is not valid JSON: nests too deep (more than 512 levels)")
+        (
+            "$",
+            "invalid_json",
+            "x.json is not valid JSON: nests too deep (more than 512 levels)",
+        )
     ]
 
 
