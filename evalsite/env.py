@@ -245,6 +245,11 @@ def env_secret(name: str) -> str:
     return os.environ.get(name, "")
 
 
+def env_var_dir() -> Path:
+    """Where the embedded database, broker and stores live (``EVALSITE_VAR_DIR``)."""
+    return env_path("EVALSITE_VAR_DIR", BASE_DIR / "var")
+
+
 def env_path(name: str, default: Path) -> Path:
     """A path; a relative one is taken from the checkout (``BASE_DIR``)."""
     raw = os.environ.get(name)
