@@ -160,16 +160,10 @@ def evaluate(text: str, *, facts: SituationFacts | None) -> Evaluation:
         sanitized, grounding, eligibility = evaluate_output(text, facts=facts)
         return Evaluation(sanitized, grounding, eligibility)
     sanitized = sanitize(text)
-    grounding = GroundingResult(
-        passed=False, reason="no_frame", category=None, missing=()
-    )
-    if sanitized.goal is None:
-        # No goal to ground: the reason is the tag's (no_goal, goal_fail:<why>).
-        return Evaluation(
-            sanitized, grounding, decide_eligibility(sanitized, grounding)
-        )
-    decision = EligibilityDecision(False, "grounding_fail:no_frame")
-    return Evaluation(sanitized, grounding, decision)
+    # No frame to ground against: the tag's reason (no_goal, goal_fail:<why>)
+    # or, for a goal, grounding_fail:no_frame.
+    grounding = GroundingResult(False, reason="no_frame", category=None, missing=())
+    return Evaluation(sanitized, grounding, decide_eligibility(sanitized, grounding))
 
 
 @dataclass(frozen=True, slots=True)
