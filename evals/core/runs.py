@@ -88,7 +88,7 @@ MESSAGES: MessageTable = {
 }
 _MAP_PREFIXES = ("$.metrics",)
 
-_KEYS = frozenset(
+RUN_KEYS = frozenset(
     {
         "schemaVersion",
         "runId",
@@ -125,7 +125,7 @@ def fast_recency(document: Any) -> datetime | None:
     Written out by hand because it runs once per stored run; the instant
     comes with the check because the store's latest-run choice needs it.
     """
-    if type(document) is not dict or not document.keys() <= _KEYS:
+    if type(document) is not dict or not document.keys() <= RUN_KEYS:
         return None
     if "caseResults" in document:
         return None

@@ -37,29 +37,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from evals.core.format_rules import js_trim
+from evals.core.runs import RUN_KEYS
 
 # A decimal StrNumericLiteral without sign-less Infinity, hex, octal or
 # binary forms and not empty: what ``Number(text)`` reads as a decimal.
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _EXACT_INT = 2**53
 
-RUN_KEYS = frozenset(
-    {
-        "schemaVersion",
-        "runId",
-        "benchmarkId",
-        "status",
-        "startedAt",
-        "completedAt",
-        "totalCases",
-        "passedCases",
-        "failedCases",
-        "metrics",
-        "notes",
-        "gitRef",
-        "caseResults",
-    }
-)
 SNAPSHOT_KEYS = frozenset(
     {
         "schemaVersion",

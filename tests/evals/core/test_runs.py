@@ -347,7 +347,7 @@ _json_value = json_values(
     max_int=20,
     words=["", " ", "x", "completed", "..", "2026-03-06T10:00:00Z", "a/b"],
 )
-_keys = sorted(runs._KEYS | {"extra"})
+_keys = sorted(runs.RUN_KEYS | {"extra"})
 
 
 @settings(max_examples=400)
@@ -454,7 +454,7 @@ def test_stored_run_key_vouches_only_for_valid_storable_runs(
 
 @settings(max_examples=300)
 @given(
-    key=st.sampled_from(sorted(runs._KEYS)),
+    key=st.sampled_from(sorted(runs.RUN_KEYS)),
     value=_json_value | _hostile,
     style=st.integers(0, 7),
 )

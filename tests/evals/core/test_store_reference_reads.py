@@ -335,7 +335,7 @@ def test_known_fields_are_the_schemas() -> None:
     snap_schema = json.loads((SCHEMAS / "baseline_snapshot.v1.schema.json").read_text())
     entry = snap_schema["properties"]["benchmarks"]["items"]["properties"]
 
-    assert set(run_schema["properties"]) == RUN_KEYS == runs._KEYS
+    assert set(run_schema["properties"]) == RUN_KEYS == runs.RUN_KEYS
     assert set(snap_schema["properties"]) == SNAPSHOT_KEYS
     assert set(entry) == SNAPSHOT_ENTRY_KEYS
 
@@ -372,7 +372,7 @@ _values = json_values(
 ) | st.sampled_from(
     [" ama-memory ", "ama-memory\u00a0", "0.5", " 2026-03-06T10:00:00Z"]
 )
-_keys = sorted(runs._KEYS | {"extra"})
+_keys = sorted(runs.RUN_KEYS | {"extra"})
 
 
 def _full_read_key(data: bytes) -> tuple[Any, ...] | None:
