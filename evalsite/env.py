@@ -121,8 +121,11 @@ def env_origins(name: str) -> list[str]:
     return origins
 
 
-def _url_problem(value: str, schemes: tuple[str, ...]) -> bool:
-    """True unless ``value`` is a URL with one of ``schemes`` and a host."""
+def _url_problem(
+    value: str, schemes: tuple[str, ...], *, needs_host: bool = True
+) -> bool:
+    """True unless ``value`` is a URL with one of ``schemes``, no white space,
+    a port in range and (``needs_host``) a host."""
     try:
         parts = urlsplit(value)
         parts.port  # noqa: B018 (raises ValueError on a port out of range)
@@ -130,7 +133,7 @@ def _url_problem(value: str, schemes: tuple[str, ...]) -> bool:
         return True
     return (
         parts.scheme not in schemes
-        or not parts.hostname
+        or (needs_host and not parts.hostname)
         or any(char.isspace() for char in value)
     )
 
@@ -210,21 +213,12 @@ def env_secret_url(name: str, schemes: tuple[str, ...], example: str) -> str:
     """A URL read like a secret (it may carry a password), with one of
     ``schemes``; the message names the variable, never the value."""
     url = env_secret(name)
-    if url and _url_scheme_problem(url, schemes):
+    if url and _url_problem(url, schemes, needs_host=False):
         raise ImproperlyConfigured(
             f"{name} must be a {_either(tuple(s + '://' for s in schemes))} URL "
             f"(e.g. {example}); its value is not shown"
         )
     return url
-
-
-def _url_scheme_problem(url: str, schemes: tuple[str, ...]) -> bool:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 (raises ValueError on a port out of range)
-    except ValueError:
-        return True
-    return parts.scheme not in schemes or any(char.isspace() for char in url)
 
 
 def refuse(problem: str | None) -> None:
