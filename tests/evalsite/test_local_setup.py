@@ -20,6 +20,7 @@ from evalsite.envfile import (
     parse_env_file,
     write_demo_env,
 )
+from tests.manage_cli import run_manage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,21 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def new_shell(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``python manage.py ...`` with none of the project's variables set, as a
     new terminal has (the caller adds what the case needs)."""
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "LOG_", "EVAL"))
-        and k not in DEMO_FLAGS
-    }
-    base.update(env)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=base,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+    return run_manage(
+        *args,
+        drop_prefixes=("DJANGO_", "DATABASE_URL", "CELERY_", "LOG_", "EVAL"),
+        drop=DEMO_FLAGS,
+        **env,
     )
 
 

@@ -2,43 +2,30 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.manage_cli import run_manage
+
 PRODUCTION_SECRET_KEY = "prod-" + "a1B2c3D4e5F6g7H8" * 4
 
 
-def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "LOG_"))
-    }
-    base.update(env)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=base,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return run_manage(
+        *args, drop_prefixes=("DJANGO_", "DATABASE_URL", "CELERY_", "LOG_"), **env
     )
 
 
 def test_debug_off_without_secret_key_fails_clearly() -> None:
-    result = run_manage("check", DJANGO_DEBUG="false")
+    result = manage("check", DJANGO_DEBUG="false")
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set" in result.stderr
 
 
 def test_malformed_boolean_is_refused() -> None:
-    result = run_manage("check", DJANGO_DEBUG="yes-please")
+    result = manage("check", DJANGO_DEBUG="yes-please")
     assert result.returncode != 0
     assert "DJANGO_DEBUG must be one of true/false/1/0" in result.stderr
 
@@ -46,7 +33,7 @@ def test_malformed_boolean_is_refused() -> None:
 def test_secret_key_file_is_read(tmp_path: Path) -> None:
     secret = tmp_path / "secret"
     secret.write_text("s" * 60 + "\n")
-    result = run_manage(
+    result = manage(
         "shell",
         "-c",
         "from django.conf import settings; print(settings.SECRET_KEY)",
@@ -61,7 +48,7 @@ def test_secret_key_file_is_read(tmp_path: Path) -> None:
 def test_check_deploy_is_clean_under_production_env(
     debug: str, expected_error_id: str | None
 ) -> None:
-    result = run_manage(
+    result = manage(
         "check",
         "--deploy",
         "--fail-level",
@@ -96,8 +83,8 @@ def test_secrets_come_from_files_and_are_never_printed(tmp_path: Path) -> None:
         "assert settings.OPENAI_API_KEY == 'sk-openai-R5t1'; "
         "print(Client(HTTP_HOST='localhost').get('/healthz', secure=True).status_code)"
     )
-    shell = run_manage("shell", "-c", probe, **env)
-    check = run_manage("check", "--deploy", **env)
+    shell = manage("shell", "-c", probe, **env)
+    check = manage("check", "--deploy", **env)
 
     assert shell.returncode == 0, shell.stderr
     assert shell.stdout.strip().splitlines()[-1] == "503"
@@ -108,7 +95,7 @@ def test_secrets_come_from_files_and_are_never_printed(tmp_path: Path) -> None:
 
 
 def test_check_deploy_warns_about_embedded_broker() -> None:
-    result = run_manage(
+    result = manage(
         "check", "--deploy", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="x7Gq" * 16
     )
     assert "evalsite.W001" in result.stderr
@@ -165,7 +152,7 @@ def test_postgres_prepares_statements_unless_turned_off() -> None:
 
 
 def test_prepared_statements_setting_is_a_strict_boolean() -> None:
-    result = run_manage(
+    result = manage(
         "check",
         DJANGO_DEBUG="true",
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/evalsite",

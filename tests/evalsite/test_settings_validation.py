@@ -5,15 +5,14 @@ request or tick later. Values that may carry a password are never echoed."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
 from evalsite.env import THROTTLE_RATE
+from tests.manage_cli import run_manage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,18 +35,11 @@ SETTINGS_PREFIXES = (
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(SETTINGS_PREFIXES)}
-    base.update(DJANGO_DEBUG="true", EVALSITE_ENV_FILE="")
-    base.pop("DJANGO_SETTINGS_MODULE", None)
-    base.update(env)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=base,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+    return run_manage(
+        *args,
+        drop_prefixes=SETTINGS_PREFIXES,
+        drop=("DJANGO_SETTINGS_MODULE",),
+        **{"DJANGO_DEBUG": "true", "EVALSITE_ENV_FILE": "", **env},
     )
 
 
