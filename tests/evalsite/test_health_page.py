@@ -7,13 +7,17 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from core.health import health_rows
+from core.health import DATABASE_NAMES, health_rows
 from evalsite.models import WorkerHeartbeat
 
 pytestmark = pytest.mark.django_db
+
+# The suite runs on SQLite and on PostgreSQL: the page names the one in use.
+DATABASE = DATABASE_NAMES[connection.vendor]
 
 
 def test_the_overview_health_tile_opens_the_health_page(owner_client: Client) -> None:
@@ -23,7 +27,7 @@ def test_the_overview_health_tile_opens_the_health_page(owner_client: Client) ->
         '<a class="tile tile-alert" href="/health/">' in html
     )
     assert 'href="/healthz"' not in html
-    assert 'Database (SQLite): <span class="good">answering</span>' in html
+    assert f'Database ({DATABASE}): <span class="good">answering</span>' in html
 
 
 def test_the_health_page_is_a_table_in_plain_words(client: Client) -> None:
@@ -42,7 +46,7 @@ def test_the_health_page_is_a_table_in_plain_words(client: Client) -> None:
     assert response["Content-Type"].startswith("text/html")
     assert "Everything is working." in html
     assert (
-        '<tr><td>Database (SQLite)</td><td data-label="State"><span class="pass">'
+        f'<tr><td>Database ({DATABASE})</td><td data-label="State"><span class="pass">'
         "answering</span></td>"
     ) in html
     assert '<span class="pass">accepting work</span>' in html
