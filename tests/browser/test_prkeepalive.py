@@ -97,3 +97,26 @@ def test_failed_deliveries_show_on_the_pull_page_index_and_overview(
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.js_errors == []
+
+
+def test_the_pull_request_table_fits_a_phone(
+    page: Any, live_server: Any, owner: Any, screenshot: Any, log_in: Any
+) -> None:
+    """At 390 px every column of a repository's pull requests is read on
+    screen (one card per row, each value under its label), none scrolled
+    off to the right of the table."""
+    from prkeepalive.demo import load_demo
+
+    load_demo(owner=owner)
+    log_in("alice", "pw-alice")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/prkeepalive/")
+    cells = page.evaluate(
+        """() => [...document.querySelectorAll("section table.stack td")].map(
+             (td) => [td.getAttribute("data-label"), td.getBoundingClientRect().right])"""
+    )
+    assert cells, "the demo repository lists its pull requests"
+    assert {label for label, _ in cells} >= {"Keepalive", "Last decision"}
+    assert all(right <= 390 for _, right in cells), cells
+    screenshot("prkeepalive-index-phone")
+    assert page.js_errors == []
