@@ -134,6 +134,10 @@ def test_two_safe_batches_with_other_seeds_are_no_regression(
     ).content.decode()
     assert "mean_distance" in html
     assert "regressed" not in html
+    # The legend says what each outcome a row can show means.
+    assert (
+        '"within threshold", neither; neutral metrics are shown, never judged' in html
+    )
 
 
 def test_the_episode_drill_down_is_a_metrics_table(owner_client: Any) -> None:
