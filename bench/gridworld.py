@@ -13,7 +13,12 @@ Measured in the same run, on the same machine:
 3. evalsite's governed episodes: planner proposer, lexicographic governor,
    coherence kernel, hash-chained receipts with Merkle proposal roots, on the
    ``hazard`` layout with a drifting goal;
-4. ``replay_verify`` over those receipts (re-running and comparing them).
+4. ``replay_verify`` over those receipts (re-running and comparing them);
+5. the fast path's worth: the same governed batch played with production's
+   step (``gridworld.core.fastpath`` tables) and with the reference step
+   (``tests/gridworld/oracle.py``: ``env_step``, ``governor.decide`` and the
+   hashes called on every step), alternated ``ROUNDS`` times, best of each;
+   the receipts of both must be byte-identical.
 
 Rates are steps per CPU second of this process (``time.process_time``), so
 that other load on the machine skews the ratios less than wall time would.
@@ -25,6 +30,9 @@ other rows still run.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,8 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gridworld.core.config import BatchConfig, run_cases  # noqa: E402
+from gridworld.core.episode import canonical  # noqa: E402
 from gridworld.core.grid import standard_layout  # noqa: E402
 from gridworld.core.replay import replay_verify  # noqa: E402
+from tests.gridworld.oracle import reference_steps  # noqa: E402
 
 MINIGRID_STEPS = 20_000
 # CPU time of this process: on a machine shared with other work, wall time
@@ -42,6 +52,7 @@ MINIGRID_STEPS = 20_000
 clock = time.process_time
 LEAN_STEPS = 200_000
 EPISODES = 400
+ROUNDS = 3
 
 
 def minigrid_rate() -> float | None:
@@ -95,6 +106,73 @@ def lean_rate() -> float:
     return LEAN_STEPS / (clock() - start)
 
 
+# One batch in a fresh interpreter: what a CLI ``--wait`` batch or a new
+# worker's first chunk sees (no table or cache warmed by an earlier batch).
+CHILD = """
+import sys, time
+sys.path.insert(0, {root!r})
+from gridworld.core.config import BatchConfig, run_cases
+from gridworld.core.episode import canonical
+from gridworld.core.grid import standard_layout
+from tests.gridworld.oracle import reference_steps
+import contextlib, hashlib
+batch = BatchConfig(map=standard_layout("hazard"), episodes={episodes}, seed={seed})
+mode = contextlib.nullcontext() if {fast} else reference_steps()
+with mode:
+    wall, cpu = time.perf_counter(), time.process_time()
+    results = run_cases(batch, list(range({episodes})))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+steps = sum(r.receipt["metrics"]["steps"] for _, r in results)
+text = "".join(canonical(r.receipt) for _, r in results)
+print(steps, cpu, wall, hashlib.sha256(text.encode()).hexdigest())
+"""
+
+
+def _child(fast: bool, seed: int) -> tuple[float, float, str]:
+    """(steps per CPU second, wall seconds, digest of the receipts)."""
+    code = CHILD.format(root=str(ROOT), episodes=EPISODES, seed=seed, fast=fast)
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return int(out[0]) / float(out[1]), float(out[2]), out[3]
+
+
+def fastpath_cold(seed: int) -> dict[bool, tuple[float, float, str]]:
+    """Best of ``ROUNDS`` alternated fresh-interpreter batches, each mode."""
+    best: dict[bool, tuple[float, float, str]] = {}
+    for _ in range(ROUNDS):
+        for fast in (True, False):
+            rate, wall, digest = _child(fast, seed)
+            if fast not in best or rate > best[fast][0]:
+                best[fast] = (rate, wall, digest)
+    return best
+
+
+def fastpath_warm(warm_seed: int, seed: int) -> dict[bool, tuple[float, str]]:
+    """A long-lived worker: batch ``seed`` after one of ``warm_seed`` on the
+    same map in this process (tables and caches warm, other episodes)."""
+    rates: dict[bool, tuple[float, str]] = {}
+    for fast in (True, False):
+        mode = contextlib.nullcontext() if fast else reference_steps()
+        with mode:
+            run_cases(
+                BatchConfig(
+                    map=standard_layout("hazard"), episodes=EPISODES, seed=warm_seed
+                ),
+                list(range(EPISODES)),
+            )
+            batch = BatchConfig(
+                map=standard_layout("hazard"), episodes=EPISODES, seed=seed
+            )
+            cpu = clock()
+            results = run_cases(batch, list(range(EPISODES)))
+            cpu = clock() - cpu
+        steps = sum(r.receipt["metrics"]["steps"] for _, r in results)
+        text = "".join(canonical(r.receipt) for _, r in results)
+        rates[fast] = (steps / cpu, hashlib.sha256(text.encode()).hexdigest())
+    return rates
+
+
 def main() -> int:
     batch = BatchConfig(map=standard_layout("hazard"), episodes=EPISODES, seed=1)
     start = clock()
@@ -125,7 +203,24 @@ def main() -> int:
         print(f"governed / MiniGrid : {governed / reference:5.1f}x (aim >= 10x)")
     print(f"governed / lean     : {governed / lean:5.1%} (aim >= 50%)")
     print(f"replay / run        : {replay / governed:5.2f}x (aim >= 1.0x)")
-    return 0 if verified == EPISODES and violations == 0 else 1
+    cold = fastpath_cold(seed=1)
+    warm = fastpath_warm(warm_seed=10_001, seed=20_001)
+    gain_cold = cold[True][0] / cold[False][0]
+    gain_warm = warm[True][0] / warm[False][0]
+    print(f"fast path, {EPISODES} governed episodes on hazard:")
+    print(
+        f"  fresh process, best of {ROUNDS}: with {cold[True][0]:>8,.0f} steps/s "
+        f"({cold[True][1]:.2f} s wall), without {cold[False][0]:>8,.0f} steps/s "
+        f"({cold[False][1]:.2f} s wall): {gain_cold:4.2f}x"
+    )
+    print(
+        f"  warm worker, other seeds : with {warm[True][0]:>8,.0f} steps/s, "
+        f"without {warm[False][0]:>8,.0f} steps/s: {gain_warm:4.2f}x"
+    )
+    same = cold[True][2] == cold[False][2] and warm[True][1] == warm[False][1]
+    print(f"  receipts byte-identical  : {same}  (keep the fast path if >= 1.5x)")
+    ok = verified == EPISODES and violations == 0 and same
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

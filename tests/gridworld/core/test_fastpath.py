@@ -34,6 +34,7 @@ from gridworld.core.proposers import (
     memory_map,
 )
 from gridworld.core.types import ACTIONS, DELTAS, Q
+from tests.gridworld.oracle import reference_steps
 
 MAPS = [
     standard_layout("hazard"),
@@ -328,3 +329,30 @@ def test_cached_observations_are_what_the_environment_shows(grid: GridMap) -> No
                 episode.step()
                 checked += 1
     assert checked > 10
+
+
+@pytest.mark.parametrize("grid", MAPS, ids=lambda g: g.name)
+@pytest.mark.parametrize("proposer", ["planner", "greedy"])
+@pytest.mark.parametrize("governor", ["lexicographic", "none"])
+def test_generated_episodes_equal_the_reference_steps_receipt_for_receipt(
+    grid: GridMap, proposer: str, governor: str
+) -> None:
+    batches = [
+        BatchConfig(
+            map=grid,
+            episodes=10,
+            proposer=proposer,
+            governor=governor,
+            seed=seed,
+            drift_period=drift,
+            max_steps=60,
+            budget=budget,
+            lane_size=5,
+        )
+        for seed, drift, budget in [(3, 25, 1000), (7, 5, 120), (11, 3, 30)]
+    ]
+    production, steps = _lanes(batches)
+    with reference_steps():
+        reference, _ = _lanes(batches)
+    assert steps > 100
+    assert production == reference
