@@ -13,11 +13,10 @@ with ``repeated=<N>`` for the lines it left out. Captured logs (tests) see
 every line: the filter sits on the console handler only.
 
 ``configure`` applies the dict (Django's ``LOGGING_CONFIG`` and the worker's
-``setup_logging``). When no configured handler writes where a call came
-from nor its thread or process (the formatters here never do), records are
-made without looking those up (the logging HOWTO's "Optimization"): about a
-third of what a line costs. A format naming one of those fields keeps its
-lookup; a handler or formatter of any other kind keeps them all.
+``setup_logging``). Records are made as the standard library makes them:
+skipping the caller, thread and process lookups the formatters here never
+write bought 1.12x log lines/s (``bench/fastpaths.py``), too little for a
+switch on the logging module's private ``_srcfile``.
 """
 
 from __future__ import annotations
@@ -215,78 +214,7 @@ def build_logging(
 
 
 def configure(config: dict[str, Any]) -> None:
-    """``logging.config.dictConfig(config)``, then records made without the
-    lookups of fields that nothing configured writes (and with them again
-    when something may)."""
+    """``logging.config.dictConfig(config)``: Django's ``LOGGING_CONFIG`` and
+    the worker's ``setup_logging``, so that web, worker and beat apply the
+    same dict the same way."""
     logging.config.dictConfig(config)
-    handlers = [
-        handler
-        for logger in [logging.getLogger(), *_named_loggers()]
-        for handler in logger.handlers
-    ]
-    for switch, wanted in record_lookups(handlers).items():
-        if wanted:
-            setattr(logging, switch, _DEFAULT_CONTEXT[switch][0])
-        else:
-            setattr(logging, switch, None if switch == "_srcfile" else False)
-
-
-def record_lookups(handlers: list[logging.Handler]) -> dict[str, bool]:
-    """For each of the logging module's lookup switches, whether one of
-    ``handlers`` may write a field it fills in."""
-    written: set[str] = set()
-    for handler in handlers:
-        fields = _context_fields_written(handler)
-        written |= _ALL_CONTEXT_FIELDS if fields is None else fields
-    return {
-        switch: bool(written.intersection(fields))
-        for switch, (_, fields) in _DEFAULT_CONTEXT.items()
-    }
-
-
-# Each of the logging module's switches, as it was at import, and the
-# record fields its lookup fills in.
-_DEFAULT_CONTEXT: dict[str, tuple[Any, tuple[str, ...]]] = {
-    "_srcfile": (
-        logging._srcfile,
-        ("pathname", "filename", "module", "lineno", "funcName"),
-    ),
-    "logThreads": (logging.logThreads, ("thread", "threadName")),
-    "logProcesses": (logging.logProcesses, ("process",)),
-    "logMultiprocessing": (logging.logMultiprocessing, ("processName",)),
-    "logAsyncioTasks": (getattr(logging, "logAsyncioTasks", True), ("taskName",)),
-}
-_ALL_CONTEXT_FIELDS = frozenset(
-    field for _, fields in _DEFAULT_CONTEXT.values() for field in fields
-)
-_CONTEXT_FIELD = re.compile(
-    r"\b(pathname|filename|module|lineno|funcName|threadName|thread"
-    r"|processName|process|taskName)\b"
-)
-
-
-def _context_fields_written(handler: logging.Handler) -> set[str] | None:
-    """The caller, thread and process fields ``handler`` writes, or None when
-    it is not known: a stream, file, mail-to-admins or null handler writes
-    none with the formatters here, and those its format names with the
-    standard library's or Django's plain formatter."""
-    from django.utils.log import AdminEmailHandler, ServerFormatter
-
-    if not isinstance(
-        handler, (logging.StreamHandler, AdminEmailHandler, logging.NullHandler)
-    ):
-        return None
-    formatter = handler.formatter
-    if formatter is None or isinstance(formatter, (TextFormatter, JsonFormatter)):
-        return set()
-    if type(formatter) not in (logging.Formatter, ServerFormatter):
-        return None
-    return set(_CONTEXT_FIELD.findall(formatter._fmt or ""))
-
-
-def _named_loggers() -> list[logging.Logger]:
-    return [
-        logger
-        for logger in logging.Logger.manager.loggerDict.values()
-        if isinstance(logger, logging.Logger)
-    ]

@@ -185,103 +185,16 @@ def restore_logging(settings: Any) -> Iterator[None]:
     configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
 
 
-def _handlers(config: dict[str, Any]) -> list[logging.Handler]:
-    """The handlers ``config`` makes, without installing them."""
-    configurator = logging.config.DictConfigurator(config)
-    configurator.config["formatters"] = {
-        name: configurator.configure_formatter(spec)
-        for name, spec in config.get("formatters", {}).items()
-    }
-    configurator.config["filters"] = {
-        name: configurator.configure_filter(spec)
-        for name, spec in config.get("filters", {}).items()
-    }
-    return [
-        configurator.configure_handler(dict(spec))
-        for spec in config["handlers"].values()
-    ]
-
-
-NO_LOOKUP = {
-    "_srcfile": False,
-    "logThreads": False,
-    "logProcesses": False,
-    "logMultiprocessing": False,
-    "logAsyncioTasks": False,
-}
-
-
-def test_records_skip_the_caller_thread_and_process_no_formatter_writes() -> None:
-    from evalsite.logging import build_logging, record_lookups
-
-    for fmt in ("text", "json"):
-        handlers = _handlers(build_logging(level="INFO", fmt=fmt))
-        assert record_lookups(handlers) == NO_LOOKUP
-    # Django's own handlers write none of them either.
-    from django.utils.log import DEFAULT_LOGGING
-
-    assert record_lookups(_handlers(DEFAULT_LOGGING)) == NO_LOOKUP
-
-
-def test_a_format_naming_a_field_keeps_its_lookup() -> None:
-    from evalsite.logging import build_logging, record_lookups
-
-    config = build_logging(level="INFO", fmt="text")
-    config["formatters"]["gunicorn"] = {
-        "format": "%(asctime)s [%(process)d] [%(levelname)s] %(message)s"
-    }
-    config["handlers"]["gunicorn"] = {
-        "class": "logging.StreamHandler",
-        "formatter": "gunicorn",
-    }
-    assert record_lookups(_handlers(config)) == NO_LOOKUP | {"logProcesses": True}
-    config["formatters"]["gunicorn"] = {"format": "%(threadName)s %(message)s"}
-    assert record_lookups(_handlers(config)) == NO_LOOKUP | {"logThreads": True}
-
-
-def test_a_handler_or_formatter_of_another_kind_keeps_every_lookup() -> None:
-    from evalsite.logging import build_logging, record_lookups
-
-    config = build_logging(level="INFO", fmt="text")
-    config["handlers"]["memory"] = {
-        "class": "logging.handlers.MemoryHandler",
-        "capacity": 10,
-    }
-    assert all(record_lookups(_handlers(config)).values())
-    del config["handlers"]["memory"]
-    config["formatters"]["own"] = {"()": "logging.BufferingFormatter"}
-    config["handlers"]["console"]["formatter"] = "own"
-    assert all(record_lookups(_handlers(config)).values())
-
-
-def test_configure_makes_records_without_the_lookups_it_can_skip(
-    settings: Any, restore_logging: None, monkeypatch: pytest.MonkeyPatch
+def test_configure_leaves_records_their_caller_thread_and_process(
+    settings: Any, restore_logging: None
 ) -> None:
-    from evalsite import logging as evalsite_logging
     from evalsite.logging import build_logging, configure
 
-    def record() -> logging.LogRecord:
-        return logging.getLogger("evalsite.tests").makeRecord(
-            "evalsite.tests", logging.INFO, "(unknown file)", 0, "a line", (), None
-        )
-
-    # pytest's own capture handlers write file:line; out of view here.
-    monkeypatch.setattr(evalsite_logging, "_named_loggers", lambda: [])
-    config = build_logging(level="INFO", fmt="json")
-    config["handlers"]["memory"] = {
-        "class": "logging.handlers.MemoryHandler",
-        "capacity": 10,
-    }
-    config["root"]["handlers"].append("memory")
-    configure(config)
-    assert logging._srcfile is not None
-    assert record().thread is not None and record().process is not None
-
     configure(build_logging(level="INFO", fmt="json"))
-    assert logging._srcfile is None
-    assert (record().thread, record().process, record().processName) == (
-        None,
-        None,
-        None,
+    record = logging.getLogger("evalsite.tests").makeRecord(
+        "evalsite.tests", logging.INFO, "(unknown file)", 0, "a line", (), None
     )
-    assert json.loads(JsonFormatter().format(record()))["message"] == "a line"
+    assert record.thread is not None
+    assert record.process is not None
+    assert record.processName is not None
+    assert json.loads(JsonFormatter().format(record))["message"] == "a line"
