@@ -6,13 +6,22 @@ GitHub sends ``X-Hub-Signature-256: sha256=<64 hex digits>``, a delivery
 GUID (a UUID) in ``X-GitHub-Delivery`` and an event name such as
 ``issue_comment`` in ``X-GitHub-Event``. Anything else in those headers is
 refused with the header named, never stored.
+
+What intake answers is said here in domain terms: a delivery is received
+with one of the ``Receipt`` outcomes, or refused with ``DeliveryUnverified``
+(no secret can verify it) or ``DeliveryInvalid`` (headers or body unusable).
+Only the API turns these into HTTP status codes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import Any
+
+from core.errors import CoreError, SchemaProblem, error_document
 
 GUID_MAX = 100
 EVENT_MAX = 50
@@ -59,3 +68,43 @@ def action_of(payload: dict[str, Any]) -> str:
     the column's length."""
     action = payload.get("action")
     return action[:ACTION_MAX] if isinstance(action, str) else ""
+
+
+class Receipt(StrEnum):
+    """How a verified delivery was received (the answer's ``status``)."""
+
+    PONG = "pong"
+    DUPLICATE = "duplicate"
+    REPLAYED = "replayed"
+    IGNORED = "ignored"
+    STORED = "stored"
+    QUEUED = "queued"
+
+
+type Fields = Mapping[str, Sequence[str]] | Sequence[SchemaProblem]
+
+
+class DeliveryRefused(CoreError):
+    """A delivery refused before anything is stored; ``document`` is the
+    error answer (the contract's ``{"error": {...}}``)."""
+
+    def __init__(self, code: str, message: str, fields: Fields) -> None:
+        super().__init__(message, code=code)
+        self.fields = fields
+
+    def document(self) -> dict[str, Any]:
+        return error_document(self.code, self.message, self.fields)
+
+
+class DeliveryUnverified(DeliveryRefused):
+    """No configured secret verifies the delivery: no secret at all
+    (``webhook_secret_unset``) or a missing or wrong signature
+    (``bad_signature``)."""
+
+
+class DeliveryInvalid(DeliveryRefused):
+    """The headers or the body are unusable (code ``invalid``, every field
+    named)."""
+
+    def __init__(self, message: str, fields: Fields) -> None:
+        super().__init__("invalid", message, fields)

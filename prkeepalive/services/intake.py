@@ -4,25 +4,31 @@
    checked in constant time against every configured secret before the body
    is parsed or anything is stored; a missing, malformed or wrong signature
    is refused and leaves no trace, and so is every delivery while no secret
-   is configured (the answer says so). A body signed with one repository's
-   secret that names another repository is refused the same way.
+   is configured (the answer says so): ``DeliveryUnverified``. A body
+   signed with one repository's secret that names another repository is
+   refused the same way.
 2. Then the body is parsed with the API's rules (UTF-8, nesting depth, no
    NaN, infinity, NUL, lone surrogates or integers past 64 bits) and the
-   GUID and event headers are checked: a 400 names what is wrong.
+   GUID and event headers are checked: ``DeliveryInvalid`` names what is
+   wrong.
 3. The delivery GUID is the idempotency key: a redelivery of a handled,
    processing, retrying or ignored GUID is a no-op; a failed one, or one
    that is still waiting to run, is queued again.
 4. A new GUID whose event and body equal those of a delivery received
    within ``PRKEEPALIVE_REPLAY_WINDOW_S`` is a replay: recorded as
-   ``replayed`` and answered 200, never processed (GitHub's redeliveries
+   ``replayed``, never processed (GitHub's redeliveries
    keep their GUID).
 5. Events no lane handles, and events of repositories not registered or
    paused, are recorded as ignored with the reason (GitHub is never asked
    about them).
 6. Handled events are sent to the worker after the transaction commits. When
    the task queue cannot be reached the delivery stays stored and the answer
-   is 202 ``stored``: the reconciler sends it once the queue is back, so
+   is ``stored``: the reconciler sends it once the queue is back, so
    GitHub need not redeliver.
+
+The service answers in domain terms (a ``Received`` with its ``Receipt``, or
+a ``DeliveryRefused`` error); ``prkeepalive.api.webhook`` chooses the HTTP
+status of each.
 """
 
 from __future__ import annotations
@@ -39,10 +45,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.exceptions import ParseError, ValidationError
 
-from core.errors import SchemaInvalid, SchemaProblem, error_document
+from core.errors import SchemaInvalid, SchemaProblem
 from core.text import shorten
 from evalsite.parsers import parse_json_body
 from prkeepalive.core.delivery import (
+    DeliveryInvalid,
+    DeliveryUnverified,
+    Receipt,
     action_of,
     header_problems,
     payload_digest,
@@ -66,9 +75,16 @@ SEND_AGAIN = (Delivery.Status.QUEUED, Delivery.Status.FAILED)
 
 
 @dataclass(frozen=True, slots=True)
-class IntakeResult:
-    status: int
+class Received:
+    """A verified delivery's outcome and the answer's body (its ``status``
+    is ``receipt``'s value)."""
+
+    receipt: Receipt
     body: dict[str, Any]
+
+
+def _received(receipt: Receipt, **rest: Any) -> Received:
+    return Received(receipt, {"status": receipt.value, **rest})
 
 
 def signature_valid(secret_value: str, body: bytes, header: str) -> bool:
@@ -98,60 +114,50 @@ def configured_secrets() -> list[str]:
     return list(dict.fromkeys(value for value in values if value))
 
 
-def _secret_unset(event: str) -> IntakeResult:
+def _secret_unset(event: str) -> DeliveryUnverified:
     logger.warning(
         "[PRKeepalive] webhook_refused event=%s reason=no-secret-configured",
         shorten(event, 60),
     )
-    return IntakeResult(
-        401,
-        error_document(
-            "webhook_secret_unset",
-            "No webhook secret is configured, so no delivery can be verified: "
-            "set PRKEEPALIVE_WEBHOOK_SECRET (or PRKEEPALIVE_WEBHOOK_SECRET_FILE) "
-            "to the secret of the GitHub webhook and restart.",
-            {"header:X-Hub-Signature-256": ["cannot be checked: no secret"]},
-        ),
+    return DeliveryUnverified(
+        "webhook_secret_unset",
+        "No webhook secret is configured, so no delivery can be verified: "
+        "set PRKEEPALIVE_WEBHOOK_SECRET (or PRKEEPALIVE_WEBHOOK_SECRET_FILE) "
+        "to the secret of the GitHub webhook and restart.",
+        {"header:X-Hub-Signature-256": ["cannot be checked: no secret"]},
     )
 
 
-def _bad_signature(event: str) -> IntakeResult:
+def _bad_signature(event: str) -> DeliveryUnverified:
     logger.warning(
         "[PRKeepalive] webhook_refused event=%s reason=signature", shorten(event, 60)
     )
-    return IntakeResult(
-        401,
-        error_document(
-            "bad_signature",
-            "Missing or wrong X-Hub-Signature-256.",
-            {"header:X-Hub-Signature-256": ["missing or wrong"]},
-        ),
+    return DeliveryUnverified(
+        "bad_signature",
+        "Missing or wrong X-Hub-Signature-256.",
+        {"header:X-Hub-Signature-256": ["missing or wrong"]},
     )
 
 
-def _invalid(message: str, fields: Any) -> IntakeResult:
-    return IntakeResult(400, error_document("invalid", message, fields))
-
-
-def _parsed(body: bytes) -> tuple[Any, IntakeResult | None]:
-    """The body parsed with the API's rules, or the 400 that refuses it."""
+def _parsed(body: bytes) -> dict[str, Any]:
+    """The body parsed with the API's rules; ``DeliveryInvalid`` refuses it."""
     try:
         payload = parse_json_body(body)
     except ParseError as exc:
-        return None, _invalid(
+        raise DeliveryInvalid(
             "The body is not acceptable JSON.", {"$": [str(exc.detail)]}
-        )
+        ) from None
     except ValidationError as exc:
         fields = {
             ("$." + path if path != "$" else path): [str(r) for r in reasons]
             for path, reasons in dict(exc.detail).items()
         }
-        return None, _invalid(
+        raise DeliveryInvalid(
             "The body holds text or numbers no column can store.", fields
-        )
+        ) from None
     if not isinstance(payload, dict):
-        return None, _invalid("Invalid delivery.", {"$": ["must be a JSON object"]})
-    return payload, None
+        raise DeliveryInvalid("Invalid delivery.", {"$": ["must be a JSON object"]})
+    return payload
 
 
 def _repository_name(payload: dict[str, Any]) -> str:
@@ -167,35 +173,33 @@ def _repository_of(payload: dict[str, Any]) -> Repository | None:
     return Repository.objects.filter(full_name__iexact=name).first()
 
 
-def delivery_receive(
-    *, body: bytes, event: str, guid: str, signature: str
-) -> IntakeResult:
-    """Verify and record one webhook delivery (see module docstring)."""
+def delivery_receive(*, body: bytes, event: str, guid: str, signature: str) -> Received:
+    """Verify and record one webhook delivery (see module docstring).
+
+    Raises ``DeliveryUnverified`` or ``DeliveryInvalid`` (nothing stored)."""
     secrets = configured_secrets()
     if not secrets:
-        return _secret_unset(event)
+        raise _secret_unset(event)
     signed_with = next(
         (value for value in secrets if signature_valid(value, body, signature)), None
     )
     if signed_with is None:
-        return _bad_signature(event)
+        raise _bad_signature(event)
     problems = header_problems(guid=guid, event=event)
     if problems:
-        return _invalid("Invalid delivery.", problems)
-    payload, refused = _parsed(body)
-    if refused is not None:
-        return refused
+        raise DeliveryInvalid("Invalid delivery.", problems)
+    payload = _parsed(body)
     repository = _repository_of(payload)
     own_secret = webhook_secret(repository)
     if not own_secret:
-        return _secret_unset(event)
+        raise _secret_unset(event)
     if not hmac.compare_digest(own_secret.encode(), signed_with.encode()):
-        return _bad_signature(event)
+        raise _bad_signature(event)
     if event == "ping":
-        return IntakeResult(200, {"status": "pong"})
+        return _received(Receipt.PONG)
     existing = Delivery.objects.filter(guid=guid).first()
     if existing is not None and existing.status not in SEND_AGAIN:
-        return IntakeResult(200, {"status": "duplicate", "delivery": guid})
+        return _received(Receipt.DUPLICATE, delivery=guid)
     digest = payload_digest(event, body)
     if existing is None:
         replayed = _replay_of(digest)
@@ -224,7 +228,7 @@ def _record_replay(
     repository: Repository | None,
     digest: str,
     original: Delivery,
-) -> IntakeResult:
+) -> Received:
     """A new GUID repeating a recent delivery: recorded (without its body,
     which the original holds), never processed."""
     try:
@@ -239,16 +243,14 @@ def _record_replay(
             reason=f"repeats delivery {original.guid} (same event and body)",
         )
     except IntegrityError:
-        return IntakeResult(200, {"status": "duplicate", "delivery": guid})
+        return _received(Receipt.DUPLICATE, delivery=guid)
     logger.warning(
         "[PRKeepalive] webhook_replayed event=%s guid=%s original=%s",
         event,
         guid,
         original.guid,
     )
-    return IntakeResult(
-        200, {"status": "replayed", "delivery": guid, "original": original.guid}
-    )
+    return _received(Receipt.REPLAYED, delivery=guid, original=original.guid)
 
 
 def _record(
@@ -258,7 +260,7 @@ def _record(
     repository: Repository | None,
     digest: str,
     existing: Delivery | None,
-) -> IntakeResult:
+) -> Received:
     reason = ""
     number = None
     if repository is None:
@@ -271,7 +273,7 @@ def _record(
             parsed = parse_event(event, payload)
         except SchemaInvalid as exc:
             # The body is the payload: its paths start at "$", not "payload".
-            return _invalid(
+            raise DeliveryInvalid(
                 "The payload does not have the event's shape.",
                 [
                     SchemaProblem(
@@ -279,7 +281,7 @@ def _record(
                     )
                     for p in exc.problems
                 ],
-            )
+            ) from None
         if not event_is_handled(repository, parsed):
             reason = unhandled_reason(parsed, policy_for(repository))
         number = pull_number(parsed)
@@ -317,21 +319,16 @@ def _record(
                 )
     except IntegrityError:
         # The same GUID arrived twice at once; the other request owns it.
-        return IntakeResult(200, {"status": "duplicate", "delivery": guid})
+        return _received(Receipt.DUPLICATE, delivery=guid)
     if reason:
         logger.info("[PRKeepalive] webhook_ignored event=%s guid=%s", event, guid)
-        return IntakeResult(
-            202, {"status": "ignored", "reason": reason, "delivery": guid}
-        )
+        return _received(Receipt.IGNORED, reason=reason, delivery=guid)
     if sent == [False]:
-        return IntakeResult(
-            202,
-            {
-                "status": "stored",
-                "delivery": guid,
-                "detail": "The task queue is unreachable; the delivery is stored "
-                "and runs when the queue answers again (no redelivery needed).",
-            },
+        return _received(
+            Receipt.STORED,
+            delivery=guid,
+            detail="The task queue is unreachable; the delivery is stored "
+            "and runs when the queue answers again (no redelivery needed).",
         )
     logger.info("[PRKeepalive] webhook_queued event=%s guid=%s", event, guid)
-    return IntakeResult(202, {"status": "queued", "delivery": guid})
+    return _received(Receipt.QUEUED, delivery=guid)

@@ -40,6 +40,9 @@ from prkeepalive.models import PullRequest, Repository, Round
 from prkeepalive.services.config import client_for, secret
 
 logger = logging.getLogger(__name__)
+# A round that fails to start is logged under the task's logger, as it
+# always was (the worker's log names it so).
+start_logger = logging.getLogger("prkeepalive.tasks.rounds")
 
 
 def _log(line: str, trace: str) -> None:
@@ -192,6 +195,21 @@ def round_start(*, round_pk: int) -> str:
         status=Round.Status.RUNNING, worker_line=wline
     )
     return Round.Status.RUNNING
+
+
+def round_start_or_fail(*, round_pk: int) -> str:
+    """The worker's start of a round: ``round_start``; a round that fails
+    before its agent starts is marked failed (never retried: a second post
+    would be a second instruction). Returns the round's status, ``failed``
+    after a failure."""
+    try:
+        return round_start(round_pk=round_pk)
+    except Exception:
+        start_logger.exception("[PRKeepalive] round_start_failed pk=%s", round_pk)
+        Round.objects.filter(pk=round_pk, status=Round.Status.LOCKED).update(
+            status=Round.Status.FAILED, error="the instruction could not be posted"
+        )
+        return "failed"
 
 
 def _poll_head(client: GitHubClient, number: int, before: str) -> str:
