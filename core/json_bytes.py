@@ -1,12 +1,12 @@
-"""JSON text as the standard library writes it, made by orjson where that
-gives the same bytes.
+"""JSON text as the standard library writes it, in the three shapes the
+project stores: indented files, compact lines, the canonical receipts.
 
-``json.dumps`` with ``indent`` runs in pure Python; orjson is ~10x faster
-but writes some values differently (floats that ``repr`` writes with an
-exponent, NaN and infinities, enums, dates, dataclasses, subclasses). These
-functions return exactly what the ``json`` call named in each docstring
-returns: orjson's bytes when every value of the document is one it writes
-alike, the standard library's otherwise (raising what it raises).
+orjson wrote these ~10x faster where it writes alike, but measured where
+the time is spent (``bench/fastpaths.py``: governed gridworld steps/s,
+scenario artifacts written/s) it bought 1.08-1.17x and 0.89x, under the
+1.5x a second implementation must earn; the standard library writes them.
+``orjson_writes_alike`` stays for ``core.canonical``, whose canonical JSON
+uses orjson on the documents it proves alike.
 """
 
 from __future__ import annotations
@@ -15,10 +15,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
-_INDENTED = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-_SORTED = orjson.OPT_SORT_KEYS
 # json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False),
 # with the encoder built once instead of per call (the same text).
 _SORTED_COMPACT = json.JSONEncoder(
@@ -31,11 +27,6 @@ _STR_KEYS = frozenset({str})
 def indented_json_bytes(document: Mapping[str, Any]) -> bytes:
     """``json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
     + "\\n"`` encoded as UTF-8."""
-    if orjson_writes_alike(document):
-        try:
-            return orjson.dumps(document, option=_INDENTED) + b"\n"
-        except orjson.JSONEncodeError:
-            pass  # a lone surrogate, an int beyond 64 bits, too deep
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
     return (text + "\n").encode("utf-8")
 
@@ -43,22 +34,12 @@ def indented_json_bytes(document: Mapping[str, Any]) -> bytes:
 def compact_json_text(document: Mapping[str, Any]) -> str:
     """``json.dumps(document, ensure_ascii=False, separators=(",", ":"))``
     (keys in their order)."""
-    if orjson_writes_alike(document):
-        try:
-            return orjson.dumps(document).decode("utf-8")
-        except orjson.JSONEncodeError:
-            pass
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
 def sorted_compact_json_text(document: Any) -> str:
     """``json.dumps(document, sort_keys=True, separators=(",", ":"),
     ensure_ascii=False)``: the canonical JSON that gridworld receipts hash."""
-    if orjson_writes_alike(document):
-        try:
-            return orjson.dumps(document, option=_SORTED).decode("utf-8")
-        except orjson.JSONEncodeError:
-            pass
     return _SORTED_COMPACT.encode(document)
 
 

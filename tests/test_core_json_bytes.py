@@ -1,4 +1,4 @@
-"""orjson's bytes are used only where they are the standard library's."""
+"""The JSON writers give the standard library's text; orjson_writes_alike (core.canonical's guard) says yes only where orjson writes the same."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_values_orjson_writes_differently_go_to_the_standard_library(
     assert not orjson_writes_alike({"a": [{"b": value}]})
 
 
-def test_plain_documents_are_written_by_orjson() -> None:
+def test_plain_documents_are_ones_orjson_writes_alike() -> None:
     document = {"b": "é", "a": [1, 2.5, None, True, {"c": (0.0001, -3)}], "": {}}
     assert orjson_writes_alike(document)
     assert indented_json_bytes(document) == reference_indented(document)
