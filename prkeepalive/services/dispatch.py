@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from evalsite.dispatch import enqueue
 from prkeepalive.core.facts import Facts, decide, facts_document, pull_number
 from prkeepalive.core.instruction import extract_instruction, parse_segments
 from prkeepalive.core.lanes import lane_for, with_lock_held
@@ -236,10 +237,8 @@ def decide_and_record(
         if round_row is not None:
             Round.objects.filter(pk=round_row.pk).update(decision=recorded)
             if decision.ok:
-                from prkeepalive.tasks.rounds import start_round as start_round_task
-
                 pk = round_row.pk
-                transaction.on_commit(lambda: start_round_task.delay(pk))
+                transaction.on_commit(lambda: enqueue("prkeepalive.start_round", pk))
     logger.info(
         "[PRKeepalive] %s",
         line,

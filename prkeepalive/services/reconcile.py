@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from evalsite.dispatch import enqueue
 from prkeepalive.core.labels import has_keepalive_label
 from prkeepalive.core.types import Event
 from prkeepalive.github import GitHubError
@@ -141,10 +142,8 @@ def restart_stale_rounds() -> int:
             created_at__lt=cutoff,
         ).values_list("pk", flat=True)
     )
-    from prkeepalive.tasks.rounds import start_round as start_round_task
-
     for pk in stale:
-        start_round_task.delay(pk)
+        enqueue("prkeepalive.start_round", pk)
     return len(stale)
 
 

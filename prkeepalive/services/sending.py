@@ -14,6 +14,7 @@ import logging
 
 from django.utils import timezone
 
+from evalsite.dispatch import enqueue
 from evalsite.services import unreachable
 from prkeepalive.models import Delivery
 
@@ -28,10 +29,8 @@ NOT_SENT = (
 def delivery_send(*, delivery_pk: int, guid: str) -> bool:
     """Send one delivery to the worker; False (logged and recorded on the
     delivery) when the task queue cannot be reached."""
-    from prkeepalive.tasks.deliveries import process_delivery as task
-
     try:
-        task.delay(delivery_pk)
+        enqueue("prkeepalive.process_delivery", delivery_pk)
     except Exception as exc:
         if not unreachable(exc):
             raise
