@@ -8,7 +8,7 @@ Runs with no database and no Django settings, so any CI job can use it::
     python -m evals.gate --base DIR --candidate DIR [--snapshot-id ID]
         [--json OUT] [--markdown OUT] [--min-cases N]
         [--metric-direction NAME=higher_is_better|lower_is_better|neutral]
-        [--workers N]
+        [--workers N] [--stat [--margin X] [--reducer NAME]]
 
 Without ``--snapshot-id`` the base store's latest completed runs are the
 baseline; with it, the named stored snapshot (from the base store, else
@@ -18,6 +18,9 @@ to ``--markdown OUT``), the JSON report to ``--json OUT``.
 Exit codes: 0 the gate passed, 1 a regression, 2 unusable input (a missing
 or unreadable directory, a snapshot in neither store, a report that cannot
 be written, bad arguments), with the reason on stderr.
+
+``--stat`` judges with intervals instead of point estimates (``evals.cli_stat``,
+``evals.core.gate_stat``); without it the output is the plain gate's.
 
 Imports only ``evals.core``, the standard library and ``logging``. The
 gate's arguments, its reading of two stores (``decide``), its report files
@@ -39,10 +42,18 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from core.errors import CoreError
+from evals.cli_stat import (
+    StatOptions,
+    add_stat_arguments,
+    log_stat_gate,
+    stat_options_of,
+    write_stat_reports,
+)
 from evals.core.gate import BaselineSource, GateVerdict, evaluate_gate, resolve_snapshot
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
+from evals.core.gate_stat import StatGateVerdict, evaluate_stat_gate
 from evals.core.metric_registry import parse_overrides
-from evals.core.store import StoreKind
+from evals.core.store import StoreContents, StoreKind
 from evals.core.store_reader import load_store
 
 logger = logging.getLogger(__name__)
@@ -122,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=min(os.cpu_count() or 1, 8),
         help="processes used to read the stores (default: CPUs, at most 8)",
     )
+    add_stat_arguments(parser)
     return parser
 
 
@@ -171,15 +183,16 @@ def log_gate(verdict: GateVerdict) -> None:
     )
 
 
-def decide(request: GateRequest, executor: Executor | None) -> GateVerdict:
-    """Read what the gate needs, no more, and decide.
+def load_gate_stores(
+    request: GateRequest, executor: Executor | None
+) -> tuple[StoreContents, StoreContents]:
+    """The base and candidate stores as far as the gate reads them.
 
     Every file is validated, but shadow records are only counted and only
     the latest completed run per benchmark is kept. In snapshot mode the
     base store is read for its baselines, then for the runs the snapshot
     names (their case results give the flipped cases), never in full.
     """
-    overrides = parse_overrides(request.metric_directions)
     shadows_counted = {StoreKind.SHADOWS}
     candidate = load_store(
         request.candidate,
@@ -206,6 +219,13 @@ def decide(request: GateRequest, executor: Executor | None) -> GateVerdict:
                 kinds={StoreKind.BASELINES, StoreKind.RUNS},
                 run_file_names=names,
             )
+    return base, candidate
+
+
+def decide(request: GateRequest, executor: Executor | None) -> GateVerdict:
+    """Read what the gate needs, no more, and decide (``load_gate_stores``)."""
+    overrides = parse_overrides(request.metric_directions)
+    base, candidate = load_gate_stores(request, executor)
     return evaluate_gate(
         base=base,
         candidate=candidate,
@@ -215,7 +235,40 @@ def decide(request: GateRequest, executor: Executor | None) -> GateVerdict:
     )
 
 
+def decide_stat(
+    request: GateRequest, options: StatOptions, executor: Executor | None
+) -> StatGateVerdict:
+    """The ``--stat`` gate: the plain gate's reading, then intervals."""
+    overrides = parse_overrides(request.metric_directions)
+    base, candidate = load_gate_stores(request, executor)
+    plain = evaluate_gate(
+        base=base,
+        candidate=candidate,
+        snapshot_id=request.snapshot_id,
+        min_cases=request.min_cases,
+        overrides=overrides,
+    )
+    return evaluate_stat_gate(
+        plain,
+        base=base,
+        candidate=candidate,
+        margin=options.margin,
+        reducer=options.reducer,
+        overrides=overrides,
+    )
+
+
 def _run(args: argparse.Namespace, executor: Executor | None) -> int:
+    stat = stat_options_of(vars(args))
+    if stat is not None:
+        decided = decide_stat(request_of(vars(args)), stat, executor)
+        sys.stdout.write(
+            write_stat_reports(
+                decided, json_path=args.json, markdown_path=args.markdown
+            )
+        )
+        log_stat_gate(decided)
+        return EXIT_PASSED if decided.passed else EXIT_REGRESSION
     verdict = decide(request_of(vars(args)), executor)
     markdown = write_reports(verdict, json_path=args.json, markdown_path=args.markdown)
     sys.stdout.write(markdown)

@@ -197,7 +197,8 @@ def format_number(value: float) -> str:
     return format_metric(value)
 
 
-def _invalid_messages(side: str, counts: InvalidCounts) -> list[str]:
+def invalid_messages(side: str, counts: InvalidCounts) -> list[str]:
+    """The regressions a store's invalid artifacts stand for (rule 1)."""
     lines = (
         (counts.benchmarks, "invalid benchmark manifest(s)"),
         (counts.runs, "invalid run summary file(s)"),
@@ -376,9 +377,9 @@ def evaluate_gate(
         invalid_base = None
 
     regressions = (
-        _invalid_messages("base", invalid_base) if invalid_base is not None else []
+        invalid_messages("base", invalid_base) if invalid_base is not None else []
     )
-    regressions += _invalid_messages("candidate", candidate.invalid_counts)
+    regressions += invalid_messages("candidate", candidate.invalid_counts)
     improvements: list[str] = []
     latest = latest_completed_runs(candidate.run_list())
     missing = tuple(sorted(b for b in bases if b not in latest))

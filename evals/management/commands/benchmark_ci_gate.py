@@ -7,6 +7,8 @@ bootstrapped from the candidate's when the base has none. Prints the
 markdown report; ``--json OUT`` / ``--markdown OUT`` write the reports.
 Exit codes: 0 pass, 1 regression, 2 unusable input (a missing or unreadable
 directory, a snapshot in neither store, a report that cannot be written).
+``--stat [--margin X] [--reducer NAME]`` judges with intervals
+(``evals.cli_stat``); without it the output is the plain gate's.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CoreError
-from evals import cli
+from evals import cli, cli_stat
 from evals.management.commands.benchmark_baseline_report import (
+    EXIT_REGRESSION,
     EXIT_UNUSABLE,
     write_reports,
 )
@@ -41,8 +44,13 @@ class Command(BaseCommand):
             help="processes that read the stores (default 1)",
         )
         cli.add_report_arguments(parser)
+        cli_stat.add_stat_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        stat = cli_stat.stat_options_of(options)
+        if stat is not None:
+            self._handle_stat(stat, options)
+            return
         workers = max(1, options["workers"])
         try:
             request = cli.request_of(options)
@@ -57,3 +65,25 @@ class Command(BaseCommand):
             message = error.message if isinstance(error, CoreError) else str(error)
             raise CommandError(message, returncode=EXIT_UNUSABLE) from None
         write_reports(self, verdict, options)
+
+    def _handle_stat(self, stat: cli_stat.StatOptions, options: Any) -> None:
+        try:
+            verdict = cli.decide_stat(cli.request_of(options), stat, None)
+        except (CoreError, ValueError, OSError) as error:
+            message = error.message if isinstance(error, CoreError) else str(error)
+            raise CommandError(message, returncode=EXIT_UNUSABLE) from None
+        try:
+            markdown = cli_stat.write_stat_reports(
+                verdict, json_path=options["json"], markdown_path=options["markdown"]
+            )
+        except OSError as error:
+            raise CommandError(
+                f"cannot write the report: {error}", returncode=EXIT_UNUSABLE
+            ) from None
+        self.stdout.write(markdown, ending="")
+        cli_stat.log_stat_gate(verdict)
+        if not verdict.passed:
+            raise CommandError(
+                "gate failed: a regression beyond the margin",
+                returncode=EXIT_REGRESSION,
+            )

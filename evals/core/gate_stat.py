@@ -1,0 +1,240 @@
+"""The gate that knows noise (``--stat``): non-inferiority with a margin.
+
+The plain gate (``evals.core.gate``) is decided first; the statistical gate
+keeps its structural failures (invalid artifacts, a benchmark missing from
+the candidate) and replaces its point-estimate judgement of each benchmark
+by paired comparisons (``evals.core.stats_paired``):
+
+- ``passRate`` from the runs' ``caseResults`` (``passed`` as 1/0), paired by
+  scenario (case ids ``<scenario>#<epoch>`` carry repeats);
+- ``score`` when every case result of both runs carries a ``score``;
+- a run without ``caseResults``: ``passRate`` from the summary's counts,
+  unpaired (Newcombe's interval; ``compare_proportions``);
+- the summary's other metrics hold only a mean per run, no spread: they are
+  listed as not judged (the stat gate needs per-case values to judge them).
+
+Each comparison's margin is ``--margin`` when given, else the metric's
+registered threshold (``evals.core.metric_registry.threshold``; 0 for the
+pass rate: the plain gate's tolerance). All comparisons of one gate share
+one Holm adjustment. The gate fails on a structural failure or a
+``regression``, that is only when the interval shows a drop beyond the
+margin; ``inconclusive`` passes, and a comparison whose minimum detectable
+effect exceeds the margin is warned about as ``underpowered``.
+
+Pure: no I/O; same inputs, same verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from evals.core.formats_types import RunSummary
+from evals.core.gate import BaselineSource, GateVerdict, SnapshotRef, invalid_messages
+from evals.core.metric_registry import MetricDirection, direction, threshold
+from evals.core.stats import MEAN, Epochs, Reducer, epochs_of
+from evals.core.stats_paired import (
+    Flip,
+    PairedComparison,
+    Verdict,
+    adjust_all,
+    compare,
+    compare_proportions,
+    flips,
+)
+from evals.core.store import InvalidCounts, StoreContents
+
+PASS_RATE = "passRate"  # noqa: S105 - a metric name
+SCORE = "score"
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkComparison:
+    benchmark_id: str
+    base_run_id: str
+    candidate_run_id: str
+    paired: bool  # False: the pass rate from summary counts, unpaired
+    comparisons: tuple[PairedComparison, ...]
+    not_judged: tuple[str, ...]  # summary metrics without per-case values
+    flips: tuple[Flip, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatGateVerdict:
+    passed: bool
+    base_root: str
+    candidate_root: str
+    snapshot: SnapshotRef | None
+    margin: float | None  # None: each metric's registered threshold
+    reducer: str
+    structural: tuple[str, ...]  # invalid artifacts, missing benchmarks
+    benchmarks: tuple[BenchmarkComparison, ...]
+    invalid_base: InvalidCounts | None
+    invalid_candidate: InvalidCounts
+    missing_candidate_benchmarks: tuple[str, ...]
+
+    def _named(self) -> list[tuple[str, PairedComparison]]:
+        return [(b.benchmark_id, c) for b in self.benchmarks for c in b.comparisons]
+
+    @property
+    def comparison_count(self) -> int:
+        return len(self._named())
+
+    def with_verdict(self, verdict: Verdict) -> list[tuple[str, PairedComparison]]:
+        return [(bid, c) for bid, c in self._named() if c.verdict is verdict]
+
+    @property
+    def underpowered(self) -> list[tuple[str, PairedComparison]]:
+        return [(bid, c) for bid, c in self._named() if c.underpowered]
+
+
+def _run_index(*stores: StoreContents) -> dict[tuple[str, str], RunSummary]:
+    index: dict[tuple[str, str], RunSummary] = {}
+    for store in reversed(stores):
+        for stored in store.runs:
+            index[(stored.item.benchmark_id, stored.item.run_id)] = stored.item
+    return index
+
+
+def _epochs(run: RunSummary, values: list[float]) -> Epochs:
+    assert run.case_results is not None
+    return epochs_of([case.case_id for case in run.case_results], values)
+
+
+def _benchmark(
+    benchmark_id: str,
+    base: RunSummary | None,
+    candidate: RunSummary,
+    *,
+    margin: float | None,
+    reducer: Reducer,
+    overrides: Mapping[str, MetricDirection] | None,
+) -> BenchmarkComparison:
+    def margin_of(name: str) -> float:
+        return threshold(name) if margin is None else margin
+
+    def higher(name: str) -> bool:
+        return (
+            direction(name, overrides=overrides) is not MetricDirection.LOWER_IS_BETTER
+        )
+
+    base_id = base.run_id if base is not None else ""
+    summary_metrics = sorted(
+        ((base.metrics or {}) if base is not None else {}).keys()
+        & (candidate.metrics or {}).keys()
+    )
+    if base is None or base.case_results is None or candidate.case_results is None:
+        counts_a = (base.passed_cases, base.total_cases) if base is not None else (0, 0)
+        rate = compare_proportions(
+            counts_a,
+            (candidate.passed_cases, candidate.total_cases),
+            margin=margin_of(PASS_RATE),
+        )
+        return BenchmarkComparison(
+            benchmark_id, base_id, candidate.run_id, False, (rate,),
+            tuple(summary_metrics), (),
+        )  # fmt: skip
+    passed_a = _epochs(base, [float(c.passed) for c in base.case_results])
+    passed_b = _epochs(candidate, [float(c.passed) for c in candidate.case_results])
+    comparisons = [
+        compare(
+            passed_a,
+            passed_b,
+            metric=PASS_RATE,
+            higher_is_better=higher(PASS_RATE),
+            margin=margin_of(PASS_RATE),
+            reducer=reducer,
+        )
+    ]
+    scores_a = [c.score for c in base.case_results]
+    scores_b = [c.score for c in candidate.case_results]
+    if all(s is not None for s in scores_a + scores_b) and scores_a and scores_b:
+        comparisons.append(
+            compare(
+                _epochs(base, [float(s) for s in scores_a if s is not None]),
+                _epochs(candidate, [float(s) for s in scores_b if s is not None]),
+                metric=SCORE,
+                higher_is_better=higher(SCORE),
+                margin=margin_of(SCORE),
+                reducer=reducer,
+            )
+        )
+    return BenchmarkComparison(
+        benchmark_id,
+        base_id,
+        candidate.run_id,
+        True,
+        tuple(comparisons),
+        tuple(summary_metrics),
+        tuple(flips(passed_a, passed_b)),
+    )
+
+
+def evaluate_stat_gate(
+    plain: GateVerdict,
+    *,
+    base: StoreContents,
+    candidate: StoreContents,
+    margin: float | None = None,
+    reducer: Reducer = MEAN,
+    overrides: Mapping[str, MetricDirection] | None = None,
+) -> StatGateVerdict:
+    """The statistical gate over the runs ``plain`` compared (module docstring).
+
+    ``StatInputError`` (naming the field) for a negative margin, a reducer
+    the runs cannot use, or more repeats than allowed."""
+    snapshot = plain.snapshot
+    from_candidate = (
+        snapshot is not None and snapshot.resolved_from is BaselineSource.CANDIDATE
+    )
+    base_runs = _run_index(candidate, base) if from_candidate else _run_index(base)
+    candidate_runs = _run_index(candidate)
+    benchmarks: list[BenchmarkComparison] = []
+    for delta in plain.deltas:
+        benchmarks.append(
+            _benchmark(
+                delta.benchmark_id,
+                base_runs.get((delta.benchmark_id, delta.base_run_id)),
+                candidate_runs[(delta.benchmark_id, delta.candidate_run_id)],
+                margin=margin,
+                reducer=reducer,
+                overrides=overrides,
+            )
+        )
+    adjusted = iter(adjust_all([c for b in benchmarks for c in b.comparisons]))
+    benchmarks = [
+        BenchmarkComparison(
+            b.benchmark_id,
+            b.base_run_id,
+            b.candidate_run_id,
+            b.paired,
+            tuple(next(adjusted) for _ in b.comparisons),
+            b.not_judged,
+            b.flips,
+        )  # fmt: skip
+        for b in benchmarks
+    ]
+    structural = (
+        invalid_messages("base", plain.invalid_base) if plain.invalid_base else []
+    )
+    structural += invalid_messages("candidate", plain.invalid_candidate)
+    structural += [
+        f"candidate is missing latest completed benchmark run for {benchmark_id}"
+        for benchmark_id in plain.missing_candidate_benchmarks
+    ]
+    regressed = any(
+        c.verdict is Verdict.REGRESSION for b in benchmarks for c in b.comparisons
+    )
+    return StatGateVerdict(
+        passed=not structural and not regressed,
+        base_root=plain.base_root,
+        candidate_root=plain.candidate_root,
+        snapshot=snapshot,
+        margin=margin,
+        reducer=reducer.name,
+        structural=tuple(structural),
+        benchmarks=tuple(benchmarks),
+        invalid_base=plain.invalid_base,
+        invalid_candidate=plain.invalid_candidate,
+        missing_candidate_benchmarks=plain.missing_candidate_benchmarks,
+    )
