@@ -28,47 +28,19 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from evals.core.files import write_json_atomic
+from evals.core.scenario_artifact import SCHEMA_VERSION, ModelConfig
 from evals.core.suite_types import EvalVerdict
 
-SCHEMA_VERSION = 1
 RUN_ID_PATTERN = re.compile(r"^[0-9]{14}-[0-9a-f]{6}$")
 RUN_STATUSES = frozenset({"running", "completed", "failed", "partial"})
 RUN_MODES = frozenset({"thought_only", "end_to_end"})
-
-
-@dataclass(frozen=True, slots=True)
-class ModelConfig:
-    """Which model produced the outputs, and how it was sampled.
-
-    ``model_id`` names the model (e.g. ``scripted:idle-v1.script.jsonl``,
-    ``baseline``, ``openai:qwen2.5-7b``); ``adapter`` is scripted, baseline
-    or openai; ``sampler_params`` are the sampler's resolved settings
-    (temperature, top_p, max_tokens) when known.
-    """
-
-    model_id: str
-    adapter: str
-    sampler: str
-    seed: int
-    sampler_params: Mapping[str, Any] | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.model_id,
-            "adapter": self.adapter,
-            "sampler": self.sampler,
-            "samplerParams": (
-                dict(self.sampler_params) if self.sampler_params is not None else None
-            ),
-            "seed": self.seed,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,95 +94,6 @@ def scenario_artifact_path(scenario_id: str) -> str:
     return f"scenarios/{_component(scenario_id, 'scenario_id')}.json"
 
 
-def scenario_artifact(
-    *,
-    run_id: str,
-    suite_id: str,
-    scenario_id: str,
-    scenario_version: str,
-    scenario_sha256: str,
-    stimulus_kind: str,
-    action_affordance: str,
-    profile: str,
-    mode: str,
-    frame_text: str,
-    frame_facts: int,
-    frame_memories: int,
-    frame_deltas: int,
-    model: ModelConfig,
-    raw_output: str | None,
-    thought_text: str | None,
-    extracted_goal: Mapping[str, Any] | None,
-    goal_fail_reason: str | None,
-    grounding_passed: bool | None,
-    grounding_reason: str | None,
-    hallucination_category: str | None,
-    convert_eligible: bool,
-    convert_eligible_reason: str,
-    started_at: str,
-    completed_at: str,
-    latency_ms: float,
-    passed: bool,
-    fail_reasons: Sequence[str] = (),
-    tasks_created: int | None = None,
-    error: str | None = None,
-) -> dict[str, Any]:
-    """One scenario's result document (``scenarios/<SCENARIO_ID>.json``).
-
-    Keys: ``schemaVersion``, ``runId``, ``suiteId``, ``profile``, ``mode``;
-    ``scenario`` {``id``, ``version`` (oracle version), ``sha256``,
-    ``stimulusKind``, ``actionAffordance``}; ``frame`` {``text`` (exactly as
-    rendered for the model), ``facts``, ``memories``, ``deltas``};
-    ``model`` (``ModelConfig.to_wire``); ``rawOutput`` (model text) and
-    ``thought`` (sanitized text); ``extractedGoal`` (as given, or null) and
-    ``goalFailReason``; ``grounding`` {``pass``, ``reason``, ``category``};
-    ``convertEligible`` (bool) and ``convertEligibleReason``;
-    ``tasksCreated`` (end-to-end only, else null); ``startedAt``,
-    ``completedAt`` (ISO strings as given), ``latencyMs``; ``error``;
-    ``pass`` and sorted ``failReasons``.
-    """
-    _check_mode(mode)
-    return {
-        "schemaVersion": SCHEMA_VERSION,
-        "runId": run_id,
-        "suiteId": suite_id,
-        "profile": profile,
-        "mode": mode,
-        "scenario": {
-            "id": scenario_id,
-            "version": scenario_version,
-            "sha256": scenario_sha256,
-            "stimulusKind": stimulus_kind,
-            "actionAffordance": action_affordance,
-        },
-        "frame": {
-            "text": frame_text,
-            "facts": frame_facts,
-            "memories": frame_memories,
-            "deltas": frame_deltas,
-        },
-        "model": model.to_wire(),
-        "rawOutput": raw_output,
-        "thought": thought_text,
-        "extractedGoal": dict(extracted_goal) if extracted_goal is not None else None,
-        "goalFailReason": goal_fail_reason,
-        "grounding": {
-            "pass": grounding_passed,
-            "reason": grounding_reason,
-            "category": hallucination_category,
-        },
-        "convertEligible": convert_eligible,
-        "convertEligibleReason": convert_eligible_reason,
-        "tasksCreated": tasks_created,
-        "startedAt": started_at,
-        "completedAt": completed_at,
-        "latencyMs": latency_ms,
-        "error": error,
-        "pass": passed,
-        "failReasons": sorted(fail_reasons),
-    }
-
-
 def summary_artifact(
     *,
     run_id: str,
@@ -242,7 +125,7 @@ def summary_artifact(
     ``completed_at`` is None). Raises ``ValueError`` on an unknown status or
     mode, or a timestamp that is not ISO 8601.
     """
-    _check_mode(mode)
+    check_mode(mode)
     if status not in RUN_STATUSES:
         raise ValueError(f"status must be one of {sorted(RUN_STATUSES)}: {status!r}")
     passed_cases = sum(1 for s in verdict.per_scenario if s.passed)
@@ -293,7 +176,7 @@ def write_bundle(
 ) -> BundlePaths:
     """Write every scenario artifact, then ``summary.json``; returns the paths.
 
-    ``scenarios`` maps scenario id to its ``scenario_artifact`` document.
+    ``scenarios`` maps scenario id to its ``ScenarioArtifact.to_wire`` document.
     Existing files of the same run are replaced atomically, so rewriting a
     bundle after a resumed run is safe.
     """
@@ -317,7 +200,7 @@ def _component(value: str, name: str) -> str:
     return value
 
 
-def _check_mode(mode: str) -> None:
+def check_mode(mode: str) -> None:
     if mode not in RUN_MODES:
         raise ValueError(f"mode must be one of {sorted(RUN_MODES)}: {mode!r}")
 

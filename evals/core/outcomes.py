@@ -2,9 +2,9 @@
 scenario through the pipeline, and the ``ScenarioOutcome`` a stored artifact
 stands for (what metrics and the verdict are computed from).
 
-Pure: no Django; times come in on ``ScenarioRun``. ``scenario_document``
-and ``outcome_of`` agree: the outcome read back from a document is the one
-the document was built from.
+Pure: no Django; times come in on ``ScenarioRun``. ``scenario_artifact_of``
+and ``outcome_of`` agree: the outcome read back from an artifact is the one
+the artifact was built from.
 """
 
 from __future__ import annotations
@@ -15,8 +15,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evals.core.bundles import ModelConfig, scenario_artifact
+from evals.core.bundles import check_mode
 from evals.core.metrics import available_fact_count, evaluate_scenario
+from evals.core.scenario_artifact import (
+    FrameRecord,
+    GroundingRecord,
+    ModelConfig,
+    PlanningRecord,
+    ScenarioArtifact,
+    ScenarioRef,
+    Violation,
+)
 from evals.core.suite_types import (
     ActionAffordance,
     LoadedSuite,
@@ -63,18 +72,27 @@ class ScenarioRun:
     completed: datetime
 
 
-def scenario_document(
+def scenario_artifact_of(
     run_id: str,
     context: RunContext,
     scenario: Scenario,
     ran: ScenarioRun,
     *,
-    planning: dict[str, Any] | None,
-) -> dict[str, Any]:
+    planning: PlanningRecord | None,
+    claims: Mapping[str, Any] | None,
+) -> ScenarioArtifact:
+    """The scenario's artifact, built once from what the pipeline did, what
+    planning did (end-to-end only) and the free-text claims checked."""
+    check_mode(context.mode)
     result, error, frame = ran.result, ran.error, ran.frame
     goal = result.sanitized.goal if result else None
     grounding = result.grounding if result else None
-    tasks_created = len(planning["taskIds"]) if planning is not None else None
+    goal_fail_reason = (
+        result.sanitized.goal_fail_reason.value
+        if result and result.sanitized.goal_fail_reason
+        else None
+    )
+    tasks_created = len(planning.task_ids) if planning is not None else None
     category = (
         grounding.category.value
         if grounding is not None
@@ -92,12 +110,7 @@ def scenario_document(
         tags=scenario.tags,
         error=error,
         output_text=result.sanitized.text if result else "",
-        goal_emitted=goal_emitted(
-            goal is not None,
-            result.sanitized.goal_fail_reason.value
-            if result and result.sanitized.goal_fail_reason
-            else None,
-        ),
+        goal_emitted=goal_emitted(goal is not None, goal_fail_reason),
         goal_extracted=goal is not None,
         grounding_passed=grounding.passed if grounding and goal else None,
         hallucination_category=_hallucination(category),
@@ -109,57 +122,61 @@ def scenario_document(
         available_facts=available,
     )
     verdict = evaluate_scenario(outcome)
-    document = scenario_artifact(
+    return ScenarioArtifact(
         run_id=run_id,
         suite_id=context.suite.suite_id,
-        scenario_id=scenario.scenario_id,
-        scenario_version=scenario.version,
-        scenario_sha256=scenario.scenario_sha256,
-        stimulus_kind=scenario.stimulus.kind.value,
-        action_affordance=scenario.stimulus.action_affordance.value,
         profile=context.profile.value,
         mode=context.mode,
-        frame_text=frame.text if frame else "",
-        frame_facts=frame.fact_count if frame else 0,
-        frame_memories=frame.memory_count if frame else 0,
-        frame_deltas=frame.delta_count if frame else 0,
+        scenario=ScenarioRef(
+            scenario_id=scenario.scenario_id,
+            version=scenario.version,
+            sha256=scenario.scenario_sha256,
+            stimulus_kind=scenario.stimulus.kind.value,
+            action_affordance=scenario.stimulus.action_affordance.value,
+        ),
+        frame=FrameRecord(
+            text=frame.text if frame else "",
+            facts=frame.fact_count if frame else 0,
+            memories=frame.memory_count if frame else 0,
+            deltas=frame.delta_count if frame else 0,
+        ),
         model=context.model,
         raw_output=result.generation.text if result else None,
-        thought_text=result.sanitized.text if result else None,
+        thought=result.sanitized.text if result else None,
         extracted_goal=goal_to_wire(goal),
-        goal_fail_reason=(
-            result.sanitized.goal_fail_reason.value
-            if result and result.sanitized.goal_fail_reason
-            else None
+        goal_fail_reason=goal_fail_reason,
+        grounding=GroundingRecord(
+            passed=outcome.grounding_passed,
+            reason=grounding.reason if grounding else None,
+            category=category,
+            referenced_facts=tuple(referenced),
+            violations=tuple(
+                Violation(kind=kind.value, trigger=trigger)
+                for kind, trigger in (
+                    grounding.violations if grounding and goal else ()
+                )
+            ),
         ),
-        grounding_passed=outcome.grounding_passed,
-        grounding_reason=grounding.reason if grounding else None,
-        hallucination_category=category,
         convert_eligible=outcome.convert_eligible,
-        convert_eligible_reason=(result.eligibility.reason if result else "error"),
+        convert_eligible_reason=result.eligibility.reason if result else "error",
+        tasks_created=tasks_created,
         started_at=ran.started.isoformat(),
         completed_at=ran.completed.isoformat(),
         latency_ms=outcome.latency_ms,
-        passed=verdict.passed,
-        fail_reasons=verdict.fail_reasons,
-        tasks_created=tasks_created,
         error=error,
+        passed=verdict.passed,
+        fail_reasons=tuple(sorted(verdict.fail_reasons)),
+        # Beyond EV-C4's list: where the scenario sits in the suite (metrics
+        # are order-sensitive), what routing and planning did.
+        available_facts=available,
+        hallucination=outcome.hallucination_category,
+        suite_line=scenario.line,
+        tags=tuple(scenario.tags),
+        routable=bool(result and result.routable),
+        sanitizer_flags=tuple(result.sanitized.flags) if result else (),
+        planning=planning,
+        claims=claims,
     )
-    # Beyond EV-C4's list: where the scenario sits in the suite (metrics are
-    # order-sensitive), what routing and planning did.
-    document["grounding"]["referencedFacts"] = list(referenced)
-    document["grounding"]["violations"] = [
-        {"type": kind.value, "trigger": trigger}
-        for kind, trigger in (grounding.violations if grounding and goal else ())
-    ]
-    document["availableFacts"] = available
-    document["hallucination"] = outcome.hallucination_category
-    document["suiteLine"] = scenario.line
-    document["tags"] = list(scenario.tags)
-    document["routable"] = bool(result and result.routable)
-    document["sanitizerFlags"] = list(result.sanitized.flags) if result else []
-    document["planning"] = planning
-    return document
 
 
 def goal_emitted(extracted: bool, fail_reason: str | None) -> bool:
@@ -175,30 +192,30 @@ def outcome_of(
     affordance: str,
     stimulus_kind: str,
     tags: Sequence[str],
-    details: Mapping[str, Any],
+    artifact: ScenarioArtifact,
 ) -> ScenarioOutcome:
     """The outcome a stored scenario case stands for (its artifact's fields)."""
-    grounding = details.get("grounding") or {}
-    category = grounding.get("category") if grounding.get("pass") is False else None
+    grounding = artifact.grounding
+    category = grounding.category if grounding.passed is False else None
     return ScenarioOutcome(
         scenario_id=case_id,
         affordance=ActionAffordance(affordance),
         stimulus_kind=StimulusKind(stimulus_kind),
         tags=tuple(tags),
-        error=details.get("error"),
-        output_text=details.get("thought") or "",
+        error=artifact.error,
+        output_text=artifact.thought or "",
         goal_emitted=goal_emitted(
-            details.get("extractedGoal") is not None, details.get("goalFailReason")
+            artifact.extracted_goal is not None, artifact.goal_fail_reason
         ),
-        goal_extracted=details.get("extractedGoal") is not None,
-        grounding_passed=grounding.get("pass"),
+        goal_extracted=artifact.extracted_goal is not None,
+        grounding_passed=grounding.passed,
         hallucination_category=_hallucination(category),
-        convert_eligible=bool(details.get("convertEligible")),
-        latency_ms=float(details.get("latencyMs") or 0.0),
-        tasks_created=details.get("tasksCreated"),
+        convert_eligible=artifact.convert_eligible,
+        latency_ms=float(artifact.latency_ms),
+        tasks_created=artifact.tasks_created,
         contradiction=category == CONTRADICTION,
-        referenced_facts=len(grounding.get("referencedFacts") or ()),
-        available_facts=int(details.get("availableFacts") or 0),
+        referenced_facts=len(grounding.referenced_facts),
+        available_facts=artifact.available_facts,
     )
 
 

@@ -10,8 +10,7 @@ data downloads as JSON and CSV from the same URL with ``format=``.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -22,6 +21,7 @@ from django.views.decorators.http import require_GET
 
 from core.errors import NotFound
 from evals import charts
+from evals.core.case_sides import CaseSide, case_fields, side_by_side
 from evals.core.compare import (
     CHANGE_LABELS,
     PASS_RATE,
@@ -40,12 +40,12 @@ from evals.core.exports import (
     metric_csv_rows,
     verdict_markdown_export,
 )
-from evals.core.gate import format_number
 from evals.core.gate_report import verdict_to_markdown
+from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
+from evals.models import CaseResult
 from evals.selectors.baselines import snapshot_ids
 from evals.selectors.runs import recent_run_ids
 from evals.services.compare import (
-    CasePair,
     Comparison,
     ComparisonRefused,
     case_pair_get,
@@ -79,16 +79,29 @@ def _case_filter(request: HttpRequest) -> CaseFilter:
     )
 
 
-def _metric_view(row: MetricRow) -> dict[str, Any]:
-    return {
-        "name": row.name,
-        "base": number_text(row.base),
-        "candidate": number_text(row.candidate),
-        "delta": number_text(row.delta, signed=True),
-        "direction": DIRECTION_TEXT[row.direction.value],
-        "outcome": row.outcome.replace("_", " "),
-        "css": OUTCOME_CLASSES.get(row.outcome, ""),
-    }
+@dataclass(frozen=True, slots=True)
+class MetricView:
+    """One metric row of the compare table, as the page writes it."""
+
+    name: str
+    base: str
+    candidate: str
+    delta: str
+    direction: str
+    outcome: str
+    css: str
+
+
+def _metric_view(row: MetricRow) -> MetricView:
+    return MetricView(
+        name=row.name,
+        base=number_text(row.base),
+        candidate=number_text(row.candidate),
+        delta=number_text(row.delta, signed=True),
+        direction=DIRECTION_TEXT[row.direction.value],
+        outcome=row.outcome.replace("_", " "),
+        css=OUTCOME_CLASSES.get(row.outcome, ""),
+    )
 
 
 def _rate_rows(comparison: Comparison) -> list[tuple[str, float | None, float | None]]:
@@ -274,130 +287,23 @@ def compare(request: HttpRequest) -> HttpResponse:
 # --- one case side by side ------------------------------------------------------
 
 
-def _goal(details: dict[str, Any]) -> str:
-    goal = details.get("extractedGoal")
-    if goal:
-        parts = [goal.get("action"), goal.get("target"), goal.get("amount")]
-        return " ".join(str(p) for p in parts if p not in (None, ""))
-    reason = details.get("goalFailReason")
-    return f"none ({reason})" if reason else "none"
-
-
-def _grounding(details: dict[str, Any]) -> str:
-    grounding = details.get("grounding") or {}
-    verdict = grounding.get("pass")
-    head = "—" if verdict is None else ("pass" if verdict else "fail")
-    extra = [str(v) for v in (grounding.get("category"), grounding.get("reason")) if v]
-    return f"{head} · {' · '.join(extra)}" if extra else head
-
-
-def _result(case: Any) -> str:
-    reasons = case.details.get("failReasons") or []
-    if case.passed:
-        return "pass"
-    return f"fail ({', '.join(reasons)})" if reasons else "fail"
-
-
-def _fields(case: Any) -> list[tuple[str, str, bool]]:
-    """``(label, text, preformatted)`` of one side; ``—`` where absent."""
+def _side(case: CaseResult | None) -> CaseSide | None:
+    """What the drill-down shows of a stored case (None: not in that run)."""
     if case is None:
-        return []
+        return None
     details = case.details or {}
-    latency = case.latency_ms
-    rows: list[tuple[str, str, bool]] = [
-        ("Result", _result(case), False),
-        ("Latency", "—" if latency is None else f"{format_number(latency)} ms", False),
-        (
-            "Stimulus",
-            " · ".join(v for v in (case.stimulus_kind, case.affordance) if v) or "—",
-            False,
-        ),
-        ("Tags", ", ".join(case.tags) or "—", False),
-    ]
-    if "scenario" not in details:
-        rows.append(("Error", case.error or "—", False))
-        rows.extend(_detail_rows(details))
-        return rows
-    model = details.get("model") or {}
-    rows += [
-        ("Goal", _goal(details), False),
-        ("Grounding", _grounding(details), False),
-        (
-            "convertEligible",
-            f"{'true' if details.get('convertEligible') else 'false'} · "
-            f"{details.get('convertEligibleReason') or '—'}",
-            False,
-        ),
-        ("Error", case.error or details.get("error") or "—", False),
-        ("Output (thought)", details.get("thought") or "—", True),
-        ("Model output (raw)", details.get("rawOutput") or "—", True),
-        ("Rendered frame", (details.get("frame") or {}).get("text") or "—", True),
-        (
-            "Model",
-            f"{model.get('id', '—')} · sampler {model.get('sampler', '—')} · "
-            f"seed {model.get('seed', '—')}",
-            False,
-        ),
-        (
-            "Scenario",
-            f"version {details['scenario'].get('version', '—')} · sha256 "
-            f"{str(details['scenario'].get('sha256', '—'))[:12]}",
-            False,
-        ),
-    ]
-    return rows
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return format_number(value)
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return value or "—"
-    return json.dumps(
-        value, sort_keys=True, ensure_ascii=False, separators=(", ", ": ")
+    return CaseSide(
+        passed=case.passed,
+        latency_ms=case.latency_ms,
+        stimulus_kind=case.stimulus_kind,
+        affordance=case.affordance,
+        tags=tuple(case.tags),
+        error=case.error,
+        artifact=ScenarioArtifact.from_wire(details)
+        if is_scenario_artifact(details)
+        else None,
+        details=details,
     )
-
-
-def _detail_rows(details: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """A case's details one field a row (a gridworld episode's metrics one
-    metric a row), so the two sides line up and a differing value is marked,
-    instead of two JSON blobs side by side."""
-    rows = [
-        (key, _value_text(value), False)
-        for key, value in sorted(details.items())
-        if key != METRIC_INPUTS_KEY
-    ]
-    inputs = details.get(METRIC_INPUTS_KEY)
-    if isinstance(inputs, dict):
-        rows += [
-            (f"metric {name}", _value_text(value), False)
-            for name, value in sorted(inputs.items())
-        ]
-    return rows
-
-
-def _side_by_side(pair: CasePair) -> list[dict[str, Any]]:
-    left = dict((label, (text, pre)) for label, text, pre in _fields(pair.base))
-    right = dict((label, (text, pre)) for label, text, pre in _fields(pair.candidate))
-    labels = list(left) + [label for label in right if label not in left]
-    out = []
-    for label in labels:
-        base_text, base_pre = left.get(label, ("—", False))
-        cand_text, cand_pre = right.get(label, ("—", False))
-        out.append(
-            {
-                "label": label,
-                "base": base_text,
-                "candidate": cand_text,
-                "pre": base_pre or cand_pre,
-                "differs": base_text != cand_text,
-            }
-        )
-    return out
 
 
 @login_required
@@ -430,15 +336,21 @@ def compare_case(request: HttpRequest) -> HttpResponse:
             status=404,
         )
     change = pair.change
+    base_side, candidate_side = _side(pair.base), _side(pair.candidate)
     return render(
         request,
         "evals/compare.html",
         {
             "case_page": True,
             "pair": pair,
+            "base_has_artifact": bool(base_side and base_side.artifact),
+            "candidate_has_artifact": bool(candidate_side and candidate_side.artifact),
             "change": change,
             "change_label": CHANGE_LABELS[change] if change else "",
-            "rows": _side_by_side(pair),
+            "rows": side_by_side(
+                case_fields(base_side, hidden=METRIC_INPUTS_KEY),
+                case_fields(candidate_side, hidden=METRIC_INPUTS_KEY),
+            ),
             "compare_url": query_url(
                 "evals:compare", [("base", base), ("candidate", candidate)]
             ),

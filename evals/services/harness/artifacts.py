@@ -1,22 +1,24 @@
 """The scenario artifact (EV-C4) on disk and as the lifecycle records it.
 
-The document itself is ``evals.core.outcomes.scenario_document``'s;
-``artifact_bytes`` encodes it once, ``write_artifact`` puts those bytes
+The record itself is ``evals.core.scenario_artifact.ScenarioArtifact``
+(built by ``evals.core.outcomes.scenario_artifact_of``); ``artifact_bytes``
+encodes its wire document once, ``write_artifact`` puts those bytes
 under the run's bundle (in the directories ``bundle_dirs_create`` made) and
 ``case_record`` hands the same text to the recorder, so the file and the
 case row hold one encoding of the document;
-``case_outcome`` reads a stored case back into its ``ScenarioOutcome``.
+``case_artifact`` reads a stored case back into the record and
+``case_outcome`` into its ``ScenarioOutcome``.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from evals.core.bundles import scenario_artifact_path
 from evals.core.files import json_bytes, spread_subdirectories, write_bytes_atomic
 from evals.core.outcomes import outcome_of
+from evals.core.scenario_artifact import ScenarioArtifact
 from evals.core.suite_types import (
     Scenario,
     ScenarioOutcome,
@@ -25,9 +27,9 @@ from evals.models import CaseResult, Run
 from evals.services.runs.executors import CaseRecord
 
 
-def artifact_bytes(artifact: dict[str, Any]) -> bytes:
+def artifact_bytes(artifact: ScenarioArtifact) -> bytes:
     """The artifact as its file holds it (sorted, indented UTF-8 JSON)."""
-    return json_bytes(artifact)
+    return json_bytes(artifact.to_wire())
 
 
 def bundle_dirs_create(run: Run) -> None:
@@ -58,21 +60,26 @@ def write_artifact(run: Run, scenario: Scenario, encoded: bytes) -> None:
 
 
 def case_record(
-    scenario: Scenario, artifact: dict[str, Any], encoded: bytes
+    scenario: Scenario, artifact: ScenarioArtifact, encoded: bytes
 ) -> CaseRecord:
     """The stored case of a scenario whose artifact is written; its document
     is stored as the file's text."""
     return CaseRecord(
         case_id=scenario.scenario_id,
-        passed=artifact["pass"],
-        error=artifact["error"] or "",
-        latency_ms=artifact["latencyMs"],
+        passed=artifact.passed,
+        error=artifact.error or "",
+        latency_ms=artifact.latency_ms,
         stimulus_kind=scenario.stimulus.kind.value,
         affordance=scenario.stimulus.action_affordance.value,
         tags=tuple(scenario.tags),
-        details=artifact,
+        details=artifact.to_wire(),
         details_json=encoded.decode("utf-8"),
     )
+
+
+def case_artifact(case: CaseResult) -> ScenarioArtifact:
+    """The scenario artifact a stored case holds."""
+    return ScenarioArtifact.from_wire(case.details or {})
 
 
 def case_outcome(case: CaseResult) -> ScenarioOutcome:
@@ -82,5 +89,5 @@ def case_outcome(case: CaseResult) -> ScenarioOutcome:
         affordance=case.affordance,
         stimulus_kind=case.stimulus_kind,
         tags=case.tags,
-        details=case.details,
+        artifact=case_artifact(case),
     )

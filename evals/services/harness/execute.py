@@ -29,8 +29,9 @@ from evals.core.outcomes import (
     RunContext,
     ScenarioRun,
     model_config_of,
-    scenario_document,
+    scenario_artifact_of,
 )
+from evals.core.scenario_artifact import PlanningRecord
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
 from evals.services.harness.artifacts import (
@@ -97,10 +98,14 @@ class SuiteExecutor(BaseCaseExecutor):
             return
         for scenario in scenarios:
             ran = _run_scenario(run, context, scenario)
-            artifact = scenario_document(
-                run.run_id, context, scenario, ran, planning=None
+            artifact = scenario_artifact_of(
+                run.run_id,
+                context,
+                scenario,
+                ran,
+                planning=None,
+                claims=_claims(run, scenario, ran),
             )
-            _add_claims(run, scenario, ran, artifact)
             encoded = artifact_bytes(artifact)
             write_artifact(run, scenario, encoded)
             recorder.add(case_record(scenario, artifact, encoded))
@@ -245,30 +250,30 @@ def _record_end_to_end(
             if ran.result is not None and ran.facts is not None
             else None
         )
-        artifact = scenario_document(
-            run.run_id, context, scenario, ran, planning=planning
+        artifact = scenario_artifact_of(
+            run.run_id,
+            context,
+            scenario,
+            ran,
+            planning=planning,
+            claims=_claims(run, scenario, ran),
         )
-        _add_claims(run, scenario, ran, artifact)
         encoded = artifact_bytes(artifact)
         write_artifact(run, scenario, encoded)
         return recorder.record_now([case_record(scenario, artifact, encoded)])
 
 
-def _add_claims(
-    run: Run, scenario: Scenario, ran: ScenarioRun, artifact: dict[str, Any]
-) -> None:
+def _claims(run: Run, scenario: Scenario, ran: ScenarioRun) -> dict[str, Any] | None:
     """The artifact's ``claims``: free-text claims checked against the frame,
     a measurement beside the goal's grounding (None when the model never
     answered)."""
     if ran.result is None or ran.facts is None:
-        artifact["claims"] = None
-        return
+        return None
     checked = ground_claims(
         ran.result.sanitized.text,
         facts=ran.facts,
         frame_text=ran.frame.text if ran.frame else "",
     )
-    artifact["claims"] = claims_to_wire(checked)
     if checked.ungrounded:
         logger.info(
             "[Claims] ungrounded scenario=%s names=%s",
@@ -276,6 +281,7 @@ def _add_claims(
             ",".join(f"{c.category.value}:{c.name}" for c in checked.ungrounded),
             extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
         )
+    return claims_to_wire(checked)
 
 
 def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
@@ -315,7 +321,7 @@ def _publish_and_plan(
     scenario: Scenario,
     result: PipelineResult,
     facts: SituationFacts,
-) -> dict[str, Any]:
+) -> PlanningRecord:
     """Publish the scenario's output into the run's stream and let planning
     consume the actionable feed; what planning did, for the artifact.
 
@@ -342,15 +348,15 @@ def _publish_and_plan(
     )
     poll = planning_poll_once(agent=agent, processed_by=f"eval:{run.run_id}")
     thought = thoughts[0]
-    return {
-        "agent": agent.name,
-        "thoughtId": thought.pk,
-        "convertEligible": bool(thought.convert_eligible),
-        "eligibilityReason": thought.eligibility_reason,
-        "fetched": int(poll.fetched),
-        "converted": int(poll.converted),
-        "skipped": int(poll.skipped),
-        "errors": int(poll.errors),
-        "acked": int(poll.acked),
-        "taskIds": [int(t) for t in poll.task_ids],
-    }
+    return PlanningRecord(
+        agent=agent.name,
+        thought_id=thought.pk,
+        convert_eligible=bool(thought.convert_eligible),
+        eligibility_reason=thought.eligibility_reason,
+        fetched=int(poll.fetched),
+        converted=int(poll.converted),
+        skipped=int(poll.skipped),
+        errors=int(poll.errors),
+        acked=int(poll.acked),
+        task_ids=tuple(int(t) for t in poll.task_ids),
+    )

@@ -28,10 +28,11 @@ from evals.core.metrics import (
     metrics_to_wire,
 )
 from evals.core.outcomes import model_config_of
+from evals.core.scenario_artifact import is_scenario_artifact
 from evals.core.suite_types import EvalMetrics, EvalVerdict, VerdictProperty
 from evals.models import CaseResult, Run
 from evals.selectors.runs import in_suite_order
-from evals.services.harness.artifacts import case_outcome
+from evals.services.harness.artifacts import case_artifact, case_outcome
 from evals.services.runs.executors import RunVerdict
 from evalsite.paths import shown
 
@@ -56,7 +57,7 @@ def suite_run_verdict(
     failed_properties = set(verdict.failed_properties)
     if missing or failed:
         failed_properties.add(VerdictProperty.NO_SCENARIO_ERRORS.value)
-    claims = claim_metrics(c.details.get("claims") for c in ordered)
+    claims = claim_metrics(case_artifact(c).claims for c in ordered)
     return RunVerdict(
         metrics={**metrics_to_wire(metrics), **claims},
         passed=not failed_properties,
@@ -136,7 +137,11 @@ def _write_summary(
     if run.error:
         document["run"]["error"] = run.error
     oracle = config.get("oracleVersion") or next(
-        (c.details["scenario"]["version"] for c in cases if c.details.get("scenario")),
+        (
+            case_artifact(c).scenario.version
+            for c in cases
+            if is_scenario_artifact(c.details)
+        ),
         None,
     )
     document["run"]["oracleVersion"] = oracle

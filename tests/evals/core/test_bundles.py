@@ -10,6 +10,7 @@ import os
 import random
 import stat
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,19 @@ from evals.core import files
 from evals.core.bundles import (
     RUN_ID_PATTERN,
     BundlePaths,
-    ModelConfig,
     bundle_paths,
     new_run_id,
-    scenario_artifact,
     summary_artifact,
     write_bundle,
 )
 from evals.core.files import write_json_atomic
+from evals.core.scenario_artifact import (
+    FrameRecord,
+    GroundingRecord,
+    ModelConfig,
+    ScenarioArtifact,
+    ScenarioRef,
+)
 from evals.core.suite_types import EvalVerdict, ScenarioVerdict
 
 RUN_ID = "20260203140509-0a1b2c"
@@ -131,44 +137,56 @@ def test_unsafe_scenario_id_is_refused(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- documents
 
 
+ARTIFACT = ScenarioArtifact(
+    run_id=RUN_ID,
+    suite_id="idle-v1",
+    profile="balanced",
+    mode="thought_only",
+    scenario=ScenarioRef(
+        scenario_id="idle-v1:hunger-half",
+        version="v1",
+        sha256="ab" * 32,
+        stimulus_kind="hunger_drop",
+        action_affordance="allowed",
+    ),
+    frame=FrameRecord(
+        text="[Bot State]\nHealth: 18/20\nHunger: 9/20", facts=2, memories=0, deltas=0
+    ),
+    model=MODEL,
+    raw_output="Cook the beef. [GOAL: smelt raw_beef 3]",
+    thought="Cook the beef.",
+    extracted_goal={
+        "action": "smelt",
+        "target": "raw_beef",
+        "targetId": None,
+        "amount": 3,
+        "raw": "[GOAL: smelt raw_beef 3]",
+    },
+    goal_fail_reason=None,
+    grounding=GroundingRecord(
+        passed=True,
+        reason="grounded",
+        category=None,
+        referenced_facts=("inventory:raw_beef",),
+    ),
+    convert_eligible=True,
+    convert_eligible_reason="eligible",
+    tasks_created=None,
+    started_at="2026-02-03T14:05:09.000Z",
+    completed_at="2026-02-03T14:05:09.533Z",
+    latency_ms=533.0,
+    error=None,
+    passed=True,
+    fail_reasons=(),
+    available_facts=2,
+    suite_line=3,
+    tags=("food",),
+    routable=True,
+)
+
+
 def scenario_doc(**overrides: Any) -> dict[str, Any]:
-    values: dict[str, Any] = {
-        "run_id": RUN_ID,
-        "suite_id": "idle-v1",
-        "scenario_id": "idle-v1:hunger-half",
-        "scenario_version": "v1",
-        "scenario_sha256": "ab" * 32,
-        "stimulus_kind": "hunger_drop",
-        "action_affordance": "allowed",
-        "profile": "balanced",
-        "mode": "thought_only",
-        "frame_text": "[Bot State]\nHealth: 18/20\nHunger: 9/20",
-        "frame_facts": 2,
-        "frame_memories": 0,
-        "frame_deltas": 0,
-        "model": MODEL,
-        "raw_output": "Cook the beef. [GOAL: smelt raw_beef 3]",
-        "thought_text": "Cook the beef.",
-        "extracted_goal": {
-            "action": "smelt",
-            "target": "raw_beef",
-            "targetId": None,
-            "amount": 3,
-            "raw": "[GOAL: smelt raw_beef 3]",
-        },
-        "goal_fail_reason": None,
-        "grounding_passed": True,
-        "grounding_reason": "grounded",
-        "hallucination_category": None,
-        "convert_eligible": True,
-        "convert_eligible_reason": "eligible",
-        "started_at": "2026-02-03T14:05:09.000Z",
-        "completed_at": "2026-02-03T14:05:09.533Z",
-        "latency_ms": 533.0,
-        "passed": True,
-    }
-    values.update(overrides)
-    return scenario_artifact(**values)
+    return replace(ARTIFACT, **overrides).to_wire()
 
 
 def test_ev_c4_scenario_artifact_holds_every_required_field() -> None:
@@ -208,7 +226,13 @@ def test_ev_c4_scenario_artifact_holds_every_required_field() -> None:
             "raw": "[GOAL: smelt raw_beef 3]",
         },
         "goalFailReason": None,
-        "grounding": {"pass": True, "reason": "grounded", "category": None},
+        "grounding": {
+            "pass": True,
+            "reason": "grounded",
+            "category": None,
+            "referencedFacts": ["inventory:raw_beef"],
+            "violations": [],
+        },
         "convertEligible": True,
         "convertEligibleReason": "eligible",
         "tasksCreated": None,
@@ -218,6 +242,14 @@ def test_ev_c4_scenario_artifact_holds_every_required_field() -> None:
         "error": None,
         "pass": True,
         "failReasons": [],
+        "availableFacts": 2,
+        "hallucination": None,
+        "suiteLine": 3,
+        "tags": ["food"],
+        "routable": True,
+        "sanitizerFlags": [],
+        "planning": None,
+        "claims": None,
     }
 
 
@@ -225,13 +257,12 @@ def test_pa_d3_no_goal_artifact_is_not_eligible() -> None:
     doc = scenario_doc(
         extracted_goal=None,
         goal_fail_reason="no_tag",
-        grounding_passed=None,
-        grounding_reason=None,
+        grounding=GroundingRecord(passed=None, reason=None, category=None),
         convert_eligible=False,
         convert_eligible_reason="no_goal",
         mode="end_to_end",
         tasks_created=0,
-        fail_reasons=["b", "a"],
+        fail_reasons=("b", "a"),
         passed=False,
     )
 
@@ -242,11 +273,6 @@ def test_pa_d3_no_goal_artifact_is_not_eligible() -> None:
         doc["tasksCreated"],
         doc["failReasons"],
     ) == (None, False, "no_goal", 0, ["a", "b"])
-
-
-def test_scenario_artifact_refuses_unknown_mode() -> None:
-    with pytest.raises(ValueError, match="mode"):
-        scenario_doc(mode="both")
 
 
 VERDICT = EvalVerdict(
@@ -351,8 +377,12 @@ def test_ev_c4_write_bundle_writes_summary_and_one_file_per_scenario(
     tmp_path: Path,
 ) -> None:
     scenarios = {
-        "idle-v1:a": scenario_doc(scenario_id="idle-v1:a"),
-        "idle-v1:b": scenario_doc(scenario_id="idle-v1:b", passed=False),
+        "idle-v1:a": scenario_doc(
+            scenario=replace(ARTIFACT.scenario, scenario_id="idle-v1:a")
+        ),
+        "idle-v1:b": scenario_doc(
+            scenario=replace(ARTIFACT.scenario, scenario_id="idle-v1:b"), passed=False
+        ),
     }
     summary = summary_doc()
 

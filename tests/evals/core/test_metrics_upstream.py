@@ -17,9 +17,15 @@ from typing import Any
 
 import pytest
 
-from evals.core.bundles import ModelConfig
+from evals.core.files import json_bytes
 from evals.core.metrics import compute_metrics, evaluate_scenario
-from evals.core.outcomes import RunContext, ScenarioRun, outcome_of, scenario_document
+from evals.core.outcomes import (
+    RunContext,
+    ScenarioRun,
+    outcome_of,
+    scenario_artifact_of,
+)
+from evals.core.scenario_artifact import ModelConfig, ScenarioArtifact
 from evals.core.suite_types import ActionAffordance, ScenarioOutcome
 from evals.core.suites import load_suite
 from stream.core.adapters import SAMPLERS, ScriptedAdapter
@@ -40,7 +46,7 @@ def expected() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[ScenarioOutcome]:
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> list[ScenarioArtifact]:
     suite = load_suite(UPSTREAM / "idle-v1.jsonl")
     adapter = ScriptedAdapter.from_path(UPSTREAM / "idle-v1.mixed.script.jsonl")
     context = RunContext(
@@ -66,17 +72,38 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[ScenarioOutcome]:
             scenario_id=scenario.scenario_id,
         )
         ran = ScenarioRun(piped, facts, piped.frame, None, NOW, NOW)
-        document = scenario_document("r1", context, scenario, ran, planning=None)
         result.append(
-            outcome_of(
-                case_id=scenario.scenario_id,
-                affordance=scenario.stimulus.action_affordance.value,
-                stimulus_kind=scenario.stimulus.kind.value,
-                tags=scenario.tags,
-                details=document,
+            scenario_artifact_of(
+                "r1", context, scenario, ran, planning=None, claims=None
             )
         )
     return result
+
+
+@pytest.fixture(scope="module")
+def outcomes(artifacts: list[ScenarioArtifact]) -> list[ScenarioOutcome]:
+    # Each outcome is read back from the stored bytes, as a finished run's.
+    return [
+        outcome_of(
+            case_id=a.scenario.scenario_id,
+            affordance=a.scenario.action_affordance,
+            stimulus_kind=a.scenario.stimulus_kind,
+            tags=a.tags,
+            artifact=ScenarioArtifact.from_wire(json.loads(json_bytes(a.to_wire()))),
+        )
+        for a in artifacts
+    ]
+
+
+def test_scenario_artifacts_read_back_from_their_bytes_are_the_same_record(
+    artifacts: list[ScenarioArtifact],
+) -> None:
+    for artifact in artifacts:
+        wire = json.loads(json_bytes(artifact.to_wire()))
+        assert ScenarioArtifact.from_wire(wire) == artifact
+        assert json_bytes(ScenarioArtifact.from_wire(wire).to_wire()) == json_bytes(
+            wire
+        )
 
 
 def test_ev_c5_run_metrics_equal_the_reference(
