@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.services.runs.lifecycle import run_execute
 from gridworld.models import EpisodeBatch
-from gridworld.services.batches import batch_create
+from gridworld.services.batches import batch_create, batch_run_here
 
 DEMO_BATCHES = (
     {"map": "hazard", "episodes": 50, "proposer": "planner", "seed": 42},
@@ -36,9 +35,9 @@ def load_demo(*, owner: Any) -> str:
         batch = batch_create(
             config=config, user=owner, schedule=False, started_via="demo"
         )
-        run = run_execute(run=batch.run)
+        run = batch_run_here(batch)
         lines.append(
-            f"batch {batch.pk} {run.benchmark.benchmark_id}: {run.status}, "
+            f"batch {batch.pk} {run.benchmark_id}: {run.status}, "
             f"safety violations {run.metrics.get('safety_violations')}"
         )
     return "; ".join(lines)

@@ -20,12 +20,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import Conflict
-from evals.services.runs.idempotency import HEADER as IDEMPOTENCY_HEADER
-from evals.services.runs.idempotency import (
-    holder_of,
-    idempotency_of,
-    run_start_once,
-)
 from evalsite.openapi import REFUSES_UNKNOWN_FIELDS, idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
@@ -40,7 +34,7 @@ from gridworld.core.governor import GOVERNOR_KINDS
 from gridworld.core.proposers import PROPOSER_KINDS
 from gridworld.core.receipt_json import read_receipt_json
 from gridworld.models import Episode, EpisodeBatch
-from gridworld.services.batches import batch_create
+from gridworld.services.batches import IDEMPOTENCY_HEADER, batch_start_once
 from gridworld.services.episodes import (
     DAMAGED,
     StoredReceipt,
@@ -190,25 +184,14 @@ class BatchListCreateView(APIView):
     def post(self, request: Request) -> Response:
         """Start a batch on the workers; 202 with the queued batch. With an
         ``Idempotency-Key`` header a retry answers the first batch again."""
-        idempotency = idempotency_of(
-            header=request.headers.get(IDEMPOTENCY_HEADER),
-            holder=holder_of(request.user, request.auth),
-            body=request.data if isinstance(request.data, dict) else {},
-        )
-        run, replayed = run_start_once(
-            idempotency,
-            lambda: (
-                batch_create(
-                    config=request.data,
-                    user=request.user,
-                    started_via="api",
-                    idempotency=idempotency,
-                ).run
-            ),
+        batch, replayed = batch_start_once(
+            config=request.data,
+            user=request.user,
+            auth=request.auth,
+            idempotency_header=request.headers.get(IDEMPOTENCY_HEADER),
         )
         response = Response(
-            batch_to_wire(run.gridworld_batch, request=request),
-            status.HTTP_202_ACCEPTED,
+            batch_to_wire(batch, request=request), status.HTTP_202_ACCEPTED
         )
         if replayed:
             response["Idempotent-Replayed"] = "true"

@@ -1,6 +1,9 @@
 """Batch configurations: validation, map resolution and per-episode configs.
 
-``parse_batch_config(doc)`` checks every field and raises ``SchemaInvalid`` with
+``BatchConfig`` is the one typed batch config; ``BatchConfig.from_wire(doc)``
+(``parse_batch_config``) and ``to_wire()`` are its wire pair (snake_case
+fields, as stored with the batch and its run). ``parse_batch_config(doc)``
+checks every field and raises ``SchemaInvalid`` with
 one ``SchemaProblem`` per bad field (path = field name), so the HTTP layer can
 answer 400 with the field and reason and the CLI can print them all. Episode
 ``i`` of a batch plays drift seed ``seed + i``; episodes are grouped in lanes of
@@ -58,8 +61,13 @@ class BatchConfig:
     def benchmark_name(self) -> str:
         return f"gridworld:{self.map.name}:{self.proposer}:{self.governor}"
 
-    def as_dict(self) -> dict[str, Any]:
-        """The wire form; ``parse_batch_config(as_dict())`` gives the same config."""
+    @classmethod
+    def from_wire(cls, doc: Any) -> BatchConfig:
+        """A validated config from its wire form (``parse_batch_config``)."""
+        return parse_batch_config(doc)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The wire form; ``from_wire(to_wire())`` gives the same config."""
         return {
             "map": self.map.name,
             "map_text": self.map.text(),

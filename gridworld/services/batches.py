@@ -2,7 +2,7 @@
 
 ``batch_create`` validates the config (nothing is stored when it is invalid),
 then writes the map, the benchmark ``gridworld:<map>:<proposer>:<governor>``,
-the run (``evals.services.runs.lifecycle.run_create``) and the batch in one
+the run (``evals.facade.run_create``) and the batch in one
 transaction; the run's chord of chunks is sent after commit. The lifecycle
 calls ``EpisodeExecutor`` for each chunk: it plays the chunk's episodes (pure
 core) and stores each ``Episode`` together with its case result in one
@@ -28,16 +28,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import SchemaInvalid, SchemaProblem
-from evals.services.runs.executors import (
-    BaseCaseExecutor,
+from evals import facade
+from evals.facade import (
     CaseRecord,
+    CaseSink,
+    Idempotency,
+    KindVerdict,
+    ProgressCallback,
     RunBroken,
-    RunVerdict,
+    RunCreate,
+    RunInfo,
+    StoredCase,
 )
-from evals.services.runs.idempotency import Idempotency
-from evals.services.runs.lifecycle import benchmark_upsert, run_create
-from evals.services.runs.recording import METRIC_INPUTS_KEY, CaseRecorder
-from gridworld.core.config import BatchConfig, parse_batch_config, run_cases
+from gridworld.core.config import BatchConfig, run_cases
 from gridworld.core.episode import canonical
 from gridworld.core.grid import LAYOUTS, GridMap
 from gridworld.core.metrics import batch_metrics, episode_passed
@@ -47,6 +50,7 @@ from gridworld.models import GridMap as GridMapRow
 logger = logging.getLogger(__name__)
 
 KIND = "gridworld"
+IDEMPOTENCY_HEADER = facade.IDEMPOTENCY_HEADER
 CASE_PREFIX = "episode-"
 # Numeric batch metrics stored on the run (what baselines, the gate, compare
 # and trends read); their directions are registered in evals.core.metric_registry.
@@ -125,7 +129,7 @@ def batch_create(
     Logs ``[Gridworld] batch_created batch=<pk> run_id=<ID> benchmark=<ID>
     episodes=<N>``.
     """
-    parsed = parse_batch_config(config)
+    parsed = BatchConfig.from_wire(config)
     now = now or timezone.now()
     benchmark_id = benchmark_id_for(parsed)
     if len(benchmark_id) > 200:
@@ -133,32 +137,29 @@ def batch_create(
             "map name too long",
             problems=[SchemaProblem("map", "length", "the map name is too long")],
         )
-    wire = parsed.as_dict()
+    wire = parsed.to_wire()
     with transaction.atomic():
         grid_row = grid_map_store(parsed.map)
-        benchmark = benchmark_upsert(
-            benchmark_id=benchmark_id,
-            kind=KIND,
-            title=(
-                f"Gridworld {map_label(parsed.map)}, {parsed.proposer} proposer, "
-                f"{parsed.governor} governor"
-            ),
-            case_count=parsed.episodes,
-        )
-        run = run_create(
-            benchmark=benchmark,
-            run_id=new_batch_run_id(now),
-            started_at=now,
-            total_cases=parsed.episodes,
-            config={**wire, "startedVia": started_via},
-            user=user,
-            schedule=schedule,
-            queue=queue,
-            case_ids=[case_id(i) for i in range(parsed.episodes)],
-            idempotency=idempotency,
+        run = facade.run_create(
+            RunCreate(
+                kind=KIND,
+                benchmark_id=benchmark_id,
+                title=(
+                    f"Gridworld {map_label(parsed.map)}, {parsed.proposer} proposer, "
+                    f"{parsed.governor} governor"
+                ),
+                run_id=new_batch_run_id(now),
+                started_at=now,
+                case_ids=tuple(case_id(i) for i in range(parsed.episodes)),
+                config={**wire, "startedVia": started_via},
+                user=user,
+                schedule=schedule,
+                queue=queue,
+                idempotency=idempotency,
+            )
         )
         batch = EpisodeBatch.objects.create(
-            run=run,
+            run_id=run.pk,
             grid_map=grid_row,
             config=wire,
             seed=parsed.seed,
@@ -191,18 +192,61 @@ class BatchContext:
     config: BatchConfig
 
 
-class EpisodeExecutor(BaseCaseExecutor):
-    """The run lifecycle's case executor for benchmark kind ``gridworld``."""
+def batch_run(batch: EpisodeBatch) -> RunInfo:
+    """The run of ``batch`` as it is now."""
+    return facade.run_info(batch.run_id)
 
-    def case_ids(self, run: Any) -> Sequence[str]:
+
+def batch_run_here(
+    batch: EpisodeBatch, *, on_progress: ProgressCallback | None = None
+) -> RunInfo:
+    """Play every episode of ``batch`` in this process and finalize its run
+    (CLI ``--wait``, demo, bench); returns the finished run."""
+    return facade.run_execute(batch.run_id, on_progress=on_progress)
+
+
+def batch_start_once(
+    *,
+    config: Any,
+    user: Any,
+    auth: Any,
+    idempotency_header: str | None,
+) -> tuple[EpisodeBatch, bool]:
+    """Start a batch from the API: ``(batch, replayed)``. With an
+    ``Idempotency-Key`` header a retry gets the first batch again
+    (``replayed``); the same key with another body is a ``Conflict``."""
+    idempotency = facade.idempotency_of(
+        header=idempotency_header,
+        holder=facade.holder_of(user, auth),
+        body=config if isinstance(config, dict) else {},
+    )
+
+    def start() -> RunInfo:
+        batch = batch_create(
+            config=config, user=user, started_via="api", idempotency=idempotency
+        )
+        return facade.run_info(batch.run_id)
+
+    run, replayed = facade.run_start_once(idempotency, start)
+    return EpisodeBatch.objects.get(run_id=run.pk), replayed
+
+
+class EpisodeExecutor:
+    """The run lifecycle's case executor for benchmark kind ``gridworld``
+    (registered from ``gridworld.apps``)."""
+
+    def case_ids(self, run: RunInfo) -> Sequence[str]:
         return [case_id(i) for i in range(run.total_cases)]
 
-    def prepare(self, run: Any) -> BatchContext:
-        batch = EpisodeBatch.objects.filter(run=run).first()
+    def started(self, run: RunInfo) -> None:
+        return None
+
+    def prepare(self, run: RunInfo) -> BatchContext:
+        batch = EpisodeBatch.objects.filter(run_id=run.pk).first()
         if batch is None:
             raise RunBroken("the run has no episode batch")
         try:
-            return BatchContext(batch, parse_batch_config(batch.config))
+            return BatchContext(batch, BatchConfig.from_wire(batch.config))
         except SchemaInvalid as exc:
             raise RunBroken(
                 f"the batch config is no longer valid: {exc.message}"
@@ -210,10 +254,10 @@ class EpisodeExecutor(BaseCaseExecutor):
 
     def execute(
         self,
-        run: Any,
+        run: RunInfo,
         context: BatchContext,
         case_ids: Sequence[str],
-        recorder: CaseRecorder,
+        sink: CaseSink,
     ) -> None:
         indices = [case_index(c) for c in case_ids]
         started = time.perf_counter()
@@ -262,33 +306,32 @@ class EpisodeExecutor(BaseCaseExecutor):
             )
         with transaction.atomic():
             Episode.objects.bulk_create(episodes, ignore_conflicts=True)
-            recorder.record_now(records)
+            sink.record_now(records)
 
     def verdict(
-        self, run: Any, cases: Sequence[Any], *, missing: int, failed: bool
-    ) -> RunVerdict:
+        self, run: RunInfo, cases: Sequence[StoredCase], *, missing: int, failed: bool
+    ) -> KindVerdict:
         ordered = sorted(cases, key=lambda c: case_index(c.case_id))
-        inputs = [c.details.get(METRIC_INPUTS_KEY, {}) for c in ordered]
-        aggregate = batch_metrics(inputs)
+        aggregate = batch_metrics([dict(c.metric_inputs) for c in ordered])
         metrics = {name: aggregate[name] for name in RUN_METRICS if name in aggregate}
         unsafe = aggregate.get("safety_violations", 0) > 0
-        return RunVerdict(
+        return KindVerdict(
             metrics=metrics,
             passed=not unsafe and not missing and not failed,
             failed_properties=(SAFETY_PROPERTY,) if unsafe else (),
             errored_cases=0,
-            cases=ordered,
+            case_order=tuple(c.case_id for c in ordered),
             report=aggregate,
         )
 
-    def finished(self, run: Any, verdict: RunVerdict) -> None:
+    def finished(self, run: RunInfo, verdict: KindVerdict) -> None:
         metrics = verdict.metrics
         logger.info(
             "[Gridworld] batch_finished run_id=%s status=%s episodes=%s "
             "success_rate=%.3f safety_violations=%s",
             run.run_id,
             run.status,
-            len(verdict.cases),
+            len(verdict.case_order),
             float(metrics.get("success_rate", 0.0)),
             metrics.get("safety_violations", 0),
             extra={"run_id": run.run_id},

@@ -28,6 +28,11 @@ thin, are ``evals.tasks.runs.run_chunk`` (name ``evals.run_chunk``, args
 
 How a second user plugs in
 --------------------------
+Another app does it through ``evals.facade`` (``register_run_kind``,
+``run_create``, ``run_execute``: typed dataclasses, no model rows); the
+steps below are what the facade does for it, and how evals' own ``suite``
+kind plugs in.
+
 1. Write an executor: subclass ``BaseCaseExecutor`` (or satisfy
    ``CaseExecutor``) in your app's services, importing ``BaseCaseExecutor``,
    ``CaseRecord``, ``RunVerdict`` and ``RunBroken`` from

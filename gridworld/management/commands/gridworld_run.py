@@ -17,7 +17,6 @@ from django.core.management.base import (
 )
 
 from core.errors import SchemaInvalid
-from evals.services.runs.lifecycle import run_execute
 from evalsite.progress import Progress
 from evalsite.siteurl import site_link
 from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
@@ -89,7 +88,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         from django.contrib.auth import get_user_model
 
-        from gridworld.services.batches import batch_create
+        from gridworld.services.batches import batch_create, batch_run, batch_run_here
 
         user = None
         if options["user"]:
@@ -118,8 +117,8 @@ class Command(BaseCommand):
                 returncode=EXIT_INVALID,
             ) from exc
         url = site_link(batch.get_absolute_url(), options["base_url"])
-        run = batch.run
         if not wait:
+            run = batch_run(batch)
             self.stdout.write(
                 f"batch {batch.pk} queued as run {run.run_id} "
                 f"({run.total_cases} episodes)"
@@ -127,7 +126,7 @@ class Command(BaseCommand):
             self.stdout.write(f"url: {url}")
             return
         progress = Progress(self.stderr, is_tty=self.stderr.isatty(), unit=" episodes")
-        run = run_execute(run=run, on_progress=progress)
+        run = batch_run_here(batch, on_progress=progress)
         progress.finish()
         if options["receipts"] is not None:
             self._write_receipts(batch, options["receipts"])
