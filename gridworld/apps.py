@@ -5,11 +5,12 @@ class GridworldConfig(AppConfig):
     name = "gridworld"
 
     def ready(self) -> None:
-        # Episode batches are runs of benchmark kind "gridworld"; the executor
-        # is resolved on first use, so nothing of it is imported at start-up.
-        from evals.services.runs.executors import executor_register
+        # Episode batches are runs of benchmark kind "gridworld": the run
+        # lifecycle calls gridworld's executor, registered through the facade.
+        from evals import facade
+        from gridworld.services.batches import KIND, EpisodeExecutor
 
-        executor_register("gridworld", "gridworld.services.batches.EpisodeExecutor")
+        facade.register_run_kind(KIND, EpisodeExecutor())
         # The collector pause notes how many objects the interpreter holds
         # frozen of its own, before a worker freezes its heap (tiny module).
         import gridworld.core.collector  # noqa: F401
