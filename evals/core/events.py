@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from core.json_bytes import compact_json_text
+from evals.core.scenario_artifact import ScenarioArtifact
 from stream.core.frames import PROFILE_BUDGETS
 from stream.core.types import PromptProfile
 
@@ -104,15 +105,15 @@ def _sampler(params: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
     }
 
 
-def _result_payload(document: Mapping[str, Any]) -> dict[str, Any]:
-    goal = document.get("extractedGoal")
-    grounding = document.get("grounding") or {}
-    grounded = goal is not None and grounding.get("pass") is not None
-    hallucination = document.get("hallucination")
+def _result_payload(artifact: ScenarioArtifact) -> dict[str, Any]:
+    goal = artifact.extracted_goal
+    grounding = artifact.grounding
+    grounded = goal is not None and grounding.passed is not None
+    hallucination = artifact.hallucination
     return {
-        "scenario_id": document["scenario"]["id"],
+        "scenario_id": artifact.scenario.scenario_id,
         "output": {
-            "text": document.get("thought") or "",
+            "text": artifact.thought or "",
             "extracted_goal": (
                 {"present": True, "action": goal["action"], "target": goal["target"]}
                 if goal is not None
@@ -120,15 +121,18 @@ def _result_payload(document: Mapping[str, Any]) -> dict[str, Any]:
             ),
             "grounding": (
                 {
-                    "pass": grounding["pass"],
-                    "reason": grounding.get("reason"),
-                    "referenced_facts": list(grounding.get("referencedFacts") or ()),
-                    "violations": list(grounding.get("violations") or ()),
+                    "pass": grounding.passed,
+                    "reason": grounding.reason,
+                    "referenced_facts": list(grounding.referenced_facts),
+                    "violations": [
+                        {"type": v.kind, "trigger": v.trigger}
+                        for v in grounding.violations
+                    ],
                 }
                 if grounded
                 else None
             ),
-            "convert_eligible": bool(document.get("convertEligible")),
+            "convert_eligible": artifact.convert_eligible,
             "derived": True,
         },
         "checks": [
@@ -142,10 +146,10 @@ def _result_payload(document: Mapping[str, Any]) -> dict[str, Any]:
             {
                 "check_id": "eligibility_derived",
                 "pass": True,
-                "reason": document.get("convertEligibleReason"),
+                "reason": artifact.convert_eligible_reason,
             },
         ],
-        "latency_ms": round(float(document.get("latencyMs") or 0.0)),
+        "latency_ms": round(float(artifact.latency_ms)),
     }
 
 
@@ -158,12 +162,12 @@ def run_events(
     sampler_params: Mapping[str, Any] | None,
     started_at: str,
     completed_at: str | None,
-    scenarios: Sequence[Mapping[str, Any]],
+    scenarios: Sequence[ScenarioArtifact],
     metrics: Mapping[str, Any],
     verdict_pass: bool,
 ) -> list[dict[str, Any]]:
     """Every event of a run, in order; ``scenarios`` are its stored scenario
-    documents in suite order."""
+    artifacts in suite order."""
     mode = run["mode"]
     start = timestamp_ms(started_at)
     events = [
@@ -190,10 +194,10 @@ def run_events(
     ]
     profile = _frame_profile(run["frame_profile"])
     sampler = _sampler(sampler_params, run["sampler_profile"])
-    for document in scenarios:
-        scenario_id = document["scenario"]["id"]
-        began = timestamp_ms(document.get("startedAt"))
-        ended = timestamp_ms(document.get("completedAt"))
+    for artifact in scenarios:
+        scenario_id = artifact.scenario.scenario_id
+        began = timestamp_ms(artifact.started_at)
+        ended = timestamp_ms(artifact.completed_at)
         events.append(
             _event(
                 "eval_scenario_started",
@@ -206,17 +210,17 @@ def run_events(
                 },
             )
         )
-        if document.get("error"):
+        if artifact.error:
             events.append(
                 _event(
                     "eval_error",
                     ended,
                     run,
-                    {"error": document["error"], "scenario_id": scenario_id},
+                    {"error": artifact.error, "scenario_id": scenario_id},
                 )
             )
             continue
-        planning = document.get("planning")
+        planning = artifact.planning
         if planning is not None:
             events.append(
                 _event(
@@ -224,7 +228,7 @@ def run_events(
                     ended,
                     run,
                     {
-                        "thought_id": str(planning.get("thoughtId")),
+                        "thought_id": str(planning.thought_id),
                         "metadata": {
                             "eval": {
                                 "run_id": run["run_id"],
@@ -235,7 +239,7 @@ def run_events(
                 )
             )
         events.append(
-            _event("eval_scenario_result", ended, run, _result_payload(document))
+            _event("eval_scenario_result", ended, run, _result_payload(artifact))
         )
         if planning is not None:
             events.append(
@@ -244,8 +248,8 @@ def run_events(
                     ended,
                     run,
                     {
-                        "acked": int(planning.get("acked") or 0),
-                        "requested": int(planning.get("fetched") or 0),
+                        "acked": planning.acked,
+                        "requested": planning.fetched,
                     },
                 )
             )

@@ -120,7 +120,7 @@ class PlanningRecord:
     """What planning did with the scenario's thought (end-to-end runs)."""
 
     agent: str
-    thought_id: int
+    thought_id: int | None
     convert_eligible: bool
     eligibility_reason: str
     fetched: int
@@ -147,16 +147,16 @@ class PlanningRecord:
     @classmethod
     def from_wire(cls, doc: Mapping[str, Any]) -> PlanningRecord:
         return cls(
-            agent=doc["agent"],
-            thought_id=doc["thoughtId"],
-            convert_eligible=doc["convertEligible"],
-            eligibility_reason=doc["eligibilityReason"],
-            fetched=doc["fetched"],
-            converted=doc["converted"],
-            skipped=doc["skipped"],
-            errors=doc["errors"],
-            acked=doc["acked"],
-            task_ids=tuple(doc["taskIds"]),
+            agent=doc.get("agent", ""),
+            thought_id=doc.get("thoughtId"),
+            convert_eligible=bool(doc.get("convertEligible")),
+            eligibility_reason=doc.get("eligibilityReason", ""),
+            fetched=int(doc.get("fetched") or 0),
+            converted=int(doc.get("converted") or 0),
+            skipped=int(doc.get("skipped") or 0),
+            errors=int(doc.get("errors") or 0),
+            acked=int(doc.get("acked") or 0),
+            task_ids=tuple(doc.get("taskIds") or ()),
         )
 
 

@@ -170,7 +170,7 @@ def _write_summary(
         sampler_params=config.get("samplerParams"),
         started_at=run.started_at.isoformat(),
         completed_at=run.completed_at.isoformat() if run.completed_at else None,
-        scenarios=[c.details for c in cases if c.details.get("scenario")],
+        scenarios=[case_artifact(c) for c in cases if is_scenario_artifact(c.details)],
         metrics=metrics,
         verdict_pass=bool(run.verdict_passed),
     )
