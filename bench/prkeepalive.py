@@ -137,7 +137,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from prkeepalive.core.lanes import decide_dispatch  # noqa: E402
+from prkeepalive.core.rules import decide_dispatch  # noqa: E402
 from prkeepalive.core.types import (  # noqa: E402
     Comment,
     Event,

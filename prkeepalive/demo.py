@@ -16,7 +16,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from prkeepalive.core.facts import Facts, decide, facts_document
+from prkeepalive.core.facts import Facts, decide
+from prkeepalive.core.inputs import DecisionInputs, recorded_to_wire
 from prkeepalive.core.instruction import extract_instruction
 from prkeepalive.core.summary import (
     decision_line,
@@ -40,7 +41,7 @@ from prkeepalive.core.types import (
 )
 from prkeepalive.core.worker import decide_worker
 from prkeepalive.models import Decision, PullRequest, Repository, Round
-from prkeepalive.services.explain import decision_wire
+from prkeepalive.services.explain import dispatch_decision_wire
 
 DEMO_REPOSITORY = "demo-org/widgets"
 POLICY = Policy(agent_aliases=("codex",), automation_logins=("widgets-automation-bot",))
@@ -80,9 +81,10 @@ def _gate_event(number: int, head: str) -> Event:
 def _decide(event: Event, facts: Facts) -> tuple[DispatchDecision, dict[str, Any]]:
     d = decide(event, facts, POLICY)
     return d, {
-        **facts_document(event, facts, POLICY),
-        "instruction": extract_instruction(facts.issue_body),
-        "decision": decision_wire(d),
+        **recorded_to_wire(
+            DecisionInputs(event, facts, POLICY), extract_instruction(facts.issue_body)
+        ),
+        "decision": dispatch_decision_wire(d),
     }
 
 

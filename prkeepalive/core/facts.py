@@ -4,18 +4,17 @@ them.
 Whoever gathers the facts — the webhook service and the reconciler (from
 GitHub and the recorded rounds), the Actions command (from GitHub), a person
 in the dry run (pasted) — hands them to :func:`decide`, so the same facts
-always give the same decision. :func:`facts_document` writes them in the
-dry run's request form; every recorded decision keeps that document, and
-posting it to the dry run prints the recorded line again.
+always give the same decision. ``prkeepalive.core.inputs`` holds the
+event, the facts and the policy as one record and writes them in the dry
+run's request form.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from prkeepalive.core.lanes import decide_dispatch
+from prkeepalive.core.lanes import with_lock_held
+from prkeepalive.core.rules import decide_dispatch
 from prkeepalive.core.types import (
     Comment,
     DispatchDecision,
@@ -90,7 +89,7 @@ def activation_of(event: Event, pr: PullRequest | None) -> Comment | None:
 
 
 def decide(event: Event, facts: Facts, policy: Policy) -> DispatchDecision:
-    """The dispatch decision of ``event`` on ``facts`` (see ``lanes``).
+    """The dispatch decision of ``event`` on ``facts`` (see ``rules``).
 
     Raises ``ValueError`` for an event no lane handles."""
     return decide_dispatch(
@@ -106,87 +105,10 @@ def decide(event: Event, facts: Facts, policy: Policy) -> DispatchDecision:
     )
 
 
-def _comment_wire(c: Comment) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "author": c.author,
-        "authorType": c.author_type,
-        "body": c.body,
-        "reactions": list(c.reactions),
-        "createdAt": c.created_at,
-    }
-
-
-def event_payload(event: Event) -> dict[str, Any]:
-    """The part of a GitHub webhook payload the rules read, rebuilt from
-    ``event`` (the reconciler's events were never webhooks)."""
-    payload: dict[str, Any] = {"action": event.action}
-    if event.name == "issue_comment":
-        issue: dict[str, Any] = {"number": event.issue_number}
-        if event.is_pull_request:
-            issue["pull_request"] = {}
-        payload["issue"] = issue
-        if event.comment is not None:
-            c = event.comment
-            payload["comment"] = {
-                "id": c.id,
-                "body": c.body,
-                "user": {"login": c.author, "type": c.author_type},
-                "created_at": c.created_at,
-                "reactions": list(c.reactions),
-            }
-    elif event.name == "workflow_run":
-        payload["workflow_run"] = {
-            "name": event.workflow_name,
-            "status": event.status,
-            "conclusion": event.conclusion,
-            "head_sha": event.head_sha,
-            "display_title": event.display_title,
-            "pull_requests": [{"number": n} for n in event.pull_numbers],
-        }
-        if event.activation_comment_id is not None:
-            payload["activation_comment_id"] = event.activation_comment_id
-    return payload
-
-
-def facts_document(event: Event, facts: Facts, policy: Policy) -> dict[str, Any]:
-    """``event`` and ``facts`` as a dry-run request (``event``, ``payload``,
-    ``state``): what a recorded decision keeps."""
-    state: dict[str, Any] = {
-        "labels": list(facts.labels),
-        "gate": facts.gate.value,
-        "activeRuns": facts.active_runs,
-        "comments": [_comment_wire(c) for c in (facts.pr.comments if facts.pr else ())],
-        "issueBody": facts.issue_body,
-        "policy": {
-            "agentAliases": list(policy.agent_aliases),
-            "allowedAuthors": list(policy.allowed_authors),
-            "automationLogins": list(policy.automation_logins),
-            "gateWorkflow": policy.gate_workflow,
-        },
-        "rounds": [
-            {
-                "number": r.number,
-                "trace": r.trace,
-                "activationId": r.activation_id,
-                "instructionId": r.instruction_id,
-                "headBefore": r.head_before,
-            }
-            for r in facts.rounds
-        ],
-    }
-    if facts.pr is not None:
-        state["pr"] = {"number": facts.pr.number, "headSha": facts.pr.head_sha}
-    if facts.head_commit_pulls:
-        state["headCommitPulls"] = list(facts.head_commit_pulls)
-    return {"event": event.name, "payload": event_payload(event), "state": state}
-
-
-def is_facts_document(value: Any) -> bool:
-    """Whether a recorded decision's inputs hold a dry-run request."""
-    return (
-        isinstance(value, Mapping)
-        and isinstance(value.get("event"), str)
-        and isinstance(value.get("payload"), Mapping)
-        and isinstance(value.get("state"), Mapping)
-    )
+def decide_lock_lost(event: Event, facts: Facts, policy: Policy) -> DispatchDecision:
+    """The decision once the lock was found taken: what the lock attempt
+    learned (the round another delivery recorded, or the one kept for the 🚀
+    already on the activation) is in ``facts.rounds``; a decision that would
+    still dispatch reads lock-held."""
+    decision = decide(event, facts, policy)
+    return with_lock_held(decision) if decision.ok else decision

@@ -1,5 +1,12 @@
-"""Dispatch decisions of the webhook service: gather the state from GitHub,
-decide with the core, take the lock, record the decision, start the round.
+"""Dispatch decisions of the webhook service: gather the facts from GitHub
+and the database, decide with the core, take the lock, record the decision,
+start the round.
+
+The walk of a delivery: ``delivery_process`` parses the stored event once
+and routes it (``core.lanes.route``); ``decide_and_record`` gathers the
+facts (``gather``: reads only, every rule about what to read is in
+``core.reading``), hands them to ``core.facts.decide`` and records what it
+decided with its inputs (``core.inputs``).
 
 GitHub is never called inside a database transaction: reads happen first,
 then one short transaction takes the lock (the round row), then the 🚀
@@ -9,19 +16,29 @@ reaction is added outside it, then one transaction records the decision.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from evalsite.dispatch import enqueue
-from prkeepalive.core.facts import Facts, decide, facts_document, pull_number
-from prkeepalive.core.instruction import extract_instruction, parse_segments
-from prkeepalive.core.lanes import lane_for, with_lock_held
+from prkeepalive.core.facts import Facts, decide, decide_lock_lost, pull_number
+from prkeepalive.core.inputs import (
+    DecisionInputs,
+    recorded_to_wire,
+    round_instruction,
+)
+from prkeepalive.core.lanes import Route, lane_for, route
+from prkeepalive.core.reading import (
+    gate_of_event,
+    gate_of_runs,
+    has_own_instruction,
+    instruction_issue,
+    needs_head_commit_pulls,
+    worth_recording,
+)
 from prkeepalive.core.summary import decision_line
 from prkeepalive.core.types import (
     LOCK_REACTION,
@@ -35,59 +52,42 @@ from prkeepalive.core.types import (
 from prkeepalive.core.types import (
     PullRequest as CorePull,
 )
-from prkeepalive.core.wire import gate_from_run, parse_event
+from prkeepalive.core.wire import parse_event
 from prkeepalive.github import GitHubClient, PullInfo
 from prkeepalive.models import Decision, Delivery, PullRequest, Repository, Round
 from prkeepalive.services.config import client_for, policy_for
+from prkeepalive.services.rounds import worker_completed
 
 logger = logging.getLogger(__name__)
 ACTIVE_ROUND_STATUSES = (Round.Status.LOCKED, Round.Status.RUNNING)
 
 
-def is_worker_completion(repository: Repository, event: Event) -> bool:
-    return (
-        event.name == "workflow_run"
-        and event.action == "completed"
-        and event.workflow_name.strip().lower()
-        == repository.worker_workflow.strip().lower()
-    )
-
-
-def event_is_handled(repository: Repository, event: Event) -> bool:
-    return lane_for(event, policy_for(repository)) is not None or is_worker_completion(
-        repository, event
-    )
+def event_route(repository: Repository, event: Event) -> Route:
+    """Where ``event`` goes for ``repository`` (its policy and worker
+    workflow)."""
+    return route(event, policy_for(repository), repository.worker_workflow)
 
 
 def head_commit_pulls(client: GitHubClient, event: Event) -> tuple[int, ...]:
     """For a Gate run that names no PR (a fork PR's): the PRs of its head
     commit."""
-    if event.name != "workflow_run" or event.pull_numbers or not event.head_sha:
+    if not needs_head_commit_pulls(event):
         return ()
     return tuple(client.pulls_for_commit(event.head_sha))
 
 
 def gate_of(client: GitHubClient, policy: Policy, head_sha: str) -> GateConclusion:
-    runs = [
-        r
-        for r in client.list_runs(head_sha=head_sha)
-        if r.name.strip().lower() == policy.gate_workflow.strip().lower()
-    ]
-    if not runs:
-        return GateConclusion.PENDING
-    latest = max(runs, key=lambda r: (r.created_at, r.id))
-    return gate_from_run(latest.status, latest.conclusion)
+    """Gate on ``head_sha``: its latest Gate run's conclusion."""
+    return gate_of_runs(client.list_runs(head_sha=head_sha), policy.gate_workflow)
 
 
 def linked_issue_body(client: GitHubClient, pull: PullInfo) -> str:
     """The PR body when it has Scope/Tasks/Acceptance, else the body of the
     first issue it references (``#123``)."""
-    if not parse_segments(pull.body).is_empty:
+    if has_own_instruction(pull.body):
         return pull.body
-    match = re.search(r"(?<![\w/])#(\d+)\b", pull.body)
-    if not match:
-        return ""
-    return client.get_issue_body(int(match.group(1)))
+    number = instruction_issue(pull.body)
+    return client.get_issue_body(number) if number is not None else ""
 
 
 def recorded_rounds(repository: Repository, number: int) -> tuple[RecordedRound, ...]:
@@ -107,22 +107,24 @@ def recorded_rounds(repository: Repository, number: int) -> tuple[RecordedRound,
 
 
 def gather(
-    repository: Repository, client: GitHubClient, event: Event
+    repository: Repository,
+    client: GitHubClient,
+    event: Event,
+    lane: Lane | None,
+    policy: Policy,
 ) -> tuple[Facts, PullInfo | None]:
     """Everything the decision reads: GitHub first, then the recorded rounds
     and active rounds of the PR (no transaction is open while GitHub is
-    called)."""
-    policy = policy_for(repository)
+    called). Reads only: what to read is ``core.reading``'s."""
     commit_pulls = head_commit_pulls(client, event)
     number = pull_number(event, commit_pulls)
     if number is None:
         return Facts(pr=None, head_commit_pulls=commit_pulls), None
     pull = client.get_pull(number)
     comments = tuple(client.list_comments(number))
-    if lane_for(event, policy) is Lane.COMMENT:
+    gate = gate_of_event(event, lane)
+    if gate is None:
         gate = gate_of(client, policy, pull.head_sha)
-    else:
-        gate = gate_from_run(event.status, event.conclusion)
     issue_body = linked_issue_body(client, pull)
     active = Round.objects.filter(
         repository=repository, pull__number=number, status__in=ACTIVE_ROUND_STATUSES
@@ -160,19 +162,6 @@ def _pull_row(repository: Repository, pull: PullInfo | None) -> PullRequest | No
     return row
 
 
-def _inputs(
-    event: Event, facts: Facts, policy: Policy, decision: DispatchDecision
-) -> dict[str, Any]:
-    """The dry-run document of the decision (posting it to the dry run
-    prints the same line) and the instruction a dispatched round posts."""
-    candidates = [*(facts.pr.comments if facts.pr else ()), event.comment]
-    activation_body = next(
-        (c.body for c in candidates if c and c.id == decision.activation_id), ""
-    )
-    instruction = extract_instruction(activation_body, facts.issue_body)
-    return {**facts_document(event, facts, policy), "instruction": instruction}
-
-
 def decide_and_record(
     repository: Repository,
     event: Event,
@@ -192,28 +181,24 @@ def decide_and_record(
     own = client is None
     client = client or client_for(repository)
     try:
-        facts, pull = gather(repository, client, event)
+        facts, pull = gather(repository, client, event, lane_for(event, policy), policy)
         decision = decide(event, facts, policy)
         row = _pull_row(repository, pull)
-        if only_if_changed and not decision.ok and row is not None:
+        if only_if_changed and row is not None:
             last = row.decisions.order_by("-created_at", "-pk").first()
-            if last is not None and last.reason == decision.reason.value:
+            if not worth_recording(decision, last.reason if last else None):
                 return None
         round_row = None
         if decision.ok and row is not None and decision.round is not None:
             round_row, won = _take_lock(client, repository, row, decision)
             if not won:
-                # What the lock attempt learned (the round row another
-                # delivery recorded, or the one kept for the 🚀 already on
-                # the activation) is a fact like any other: the decision on
-                # the facts as they are now reads lock-held.
+                # What the lock attempt learned is a fact like any other.
                 facts = replace(facts, rounds=recorded_rounds(repository, row.number))
-                decision = decide(event, facts, policy)
-                if decision.ok:
-                    decision = with_lock_held(decision)
+                decision = decide_lock_lost(event, facts, policy)
     finally:
         if own:
             client.close()
+    inputs = DecisionInputs(event, facts, policy)
     line = decision_line(decision)
     with transaction.atomic():
         recorded = Decision.objects.create(
@@ -231,7 +216,7 @@ def decide_and_record(
             cap=decision.cap,
             active=decision.active,
             trace=decision.trace,
-            inputs=_inputs(event, facts, policy, decision),
+            inputs=recorded_to_wire(inputs, round_instruction(inputs, decision)),
             line=line,
         )
         if round_row is not None:
@@ -310,13 +295,11 @@ def delivery_process(*, delivery_pk: int) -> str:
         )
         return Delivery.Status.IGNORED
     try:
-        event = parse_event(delivery.event, delivery.payload)
-        if is_worker_completion(repository, event):
-            from prkeepalive.services.rounds import worker_completed
-
-            worker_completed(repository, event)
+        routed = event_route(repository, parse_event(delivery.event, delivery.payload))
+        if routed.worker_completion:
+            worker_completed(repository, routed.event)
         else:
-            decide_and_record(repository, event, delivery=delivery)
+            decide_and_record(repository, routed.event, delivery=delivery)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"[:2000]
         Delivery.objects.filter(pk=delivery_pk).update(

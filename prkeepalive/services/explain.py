@@ -9,7 +9,7 @@ from prkeepalive.core.explain import explain
 from prkeepalive.core.types import DispatchDecision
 
 
-def decision_wire(d: DispatchDecision) -> dict[str, Any]:
+def dispatch_decision_wire(d: DispatchDecision) -> dict[str, Any]:
     return {
         "ok": d.ok,
         "lane": d.lane.value,
@@ -33,7 +33,7 @@ def explain_document(document: Any) -> dict[str, Any]:
     return {
         "handled": out.handled,
         "ignoredReason": out.ignored_reason,
-        "decision": decision_wire(out.decision) if out.decision else None,
+        "decision": dispatch_decision_wire(out.decision) if out.decision else None,
         "lines": list(out.lines),
         "words": out.words,
     }

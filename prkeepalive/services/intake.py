@@ -58,11 +58,10 @@ from prkeepalive.core.delivery import (
     signature_digest,
 )
 from prkeepalive.core.facts import pull_number
-from prkeepalive.core.lanes import unhandled_reason
 from prkeepalive.core.wire import parse_event
 from prkeepalive.models import Delivery, Repository
-from prkeepalive.services.config import policy_for, secret, webhook_secret
-from prkeepalive.services.dispatch import event_is_handled
+from prkeepalive.services.config import secret, webhook_secret
+from prkeepalive.services.dispatch import event_route
 from prkeepalive.services.sending import delivery_send
 
 logger = logging.getLogger(__name__)
@@ -282,9 +281,9 @@ def _record(
                     for p in exc.problems
                 ],
             ) from None
-        if not event_is_handled(repository, parsed):
-            reason = unhandled_reason(parsed, policy_for(repository))
-        number = pull_number(parsed)
+        routed = event_route(repository, parsed)
+        reason = routed.ignored
+        number = pull_number(routed.event)
     # Names and actions come from the payload: the reason must fit its column.
     reason = shorten(reason, REASON_MAX - 40)
     status = Delivery.Status.IGNORED if reason else Delivery.Status.QUEUED

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from evalsite.dispatch import enqueue
 from prkeepalive.core.labels import has_keepalive_label
+from prkeepalive.core.reading import latest_run
 from prkeepalive.core.types import Event
 from prkeepalive.github import GitHubError
 from prkeepalive.models import Decision, Delivery, Repository, Round
@@ -76,15 +77,13 @@ def reconcile_repository(repository: Repository) -> int:
         for pull in client.list_open_pulls():
             if not has_keepalive_label(pull.labels):
                 continue
-            runs = [
-                r
-                for r in client.list_runs(head_sha=pull.head_sha)
-                if r.name.strip().lower() == policy.gate_workflow.strip().lower()
-                and r.status == "completed"
-            ]
-            if not runs:
+            latest = latest_run(
+                client.list_runs(head_sha=pull.head_sha),
+                policy.gate_workflow,
+                completed=True,
+            )
+            if latest is None:
                 continue
-            latest = max(runs, key=lambda r: (r.created_at, r.id))
             event = Event(
                 name="workflow_run",
                 action="completed",
@@ -116,16 +115,14 @@ def finish_lost_rounds(repository: Repository) -> int:
     if not running:
         return 0
     with client_for(repository) as client:
-        completed = [
-            r
-            for r in client.list_runs(status="completed")
-            if r.name.strip().lower() == repository.worker_workflow.strip().lower()
-        ]
+        completed = client.list_runs(status="completed")
     finished = 0
     for rnd in running:
-        runs = [r for r in completed if rnd.trace in r.display_title.split()]
-        if runs:
-            latest = max(runs, key=lambda r: (r.created_at, r.id))
+        latest = latest_run(
+            (r for r in completed if rnd.trace in r.display_title.split()),
+            repository.worker_workflow,
+        )
+        if latest is not None:
             round_finish(round_pk=rnd.pk, worker_done=latest.conclusion == "success")
             finished += 1
     return finished

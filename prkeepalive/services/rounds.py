@@ -15,6 +15,7 @@ import time
 from django.conf import settings
 from django.db.models import F
 
+from prkeepalive.core.inputs import recorded_instruction
 from prkeepalive.core.instruction import render_instruction
 from prkeepalive.core.summary import (
     instruction_line,
@@ -115,9 +116,7 @@ def round_start(*, round_pk: int) -> str:
         for line in lines:
             _log(line, rnd.trace)
         return Round.Status.FAILED
-    segments = (
-        rnd.decision.inputs.get("instruction", "") if rnd.decision else ""
-    ) or ""
+    segments = recorded_instruction(rnd.decision.inputs) if rnd.decision else ""
     body = render_instruction(
         round=rnd.number,
         trace=rnd.trace,

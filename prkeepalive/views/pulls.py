@@ -13,7 +13,7 @@ from django.shortcuts import render
 
 from core.errors import SchemaInvalid
 from prkeepalive import charts, selectors
-from prkeepalive.core.facts import is_facts_document
+from prkeepalive.core.inputs import recorded_instruction, recorded_request
 from prkeepalive.models import Decision, Delivery, PullRequest, Round
 from prkeepalive.services.explain import explain_document
 
@@ -57,7 +57,7 @@ def _state_template(pull: PullRequest) -> dict[str, Any]:
         "activeRuns": active,
         "pr": {"number": pull.number, "headSha": pull.head_sha},
         "comments": [],
-        "issueBody": last.inputs.get("instruction", "") if last else "",
+        "issueBody": recorded_instruction(last.inputs) if last else "",
         "lastProcessed": {
             "instructionId": pull.last_processed_instruction_id,
             "headSha": pull.last_processed_head_sha,
@@ -85,14 +85,14 @@ def pull_detail(
     last_decision: Decision | None = pull.decisions.order_by(
         "-created_at", "-pk"
     ).first()
-    if last_decision is not None and is_facts_document(last_decision.inputs):
+    recorded = recorded_request(last_decision.inputs) if last_decision else None
+    if recorded is not None:
         # The facts the last decision read: "Explain" shows it again, and
         # editing one fact shows what would change.
-        inputs = last_decision.inputs
         form = {
-            "event": inputs["event"],
-            "payload": json.dumps(inputs["payload"], indent=2),
-            "state": json.dumps(inputs["state"], indent=2),
+            "event": recorded["event"],
+            "payload": json.dumps(recorded["payload"], indent=2),
+            "state": json.dumps(recorded["state"], indent=2),
         }
     else:
         form = {

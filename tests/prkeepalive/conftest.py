@@ -37,13 +37,13 @@ def _recorded_decisions_replay_through_explain(
     request.getfixturevalue("db")
     yield
     from prkeepalive.core.explain import explain
-    from prkeepalive.core.facts import is_facts_document
+    from prkeepalive.core.inputs import recorded_request
     from prkeepalive.models import Decision
 
     for decision in Decision.objects.exclude(inputs={}).order_by("pk"):
-        inputs = decision.inputs
-        assert is_facts_document(inputs), decision.line
-        replayed = explain({k: inputs[k] for k in ("event", "payload", "state")}).lines
+        document = recorded_request(decision.inputs)
+        assert document is not None, decision.line
+        replayed = explain(document).lines
         assert replayed[:1] == (decision.line,), decision.detail
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from prkeepalive.core.explain import resolve_pr
+from prkeepalive.core.facts import resolve_pr
 from prkeepalive.core.instruction import render_instruction
 from prkeepalive.core.labels import latest_human_activation, normalise_login, run_cap
-from prkeepalive.core.lanes import decide_dispatch, lane_for, with_lock_held
+from prkeepalive.core.lanes import lane_for, with_lock_held
 from prkeepalive.core.markers import render_markers
+from prkeepalive.core.rules import decide_dispatch
 from prkeepalive.core.summary import decision_line, instruction_line
 from prkeepalive.core.types import (
     Comment,

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prkeepalive.core.lanes import decide_dispatch
+from prkeepalive.core.rules import decide_dispatch
 from prkeepalive.core.summary import decision_line
 from prkeepalive.core.types import (
     Comment,
