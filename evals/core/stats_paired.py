@@ -103,8 +103,11 @@ class PairedComparison:
 
     @property
     def underpowered(self) -> bool:
-        """The smallest move this comparison can see exceeds the margin."""
-        return not self.mde <= self.margin
+        """The smallest move this comparison can see exceeds the margin,
+        and it saw none: a regression or improvement it did find needs no
+        warning."""
+        decided = self.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT)
+        return not decided and not self.mde <= self.margin
 
 
 def mcnemar_exact(b: int, c: int) -> McNemar:
