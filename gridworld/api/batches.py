@@ -1,9 +1,14 @@
 """REST API of the gridworld: create and read batches, episodes and receipts,
 verify an uploaded receipt.
 
-Thin: ``gridworld.services`` decides. A bad batch config answers 400 with
-every field and its reason (``{"error": {"code", "message", "fields"}}``),
-nothing stored. Session or agent-key authentication (project defaults).
+Thin: ``gridworld.services`` decides. A batch config's field names are
+snake_case (the run receipt's ``config`` fixes them: ``map_text``,
+``drift_period``, ``max_steps``, ``lane_size``); the camelCase spellings
+``mapText``, ``driftPeriod``, ``maxSteps``, ``laneSize`` are accepted too
+(one spelling per field; a problem names the snake_case field). A bad
+batch config answers 400 with every field and its reason
+(``{"error": {"code", "message", "fields"}}``), nothing stored. Session
+or agent-key authentication (project defaults).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from gridworld.core.governor import GOVERNOR_KINDS
 from gridworld.core.proposers import PROPOSER_KINDS
 from gridworld.core.receipt_json import read_receipt_json
 from gridworld.models import Episode, EpisodeBatch
+from gridworld.selectors import batch_get, batch_list, episode_get, episode_list
 from gridworld.services.batches import IDEMPOTENCY_HEADER, batch_start_once
 from gridworld.services.episodes import (
     DAMAGED,
@@ -41,7 +47,6 @@ from gridworld.services.episodes import (
     receipt_verify,
     stored_receipt,
 )
-from gridworld.services.reads import batch_get, batch_list, episode_get, episode_list
 
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 100
@@ -145,7 +150,9 @@ class BatchListCreateView(APIView):
                     help_text="simple|maze|hazard, generated:<seed>:<W>x<H>, or a "
                     "name for map_text"
                 ),
-                "map_text": serializers.CharField(required=False),
+                "map_text": serializers.CharField(
+                    required=False, help_text="also accepted as mapText"
+                ),
                 "episodes": serializers.IntegerField(
                     min_value=1, max_value=MAX_EPISODES
                 ),
@@ -162,16 +169,25 @@ class BatchListCreateView(APIView):
                     help_text="seed + episodes must stay < 2^31",
                 ),
                 "drift_period": serializers.IntegerField(
-                    required=False, min_value=0, max_value=MAX_STEPS
+                    required=False,
+                    min_value=0,
+                    max_value=MAX_STEPS,
+                    help_text="also accepted as driftPeriod",
                 ),
                 "max_steps": serializers.IntegerField(
-                    required=False, min_value=1, max_value=MAX_STEPS
+                    required=False,
+                    min_value=1,
+                    max_value=MAX_STEPS,
+                    help_text="also accepted as maxSteps",
                 ),
                 "budget": serializers.IntegerField(
                     required=False, min_value=1, max_value=MAX_BUDGET
                 ),
                 "lane_size": serializers.IntegerField(
-                    required=False, min_value=1, max_value=MAX_LANE_SIZE
+                    required=False,
+                    min_value=1,
+                    max_value=MAX_LANE_SIZE,
+                    help_text="also accepted as laneSize",
                 ),
             },
         ),

@@ -42,6 +42,16 @@ DEFAULT_BUDGET = 1000
 DEFAULT_LANE_SIZE = 25
 MAX_BUDGET = 1_000_000
 MAX_LANE_SIZE = 1000
+# The config's fields are snake_case (the run receipt's ``config`` and the
+# stored batch use these names); input may spell the multi-word ones in
+# camelCase as the rest of the API does. Both are accepted; problems name the
+# snake_case field.
+CAMEL_ALIASES = {
+    "mapText": "map_text",
+    "driftPeriod": "drift_period",
+    "maxSteps": "max_steps",
+    "laneSize": "lane_size",
+}
 GENERATED = re.compile(r"^generated:(\d{1,9}):(\d{1,2})x(\d{1,2})$")
 
 
@@ -147,6 +157,25 @@ def _choice(
     return str(value)
 
 
+def _snake_case(doc: dict[str, Any], problems: list[SchemaProblem]) -> dict[str, Any]:
+    """``doc`` with camelCase aliases renamed; a field given in both
+    spellings is a problem (on the snake_case name)."""
+    renamed: dict[str, Any] = {}
+    for key, value in doc.items():
+        name = CAMEL_ALIASES.get(key, key)
+        if name in renamed or (name != key and name in doc):
+            # Exactly one of the two spellings gets here.
+            camel = next(c for c, snake in CAMEL_ALIASES.items() if snake == name)
+            problems.append(
+                SchemaProblem(
+                    name, "duplicate", f"{name} is given twice ({name} and {camel})"
+                )
+            )
+            continue
+        renamed[name] = value
+    return renamed
+
+
 def parse_batch_config(doc: Any) -> BatchConfig:
     """Validate a batch config document; every problem is reported at once."""
     if not isinstance(doc, dict):
@@ -155,6 +184,7 @@ def parse_batch_config(doc: Any) -> BatchConfig:
             problems=[SchemaProblem("$", "type", "expected a JSON object")],
         )
     problems: list[SchemaProblem] = []
+    doc = _snake_case(doc, problems)
     known = {
         "map", "map_text", "episodes", "proposer", "governor", "seed",
         "drift_period", "max_steps", "budget", "lane_size",

@@ -3,6 +3,6 @@ receipts and their verification.
 
 Modules: ``batches`` (create a batch as a run of benchmark kind
 ``gridworld``; the ``EpisodeExecutor`` the lifecycle calls for its chunks),
-``episodes`` (reading stored receipts, verifying uploaded ones), ``reads``
-(what the pages and the API list).
+``episodes`` (reading stored receipts, verifying uploaded ones). What the
+pages and the API list is in ``gridworld.selectors``.
 """

@@ -16,9 +16,7 @@ from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
 from gridworld.core.grid import LAYOUTS
 from gridworld.core.metrics import SAFETY_COUNTERS, batch_metrics
 from gridworld.core.types import Q
-from gridworld.services.batches import batch_create
-from gridworld.services.episodes import INTACT, receipt_verify, stored_receipt
-from gridworld.services.reads import (
+from gridworld.selectors import (
     batch_for_run,
     batch_get,
     batch_list,
@@ -26,6 +24,8 @@ from gridworld.services.reads import (
     episode_get,
     episode_list,
 )
+from gridworld.services.batches import batch_create
+from gridworld.services.episodes import INTACT, receipt_verify, stored_receipt
 
 BATCHES_PER_PAGE = 25
 EPISODES_PER_PAGE = 100

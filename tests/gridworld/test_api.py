@@ -157,3 +157,30 @@ def test_verify_answers_400_for_a_receipt_whose_actions_are_not_in_the_space(
         "$.config.actions": ["actions must be N, S, E, W or Stay"]
     }
     assert "receipt_verified" not in caplog.text
+
+
+def test_camel_case_config_fields_are_the_snake_case_ones(
+    client: APIClient, django_capture_on_commit_callbacks: Any
+) -> None:
+    camel = {"map": "maze", "episodes": 2, "laneSize": 2, "maxSteps": 40}
+    created = create(client, django_capture_on_commit_callbacks, camel)
+    assert created["config"]["lane_size"] == 2
+    assert created["config"]["max_steps"] == 40
+    snake = {"map": "maze", "episodes": 2, "lane_size": 2, "max_steps": 40}
+    again = create(client, django_capture_on_commit_callbacks, snake)
+    assert again["config"] == created["config"]
+
+
+def test_a_field_in_both_spellings_is_400_on_the_snake_case_field(
+    client: APIClient,
+) -> None:
+    response = client.post(
+        "/api/gridworld/batches",
+        {"map": "maze", "episodes": 2, "maxSteps": 40, "max_steps": 50},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert error_fields(response) == {
+        "$.max_steps": ["max_steps is given twice (max_steps and maxSteps)"]
+    }
+    assert not EpisodeBatch.objects.exists()

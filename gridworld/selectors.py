@@ -1,4 +1,5 @@
-"""What the pages and the API read: batches, episodes, a batch's charts data."""
+"""Reads of the gridworld (what the pages and the API list): batches, episodes,
+a batch's charts data. Never writes."""
 
 from __future__ import annotations
 
