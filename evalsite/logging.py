@@ -16,7 +16,7 @@ every line: the filter sits on the console handler only.
 ``setup_logging``). Records are made as the standard library makes them:
 skipping the caller, thread and process lookups the formatters here never
 write bought 1.12x log lines/s (``bench/fastpaths.py``), too little for a
-switch on the logging module's private ``_srcfile``.
+switch on a private attribute of the logging module.
 """
 
 from __future__ import annotations

@@ -5,16 +5,14 @@ never writes or logs.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import connection
 from django.db.models import Case, Model, OuterRef, Q, QuerySet, Subquery, When
-from django.db.models.sql import Query
 
 from stream.core.frames import facts_from_wire
 from stream.core.types import SituationFacts
@@ -114,9 +112,11 @@ def latest_snapshot(*, agent: Agent) -> WorldSnapshot | None:
 
 # --- the publish path's reads, in plain SQL ----------------------------------
 # Each publish (a thought, a percept, a keep-alive step) makes these reads;
-# building the ORM query cost 10-20x running it on SQLite. Same rows as the
-# ORM queries named in each docstring; table and column names come from the
-# models.
+# building the ORM query cost 10-20x running it on SQLite. In plain SQL they
+# bought 2.90x single thoughts/s through POST /thoughts on SQLite, 1.45x on
+# PostgreSQL (``bench/fastpaths.py``). Same rows as the ORM queries named in
+# each docstring (tests/stream/test_selectors_plain_sql.py holds them to
+# those queries); table and column names come from the models.
 
 
 def _names(model: type[Model], *fields: str) -> tuple[str, ...]:
@@ -150,43 +150,15 @@ def cached_statement[T](key: Hashable, build: Callable[[], T]) -> T:
         return value
 
 
-def latest_facts_document(*, agent: Agent) -> Any:
-    """``latest_snapshot(agent=agent).facts``, or None without a snapshot."""
-    table, facts, agent_id, received_at, pk = _names(
-        WorldSnapshot, "facts", "agent", "received_at", "id"
-    )
-    rows = _rows(
-        f"SELECT {facts} FROM {table} WHERE {agent_id} = %s "  # noqa: S608
-        f"ORDER BY {received_at} DESC, {pk} DESC LIMIT 1",
-        [agent.pk],
-    )
-    if not rows:
-        return None
-    field = WorldSnapshot._meta.get_field("facts")
-    return field.from_db_value(rows[0][0], None, connection)  # type: ignore[attr-defined]
-
-
-def latest_facts_only(*, agent: Agent) -> SituationFacts | None:
-    """``latest_facts(agent=agent)[1]``: the facts without the snapshot row."""
-    document = latest_facts_document(agent=agent)
-    return None if document is None else facts_from_wire(document)
-
-
 def recent_content_hashes(*, agent: Agent, limit: int, exclude_type: str) -> set[str]:
     """The content hashes of the agent's newest ``limit`` thoughts that are not
-    of ``exclude_type``: ``Thought.objects.filter(agent=agent)
-    .exclude(type=exclude_type).order_by("-created_at", "-pk")
-    .values_list("content_hash", flat=True)[:limit]``."""
-    table, content_hash, agent_id, kind, created_at, pk = _names(
-        Thought, "content_hash", "agent", "type", "created_at", "id"
+    of ``exclude_type`` (``publish_reads`` reads them for a publish)."""
+    return set(
+        Thought.objects.filter(agent=agent)
+        .exclude(type=exclude_type)
+        .order_by("-created_at", "-pk")
+        .values_list("content_hash", flat=True)[:limit]
     )
-    rows = _rows(
-        f"SELECT {content_hash} FROM {table} "  # noqa: S608
-        f"WHERE {agent_id} = %s AND NOT ({kind} = %s) "
-        f"ORDER BY {created_at} DESC, {pk} DESC LIMIT %s",
-        [agent.pk, exclude_type, limit],
-    )
-    return {row[0] for row in rows}
 
 
 def queue_holds_more_than(*, agent: Agent, count: int) -> bool:
@@ -237,12 +209,14 @@ def _publish_reads_sql(counter: str, *, facts: bool, hashes: bool) -> str:
 def publish_reads(
     *, agent: Agent, counter: str, facts: bool, hashes_limit: int, exclude_type: str
 ) -> tuple[Any, int | None, set[str]]:
-    """What a publish reads before it writes, in one statement:
-    ``latest_facts_document`` (None when ``facts`` is false or there is no
-    snapshot), ``counter_value(name=counter)`` and ``recent_content_hashes``
+    """What a publish reads before it writes, in one statement: the facts of
+    the agent's newest snapshot (``WorldSnapshot.objects.filter(agent=agent)
+    .order_by("-received_at", "-pk").values_list("facts", flat=True)
+    .first()``; None when ``facts`` is false or there is no snapshot), its
+    ``counter`` (``AgencyCounters.objects.filter(agent=agent)
+    .values_list(counter, flat=True).first()``) and ``recent_content_hashes``
     (an empty set when ``hashes_limit`` is 0). Each part is its own
-    subquery, tagged, under ``UNION ALL``: the same rows each function
-    returns alone."""
+    subquery, tagged, under ``UNION ALL``."""
     sql = cached_statement(
         ("publish_reads", counter, facts, hashes_limit > 0),
         lambda: _publish_reads_sql(counter, facts=facts, hashes=hashes_limit > 0),
@@ -264,85 +238,6 @@ def publish_reads(
         else:
             hashes.add(content_hash)
     return document, value, hashes
-
-
-def counter_value(*, agent: Agent, name: str) -> int | None:
-    """One of the agent's agency counters, or None before its counters row
-    exists (``counters_get`` creates it)."""
-    table, column, agent_id = _names(AgencyCounters, name, "agent")
-    rows = _rows(
-        f"SELECT {column} FROM {table} WHERE {agent_id} = %s",  # noqa: S608
-        [agent.pk],
-    )
-    return rows[0][0] if rows else None
-
-
-_CONVERTERS: weakref.WeakKeyDictionary[Any, dict[type[Model], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _converted(model: type[Model], values: Any) -> Model:
-    """An instance of ``model`` from its concrete columns' raw values, each
-    through the converters a queryset applies (those of this connection,
-    found once)."""
-    db = connections[DEFAULT_DB_ALIAS]
-    found = _CONVERTERS.setdefault(db, {})
-    if model not in found:
-        compiler = db.ops.compiler("SQLCompiler")(Query(model), db, db.alias)
-        fields = model._meta.concrete_fields
-        converters = compiler.get_converters(
-            [field.get_col(model._meta.db_table) for field in fields]
-        )
-        found[model] = ([field.attname for field in fields], list(converters.items()))
-    names, converters = found[model]
-    row = list(values)
-    # What SQLCompiler.apply_converters does to a row.
-    for pos, (convs, expression) in converters:
-        value = row[pos]
-        for converter in convs:
-            value = converter(value, expression, db)
-        row[pos] = value
-    return model.from_db(db.alias, names, row)
-
-
-def _agent_by_prefix_sql() -> str:
-    quote = connection.ops.quote_name
-    owner_model = Agent._meta.get_field("owner").related_model
-    table, key_prefix, is_active, pk, owner_id = _names(
-        Agent, "key_prefix", "is_active", "id", "owner"
-    )
-    owner_table, owner_pk = _names(owner_model, owner_model._meta.pk.name)
-    columns = ", ".join(
-        [f"{table}.{quote(f.column)}" for f in Agent._meta.concrete_fields]
-        + [
-            f"{owner_table}.{quote(f.column)}"
-            for f in owner_model._meta.concrete_fields
-        ]
-    )
-    return (
-        f"SELECT {columns} FROM {table} INNER JOIN {owner_table} "  # noqa: S608
-        f"ON {owner_table}.{owner_pk} = {table}.{owner_id} "
-        f"WHERE {table}.{key_prefix} = %s AND {table}.{is_active} = %s "
-        f"ORDER BY {table}.{pk} LIMIT 1"
-    )
-
-
-def active_agent_by_prefix(prefix: str) -> Agent | None:
-    """``Agent.objects.select_related("owner").filter(key_prefix=prefix,
-    is_active=True).first()``: the same join in one plain query; each column
-    goes through its field's converters."""
-    rows = _rows(
-        cached_statement("active_agent_by_prefix", _agent_by_prefix_sql),
-        [prefix, True],
-    )
-    if not rows:
-        return None
-    split = len(Agent._meta.concrete_fields)
-    agent = _converted(Agent, rows[0][:split])
-    owner_model = Agent._meta.get_field("owner").related_model
-    agent.owner = _converted(owner_model, rows[0][split:])
-    return agent  # type: ignore[return-value]
 
 
 def latest_facts(*, agent: Agent) -> tuple[WorldSnapshot | None, SituationFacts | None]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import (
     PolymorphicProxySerializer,
@@ -35,7 +34,6 @@ from stream.api.serializers import (
     event_to_wire,
     thought_to_wire,
 )
-from stream.core.thought_input import plain_thought_batch, plain_thought_input
 from stream.core.thought_types import (
     ignored_fields,
 )
@@ -155,13 +153,9 @@ class ThoughtPublishView(APIView):
     def post(self, request: Request) -> Response:
         data = request.data
         if isinstance(data, dict) and "thoughts" in data:
-            validated = plain_thought_batch(
-                data["thoughts"], max_batch=settings.STREAM_MAX_BATCH
-            )
-            if validated is None:
-                batch = ThoughtBatchInputSerializer(data=data)
-                batch.is_valid(raise_exception=True)
-                validated = batch.validated_data["thoughts"]
+            batch = ThoughtBatchInputSerializer(data=data)
+            batch.is_valid(raise_exception=True)
+            validated = batch.validated_data["thoughts"]
             items = [_thought_input(d) for d in validated]
             thoughts = thoughts_publish(agent=request.auth, items=items)
             bodies = []
@@ -174,11 +168,9 @@ class ThoughtPublishView(APIView):
                 {"count": len(thoughts), "thoughts": bodies},
                 status=status.HTTP_201_CREATED,
             )
-        single = plain_thought_input(data)
-        if single is None:
-            serializer = ThoughtInputSerializer(data=data)
-            serializer.is_valid(raise_exception=True)
-            single = serializer.validated_data
+        serializer = ThoughtInputSerializer(data=data)
+        serializer.is_valid(raise_exception=True)
+        single = serializer.validated_data
         (thought,) = thoughts_publish(
             agent=request.auth, items=[_thought_input(single)]
         )

@@ -160,9 +160,8 @@ class ThoughtTypeField(serializers.RegexField):
 
 
 class ThoughtInputSerializer(serializers.Serializer):
-    """One posted thought. ``stream.core.thought_input`` checks the plain
-    bodies the same way without building these fields; a property test
-    holds the two to the same answers."""
+    """One posted thought: the one check of a posted thought's body (its
+    limits are ``stream.core.thought_input``'s)."""
 
     content = StrictCharField(max_length=CONTENT_MAX_CHARS, trim_whitespace=False)
     type = ThoughtTypeField(TYPE_PATTERN, default=DEFAULT_TYPE)

@@ -1,6 +1,7 @@
-"""The publish path's plain-SQL reads and the counters update do what the
-ORM queries they replace did: same rows, same ties broken the same way,
-same limits, the same converted values."""
+"""The publish path's plain-SQL reads (``publish_reads``,
+``queue_holds_more_than``) and the counters update do what the ORM queries
+they stand in for do: same rows, same ties broken the same way, same
+limits, the same converted values. The ORM queries here are the oracles."""
 
 from __future__ import annotations
 
@@ -11,13 +12,8 @@ import pytest
 from django.utils import timezone
 
 from stream.core.thought_types import AWARENESS_TYPE
-from stream.models import AgencyCounters, Agent, Thought, WorldSnapshot
+from stream.models import AgencyCounters, Thought, WorldSnapshot
 from stream.selectors import (
-    active_agent_by_prefix,
-    counter_value,
-    latest_facts,
-    latest_facts_document,
-    latest_facts_only,
     latest_snapshot,
     publish_reads,
     queue_holds_more_than,
@@ -67,19 +63,56 @@ def test_recent_hashes_match_the_orm_query(agent: Any, owner: Any) -> None:
         assert len(got) == min(limit, 30)
 
 
-def test_queue_count_boundary(agent: Any) -> None:
+def orm_queue_holds_more_than(agent: Any, count: int) -> bool:
+    return (
+        Thought.objects.filter(agent=agent)
+        .order_by()
+        .values_list("pk")[count : count + 1]
+        .exists()
+    )
+
+
+def orm_facts_document(agent: Any) -> Any:
+    return (
+        WorldSnapshot.objects.filter(agent=agent)
+        .order_by("-received_at", "-pk")
+        .values_list("facts", flat=True)
+        .first()
+    )
+
+
+def orm_counter(agent: Any, name: str) -> int | None:
+    return (
+        AgencyCounters.objects.filter(agent=agent).values_list(name, flat=True).first()
+    )
+
+
+def test_queue_holds_more_than_answers_as_the_orm_query(agent: Any, owner: Any) -> None:
+    other = agent_create(name="other", owner=owner).agent
     now = timezone.now()
-    Thought.objects.bulk_create([_thought(agent, n, at=now) for n in range(5)])
-    assert queue_holds_more_than(agent=agent, count=4)
-    assert not queue_holds_more_than(agent=agent, count=5)
-    assert not queue_holds_more_than(agent=agent, count=6)
+    Thought.objects.bulk_create([_thought(other, 100 + n, at=now) for n in range(9)])
+    for stored in range(6):
+        if stored:
+            _thought(agent, stored, at=now).save()
+        for count in range(8):
+            expected = orm_queue_holds_more_than(agent, count)
+            assert queue_holds_more_than(agent=agent, count=count) == expected
+            assert expected == (stored > count)
 
 
-def test_latest_facts_document_is_the_latest_snapshots(
+def test_publish_reads_facts_are_the_latest_snapshots(
     agent: Any, calm_facts: dict[str, Any]
 ) -> None:
-    assert latest_facts_document(agent=agent) is None
-    assert latest_facts_only(agent=agent) is None
+    def document() -> Any:
+        return publish_reads(
+            agent=agent,
+            counter="low_novelty_recorded",
+            facts=True,
+            hashes_limit=0,
+            exclude_type=AWARENESS_TYPE,
+        )[0]
+
+    assert document() is None
     now = timezone.now()
     for n, at in enumerate([now, now, now - timedelta(seconds=5)]):
         facts = {"facts": dict(calm_facts, bot=dict(calm_facts["bot"], health=n))}
@@ -88,44 +121,9 @@ def test_latest_facts_document_is_the_latest_snapshots(
         )
         snapshot = latest_snapshot(agent=agent)
         assert snapshot is not None
-        assert latest_facts_document(agent=agent) == snapshot.facts
-        assert latest_facts_only(agent=agent) == latest_facts(agent=agent)[1]
+        assert document() == snapshot.facts == orm_facts_document(agent)
     # The tie at `now` goes to the greater pk: health 1.
-    assert latest_facts_document(agent=agent)["facts"]["bot"]["health"] == 1
-
-
-def test_counter_value_before_and_after_the_row_exists(agent: Any) -> None:
-    AgencyCounters.objects.filter(agent=agent).delete()
-    assert counter_value(agent=agent, name="low_novelty_recorded") is None
-    counters_get(agent=agent)
-    AgencyCounters.objects.filter(agent=agent).update(low_novelty_recorded=7)
-    assert counter_value(agent=agent, name="low_novelty_recorded") == 7
-
-
-def test_agent_by_prefix_matches_the_orm_query(agent: Any, owner: Any) -> None:
-    Agent.objects.filter(pk=agent.pk).update(last_seen_at=timezone.now())
-    other = agent_create(name="retired", owner=owner).agent
-    Agent.objects.filter(pk=other.pk).update(is_active=False)
-    for prefix in (agent.key_prefix, other.key_prefix, "nope"):
-        expected = (
-            Agent.objects.select_related("owner")
-            .filter(key_prefix=prefix, is_active=True)
-            .first()
-        )
-        got = active_agent_by_prefix(prefix)
-        if expected is None:
-            assert got is None
-            continue
-        assert got is not None
-        fields = Agent._meta.concrete_fields
-        assert [getattr(got, f.attname) for f in fields] == [
-            getattr(expected, f.attname) for f in fields
-        ]
-        user_fields = type(expected.owner)._meta.concrete_fields
-        assert [getattr(got.owner, f.attname) for f in user_fields] == [
-            getattr(expected.owner, f.attname) for f in user_fields
-        ]
-        assert got.last_seen_at is not None and got.last_seen_at.tzinfo is not None
+    assert document()["facts"]["bot"]["health"] == 1
 
 
 def test_counters_increment_adds_and_creates(agent: Any) -> None:
@@ -145,8 +143,8 @@ def test_publish_reads_are_the_three_reads_in_one_statement(
 ) -> None:
     def separate(facts: bool, limit: int) -> tuple[Any, int | None, set[str]]:
         return (
-            latest_facts_document(agent=agent) if facts else None,
-            counter_value(agent=agent, name="low_novelty_recorded"),
+            orm_facts_document(agent) if facts else None,
+            orm_counter(agent, "low_novelty_recorded"),
             recent_content_hashes(agent=agent, limit=limit, exclude_type=AWARENESS_TYPE)
             if limit
             else set(),

@@ -1,7 +1,7 @@
-"""``thoughts_store`` (one statement on PostgreSQL) stores what the ORM way
-stored: the same rows, the same counters, the same instances, ids in the
-given order, nothing on a failure; inside an outer transaction and outside
-one."""
+"""``thoughts_store`` stores the thoughts and their counters together: the
+rows and instances ``save``/``bulk_create`` make, ids in the given order,
+the counters added, nothing on a failure; inside an outer transaction and
+outside one."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models.signals import post_save, pre_save
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from stream.models import AgencyCounters, Thought
@@ -174,16 +173,6 @@ def test_an_unknown_counter_is_refused_before_anything_is_written(agent: Any) ->
     with pytest.raises(ValueError, match="unknown counters"):
         thoughts_store(agent=agent, thoughts=_thoughts(agent, 1), increments={"x": 1})
     assert not Thought.objects.filter(agent=agent).exists()
-
-
-@pytest.mark.postgres
-@OUTSIDE
-def test_postgres_stores_thoughts_and_counters_in_one_statement(agent: Any) -> None:
-    counters_get(agent=agent)
-    with CaptureQueriesContext(connection) as queries:
-        thoughts_store(agent=agent, thoughts=_thoughts(agent, 4), increments=INCREMENTS)
-    assert len(queries.captured_queries) == 1
-    assert Thought.objects.filter(agent=agent).count() == 4
 
 
 @INSIDE
