@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import (
     BaseCommand,
     CommandError,
@@ -21,6 +22,7 @@ from evalsite.progress import Progress
 from evalsite.siteurl import site_link
 from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
 from gridworld.core.grid import LAYOUTS
+from gridworld.services.batches import batch_create, batch_run, batch_run_here
 from gridworld.services.episodes import episode_receipt_bytes
 
 EXIT_FAIL = 1
@@ -86,10 +88,6 @@ class Command(BaseCommand):
         return config
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from django.contrib.auth import get_user_model
-
-        from gridworld.services.batches import batch_create, batch_run, batch_run_here
-
         user = None
         if options["user"]:
             user = get_user_model().objects.filter(username=options["user"]).first()

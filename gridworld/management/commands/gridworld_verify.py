@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import SchemaInvalid
 from gridworld.core.receipt_json import read_receipt_json
+from gridworld.services.episodes import receipt_verify
 
 EXIT_DIVERGED = 1
 EXIT_UNREADABLE = 2
@@ -30,8 +31,6 @@ class Command(BaseCommand):
         parser.add_argument("receipt", type=Path)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from gridworld.services.episodes import receipt_verify
-
         path: Path = options["receipt"]
         try:
             data = path.read_bytes()
