@@ -6,7 +6,6 @@ Thin, like ``evals.api.benchmarks``: the services validate and decide.
 
 from __future__ import annotations
 
-from typing import Any
 
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -19,37 +18,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from stream.auth import request_key
 from evals.api.outputs import (
     BaselineSnapshotOutputSerializer,
     BaselineSnapshotSavedSerializer,
     page_schema,
     seed_schema,
 )
-from evals.api.paging import PAGING, absolute_url, page_of
+from evals.api.paging import PAGING, page_of
 from evals.core.format_rules import SAFE_SEGMENT_MAX_CHARS
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
-from evals.models import BaselineSnapshot
 from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.services.baselines import baseline_snapshot_create, baseline_snapshot_store
 from evals.services.benchmark_reports import baseline_delta_report
 from evalsite.openapi import EMPTY_IS_ABSENT
-from stream.auth import request_key
-
-
-def snapshot_to_wire(
-    row: BaselineSnapshot, *, request: Request, detail: bool = False
-) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "snapshotId": row.snapshot_id,
-        "createdAt": row.document.get("createdAt"),
-        "benchmarkCount": row.document.get("benchmarkCount"),
-        "sourceRootDir": row.source_root_dir,
-        "notes": row.notes or None,
-        "url": absolute_url(request, row.get_absolute_url()),
-    }
-    if detail:
-        out["document"] = row.document
-    return out
 
 
 class BaselineCreateInputSerializer(serializers.Serializer):
@@ -94,7 +76,9 @@ class BaselineSnapshotListCreateView(APIView):
         return Response(
             {
                 "count": count,
-                "results": [snapshot_to_wire(r, request=request) for r in page],
+                "results": BaselineSnapshotOutputSerializer(
+                    page, many=True, context={"request": request}
+                ).data,
             }
         )
 
@@ -124,8 +108,10 @@ class BaselineSnapshotListCreateView(APIView):
             result = baseline_snapshot_store(
                 document=data, user=request.user, key=request_key(request)
             )
-        body = snapshot_to_wire(result.snapshot, request=request, detail=True)
-        body["outcome"] = result.outcome
+        body = BaselineSnapshotSavedSerializer(
+            result.snapshot,
+            context={"request": request, "detail": True, "outcome": result.outcome},
+        ).data
         code = (
             status.HTTP_201_CREATED
             if result.outcome == "created"
@@ -142,7 +128,11 @@ class BaselineSnapshotDetailView(APIView):
     def get(self, request: Request, snapshot_id: str) -> Response:
         """One snapshot with its document."""
         row = snapshot_get(snapshot_id=snapshot_id)
-        return Response(snapshot_to_wire(row, request=request, detail=True))
+        return Response(
+            BaselineSnapshotOutputSerializer(
+                row, context={"request": request, "detail": True}
+            ).data
+        )
 
 
 class BenchmarkGateView(APIView):

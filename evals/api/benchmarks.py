@@ -31,6 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from stream.auth import request_key
 from core.errors import NotFound
 from evals.api.outputs import (
     BenchmarkPackOutputSerializer,
@@ -45,7 +46,6 @@ from evals.api.paging import (
     TRUE_VALUES,
     DocumentSerializer,
     ListSerializer,
-    absolute_url,
     page_of,
     query_choice,
 )
@@ -56,7 +56,6 @@ from evals.selectors.benchmarks import benchmark_get, benchmark_list
 from evals.selectors.runs import run_list
 from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import MAX_SHADOW_BATCH, benchmark_pack_create
-from evals.services.pack_files import pack_file_names
 from evals.services.pack_uploads import benchmark_pack_upload
 from evals.services.shadow_records import shadow_batch_ingest, shadow_records_ingest
 from evalsite.openapi import EMPTY_IS_ABSENT
@@ -66,7 +65,6 @@ from evalsite.parsers import (
     parse_json_body,
     read_bounded,
 )
-from stream.auth import request_key
 
 # --- packs --------------------------------------------------------------------
 
@@ -109,32 +107,6 @@ SHADOW_CREATE = {
 }
 
 
-def pack_to_wire(
-    benchmark: Benchmark, *, request: Request, detail: bool = False
-) -> dict[str, Any]:
-    """A benchmark as the API shows it; ``detail`` adds the manifest."""
-    out: dict[str, Any] = {
-        "benchmarkId": benchmark.benchmark_id,
-        "kind": benchmark.kind,
-        "title": benchmark.title,
-        "benchmarkType": benchmark.benchmark_type,
-        "attackClass": benchmark.attack_class or None,
-        "targetSurface": benchmark.target_surface or None,
-        "tags": benchmark.tags,
-        "caseCount": benchmark.case_count,
-        "manifestDigest": benchmark.manifest_digest or None,
-        "createdAt": benchmark.created_at.isoformat(),
-        "updatedAt": benchmark.updated_at.isoformat(),
-        "url": absolute_url(request, benchmark.get_absolute_url()),
-    }
-    if hasattr(benchmark, "run_count"):
-        out["runCount"] = benchmark.run_count
-    if detail:
-        out["manifest"] = benchmark.manifest or None
-        out["files"] = pack_file_names(benchmark=benchmark)
-    return out
-
-
 class BenchmarkPackListCreateView(APIView):
     parser_classes = [BoundedJSONParser, MultiPartParser, FormParser]
 
@@ -171,7 +143,9 @@ class BenchmarkPackListCreateView(APIView):
         return Response(
             {
                 "count": count,
-                "results": [pack_to_wire(b, request=request) for b in page],
+                "results": BenchmarkPackOutputSerializer(
+                    page, many=True, context={"request": request}
+                ).data,
             }
         )
 
@@ -228,8 +202,10 @@ class BenchmarkPackListCreateView(APIView):
                 key=request_key(request),
                 keep_invalid=True,
             )
-        body = pack_to_wire(result.benchmark, request=request, detail=True)
-        body["outcome"] = result.outcome
+        body = BenchmarkPackSavedSerializer(
+            result.benchmark,
+            context={"request": request, "detail": True, "outcome": result.outcome},
+        ).data
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
         return Response(body, code)
 
@@ -248,37 +224,14 @@ class BenchmarkPackDetailView(APIView):
     def get(self, request: Request, benchmark_id: str) -> Response:
         """One benchmark with its manifest and the names of its extra files."""
         benchmark = benchmark_get(benchmark_id=benchmark_id)
-        return Response(pack_to_wire(benchmark, request=request, detail=True))
+        return Response(
+            BenchmarkPackOutputSerializer(
+                benchmark, context={"request": request, "detail": True}
+            ).data
+        )
 
 
 # --- runs ---------------------------------------------------------------------
-
-
-def run_to_wire(run: Run, *, request: Request, detail: bool = False) -> dict[str, Any]:
-    """A run of any benchmark; ``summary`` is its eval-store run summary."""
-    out: dict[str, Any] = {
-        "runId": run.run_id,
-        "benchmarkId": run.benchmark.benchmark_id,
-        "kind": run.benchmark.kind,
-        "source": run.source,
-        "status": run.status,
-        "startedAt": run.started_at.isoformat(),
-        "completedAt": run.completed_at.isoformat() if run.completed_at else None,
-        "totalCases": run.total_cases,
-        "passedCases": run.passed_cases,
-        "failedCases": run.failed_cases,
-        "passRate": run.pass_rate,
-        "metrics": run.metrics,
-        "gitRef": run.git_ref or None,
-        "url": absolute_url(request, run.get_absolute_url()),
-    }
-    if detail:
-        out["summary"] = run.summary or None
-        out["caseResults"] = [
-            {"caseId": case.case_id, "passed": case.passed, **case.details}
-            for case in run.case_results.all()
-        ]
-    return out
 
 
 class BenchmarkRunListCreateView(APIView):
@@ -311,7 +264,12 @@ class BenchmarkRunListCreateView(APIView):
         )
         count, page = page_of(request, runs)
         return Response(
-            {"count": count, "results": [run_to_wire(r, request=request) for r in page]}
+            {
+                "count": count,
+                "results": BenchmarkRunOutputSerializer(
+                    page, many=True, context={"request": request}
+                ).data,
+            }
         )
 
     @extend_schema(
@@ -325,8 +283,10 @@ class BenchmarkRunListCreateView(APIView):
         201 when recorded, 200 when the same summary was already there, 409
         when the runId exists with other content."""
         result = benchmark_run_record(document=request.data, user=request.user)
-        body = run_to_wire(result.run, request=request, detail=True)
-        body["created"] = result.created
+        body = BenchmarkRunSavedSerializer(
+            result.run,
+            context={"request": request, "detail": True, "created": result.created},
+        ).data
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
         return Response(body, code)
 
@@ -341,7 +301,11 @@ class BenchmarkRunDetailView(APIView):
         run = run_list().filter(run_id=run_id).first()
         if run is None:
             raise NotFound(f"no run {run_id!r}", details={"runId": run_id})
-        return Response(run_to_wire(run, request=request, detail=True))
+        return Response(
+            BenchmarkRunOutputSerializer(
+                run, context={"request": request, "detail": True}
+            ).data
+        )
 
 
 # --- shadow records -------------------------------------------------------------

@@ -18,10 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evals.api.outputs import EvalRunSerializer, page_schema
 from evals.api.paging import PAGING, limit_offset
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
-from evals.selectors.runs import harness_run_list, run_config_shown, run_get
+from evals.selectors.runs import harness_run_list, run_get
 from evals.services.harness.create import (
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
@@ -40,7 +41,6 @@ from evals.services.runs.idempotency import (
 )
 from evalsite.api import core_field
 from evalsite.openapi import EMPTY_IS_ABSENT, idempotency_key_parameter
-from evalsite.paths import scrubbed
 
 
 class EvalRunCreateInputSerializer(serializers.Serializer):
@@ -74,31 +74,6 @@ class EvalRunCreateInputSerializer(serializers.Serializer):
         return core_field(lambda: suite_resolve(value, field="script"))
 
 
-def run_to_wire(run: Run, *, request: Request | None = None) -> dict[str, Any]:
-    """A run as the API shows it: status, progress, metrics, verdict."""
-    url = run.get_absolute_url()
-    return {
-        "runId": run.run_id,
-        "benchmarkId": run.benchmark.benchmark_id,
-        "kind": run.benchmark.kind,
-        "status": run.status,
-        "progress": {"done": run.progress_done, "total": run.total_cases},
-        "config": run_config_shown(run.config),
-        "suiteSha256": run.suite_sha256 or None,
-        "startedAt": run.started_at.isoformat(),
-        "completedAt": run.completed_at.isoformat() if run.completed_at else None,
-        "totalCases": run.total_cases,
-        "passedCases": run.passed_cases,
-        "failedCases": run.failed_cases,
-        "metrics": run.metrics,
-        "verdict": None
-        if run.verdict_passed is None
-        else {"pass": run.verdict_passed, "failedProperties": run.failed_properties},
-        "error": scrubbed(run.error) or None,
-        "url": request.build_absolute_uri(url) if request is not None else url,
-    }
-
-
 def suite_file_to_wire(
     suite: SuiteFile, versions: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -130,10 +105,7 @@ class EvalRunListCreateView(APIView):
     @extend_schema(
         operation_id="evals_runs_list",
         parameters=RUN_FILTERS,
-        responses=inline_serializer(
-            "EvalRunList",
-            {"count": serializers.IntegerField(), "results": serializers.ListField()},
-        ),
+        responses=page_schema("EvalRunList", EvalRunSerializer),
     )
     def get(self, request: Request) -> Response:
         """Harness runs, newest first; filter by suite, status and verdict."""
@@ -160,7 +132,9 @@ class EvalRunListCreateView(APIView):
         return Response(
             {
                 "count": runs.count(),
-                "results": [run_to_wire(r, request=request) for r in page],
+                "results": EvalRunSerializer(
+                    page, many=True, context={"request": request}
+                ).data,
             }
         )
 
@@ -168,9 +142,7 @@ class EvalRunListCreateView(APIView):
         operation_id="evals_runs_create",
         request=EvalRunCreateInputSerializer,
         parameters=[idempotency_key_parameter()],
-        responses={
-            202: inline_serializer("EvalRunQueued", {"runId": serializers.CharField()})
-        },
+        responses={202: EvalRunSerializer},
     )
     def post(self, request: Request) -> Response:
         """Start a run of a suite; 202 with the queued run. With an
@@ -199,7 +171,10 @@ class EvalRunListCreateView(APIView):
                 idempotency=idempotency,
             ),
         )
-        response = Response(run_to_wire(run, request=request), status.HTTP_202_ACCEPTED)
+        response = Response(
+            EvalRunSerializer(run, context={"request": request}).data,
+            status.HTTP_202_ACCEPTED,
+        )
         if replayed:
             response["Idempotent-Replayed"] = "true"
         return response
@@ -208,11 +183,13 @@ class EvalRunListCreateView(APIView):
 class EvalRunDetailView(APIView):
     @extend_schema(
         operation_id="evals_runs_retrieve",
-        responses=inline_serializer("EvalRun", {"runId": serializers.CharField()}),
+        responses=EvalRunSerializer,
     )
     def get(self, request: Request, run_id: str) -> Response:
         """One run: status, progress, metrics and verdict."""
-        return Response(run_to_wire(run_get(run_id=run_id), request=request))
+        return Response(
+            EvalRunSerializer(run_get(run_id=run_id), context={"request": request}).data
+        )
 
 
 class EvalSuiteListView(APIView):

@@ -1,9 +1,15 @@
-"""The shapes the benchmark API answers with, for the OpenAPI schema.
+"""The answers of the evals API and their OpenAPI schema, from one
+definition: each serializer below builds the body its views return
+(``BenchmarkPackOutputSerializer(benchmark, context=...).data``) and is the
+schema drf-spectacular writes for it (schemathesis checks every answer
+against it), so a field added to an answer is a field of the schema.
 
-Documentation only: the views build their bodies with ``pack_to_wire``,
-``run_to_wire`` and ``snapshot_to_wire``; these serializers declare those
-bodies field by field (schemathesis checks every answer against them), and
-the request documents point at the seed formats they must follow.
+The fields pass values through as the models hold them (``AsIs``): an
+answer's bytes are what the wire functions that came before wrote
+(``isoformat()`` times, numbers as stored, ``or None`` for blank text).
+``detail`` in the context adds the detail-only fields; ``request`` makes
+``url`` absolute; a saved answer's ``outcome``/``created`` come from the
+context. The request documents point at the seed formats they must follow.
 """
 
 from __future__ import annotations
@@ -12,29 +18,145 @@ from typing import Any
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
+from rest_framework.fields import SkipField
 
 from core.schemas import as_openapi, load_validator
 from evals.core.format_rules import NUMBER_LIMIT, SAFE_SEGMENT_MAX_CHARS
+from evals.selectors.runs import run_config_shown
+from evals.services.pack_files import pack_file_names
+from evalsite.paths import scrubbed
+
+
+class AsIs(serializers.Field):
+    """A field whose value goes out as the instance holds it; with
+    ``blank_is_null`` a blank value (``""``, ``{}``, ``[]``) is null; with
+    ``detail_only`` it is left out unless the context asks for ``detail``;
+    with ``from_context`` the value is the context's entry of that name."""
+
+    def __init__(
+        self,
+        *args: Any,
+        blank_is_null: bool = False,
+        detail_only: bool = False,
+        from_context: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self.blank_is_null = blank_is_null
+        self.detail_only = detail_only
+        self.from_context = from_context
+        super().__init__(*args, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        if self.detail_only and not self.context.get("detail"):
+            raise SkipField()
+        if self.from_context:
+            return self.context[self.field_name]
+        value = super().get_attribute(instance)
+        return (value or None) if self.blank_is_null else value
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class Text(AsIs, serializers.CharField):
+    pass
+
+
+class Integer(AsIs, serializers.IntegerField):
+    pass
+
+
+class Number(AsIs, serializers.FloatField):
+    pass
+
+
+class Flag(AsIs, serializers.BooleanField):
+    pass
+
+
+class Choice(AsIs, serializers.ChoiceField):
+    pass
+
+
+class Document(AsIs, serializers.DictField):
+    pass
+
+
+class Items(AsIs, serializers.ListField):
+    pass
+
+
+class Timestamp(AsIs, serializers.DateTimeField):
+    """A stored time as ``datetime.isoformat()`` writes it."""
+
+    def to_representation(self, value: Any) -> Any:
+        return value.isoformat()
+
+
+class AbsoluteUrl(AsIs, serializers.URLField):
+    """The instance's page (``get_absolute_url``), absolute when the context
+    has the request."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="get_absolute_url", **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        request = self.context.get("request")
+        return request.build_absolute_uri(value) if request is not None else value
+
+
+class PackFiles(Items):
+    """The paths of a pack's extra files (detail only)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", detail_only=True, **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return pack_file_names(benchmark=value)
+
+
+class CaseResults(Items):
+    """A recorded run's cases: ``caseId``, ``passed`` and the case's details."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="case_results.all", detail_only=True, **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return [
+            {"caseId": case.case_id, "passed": case.passed, **case.details}
+            for case in value
+        ]
 
 
 class BenchmarkPackOutputSerializer(serializers.Serializer):
-    benchmarkId = serializers.CharField()  # noqa: N815 (wire names)
-    kind = serializers.CharField()
-    title = serializers.CharField()
-    benchmarkType = serializers.CharField()  # noqa: N815
-    attackClass = serializers.CharField(allow_null=True)  # noqa: N815
-    targetSurface = serializers.CharField(allow_null=True)  # noqa: N815
-    tags = serializers.ListField(child=serializers.CharField())
-    caseCount = serializers.IntegerField()  # noqa: N815
-    manifestDigest = serializers.CharField(allow_null=True)  # noqa: N815
-    createdAt = serializers.DateTimeField()  # noqa: N815
-    updatedAt = serializers.DateTimeField()  # noqa: N815
-    url = serializers.URLField()
-    runCount = serializers.IntegerField(required=False)  # noqa: N815
-    manifest = serializers.DictField(
-        required=False, allow_null=True, help_text="detail: the stored manifest"
+    """A benchmark; ``detail`` adds the manifest and the pack's files."""
+
+    benchmarkId = Text(source="benchmark_id")  # noqa: N815 (wire names)
+    kind = Text()
+    title = Text()
+    benchmarkType = Text(source="benchmark_type")  # noqa: N815
+    attackClass = Text(source="attack_class", allow_null=True, blank_is_null=True)  # noqa: N815
+    targetSurface = Text(  # noqa: N815
+        source="target_surface", allow_null=True, blank_is_null=True
     )
-    files = serializers.ListField(
+    tags = Items(child=serializers.CharField())
+    caseCount = Integer(source="case_count")  # noqa: N815
+    manifestDigest = Text(  # noqa: N815
+        source="manifest_digest", allow_null=True, blank_is_null=True
+    )
+    createdAt = Timestamp(source="created_at")  # noqa: N815
+    updatedAt = Timestamp(source="updated_at")  # noqa: N815
+    url = AbsoluteUrl()
+    # Only where the list annotated it (absent otherwise: not required).
+    runCount = Integer(source="run_count", required=False)  # noqa: N815
+    manifest = Document(
+        required=False,
+        allow_null=True,
+        blank_is_null=True,
+        detail_only=True,
+        help_text="detail: the stored manifest",
+    )
+    files = PackFiles(
         child=serializers.CharField(),
         required=False,
         help_text="detail: the paths of the pack's extra files",
@@ -42,50 +164,125 @@ class BenchmarkPackOutputSerializer(serializers.Serializer):
 
 
 class BenchmarkPackSavedSerializer(BenchmarkPackOutputSerializer):
-    outcome = serializers.ChoiceField(choices=["created", "replaced", "unchanged"])
+    outcome = Choice(
+        choices=["created", "replaced", "unchanged"], source="*", from_context=True
+    )
 
 
 class BenchmarkRunOutputSerializer(serializers.Serializer):
-    runId = serializers.CharField()  # noqa: N815
-    benchmarkId = serializers.CharField()  # noqa: N815
-    kind = serializers.CharField()
-    source = serializers.CharField()
-    status = serializers.CharField()
-    startedAt = serializers.DateTimeField()  # noqa: N815
-    completedAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
-    totalCases = serializers.IntegerField()  # noqa: N815
-    passedCases = serializers.IntegerField()  # noqa: N815
-    failedCases = serializers.IntegerField()  # noqa: N815
-    passRate = serializers.FloatField(allow_null=True)  # noqa: N815
-    metrics = serializers.DictField()
-    gitRef = serializers.CharField(allow_null=True)  # noqa: N815
-    url = serializers.URLField()
-    summary = serializers.DictField(
-        required=False, allow_null=True, help_text="detail: the run summary"
+    """A run of any benchmark; ``detail`` adds its eval-store run summary
+    and its case results."""
+
+    runId = Text(source="run_id")  # noqa: N815
+    benchmarkId = Text(source="benchmark.benchmark_id")  # noqa: N815
+    kind = Text(source="benchmark.kind")
+    source = Text()
+    status = Text()
+    startedAt = Timestamp(source="started_at")  # noqa: N815
+    completedAt = Timestamp(source="completed_at", allow_null=True)  # noqa: N815
+    totalCases = Integer(source="total_cases")  # noqa: N815
+    passedCases = Integer(source="passed_cases")  # noqa: N815
+    failedCases = Integer(source="failed_cases")  # noqa: N815
+    passRate = Number(source="pass_rate", allow_null=True)  # noqa: N815
+    metrics = Document()
+    gitRef = Text(source="git_ref", allow_null=True, blank_is_null=True)  # noqa: N815
+    url = AbsoluteUrl()
+    summary = Document(
+        required=False,
+        allow_null=True,
+        blank_is_null=True,
+        detail_only=True,
+        help_text="detail: the run summary",
     )
-    caseResults = serializers.ListField(  # noqa: N815
+    caseResults = CaseResults(  # noqa: N815
         child=serializers.DictField(), required=False, help_text="detail"
     )
 
 
 class BenchmarkRunSavedSerializer(BenchmarkRunOutputSerializer):
-    created = serializers.BooleanField()
+    created = Flag(source="*", from_context=True)
 
 
 class BaselineSnapshotOutputSerializer(serializers.Serializer):
-    snapshotId = serializers.CharField()  # noqa: N815
-    createdAt = serializers.CharField(allow_null=True)  # noqa: N815
-    benchmarkCount = serializers.IntegerField(allow_null=True)  # noqa: N815
-    sourceRootDir = serializers.CharField()  # noqa: N815
-    notes = serializers.CharField(allow_null=True)
-    url = serializers.URLField()
-    document = serializers.DictField(
-        required=False, help_text="detail: the snapshot document"
+    """A baseline snapshot; ``detail`` adds its document."""
+
+    snapshotId = Text(source="snapshot_id")  # noqa: N815
+    createdAt = Text(source="document.createdAt", allow_null=True)  # noqa: N815
+    benchmarkCount = Integer(source="document.benchmarkCount", allow_null=True)  # noqa: N815
+    sourceRootDir = Text(source="source_root_dir")  # noqa: N815
+    notes = Text(allow_null=True, blank_is_null=True)
+    url = AbsoluteUrl()
+    document = Document(
+        required=False, detail_only=True, help_text="detail: the snapshot document"
     )
 
 
 class BaselineSnapshotSavedSerializer(BaselineSnapshotOutputSerializer):
-    outcome = serializers.ChoiceField(choices=["created", "replaced", "unchanged"])
+    outcome = Choice(
+        choices=["created", "replaced", "unchanged"], source="*", from_context=True
+    )
+
+
+class RunConfig(Document):
+    """A harness run's configuration as users see it (``run_config_shown``)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return run_config_shown(value)
+
+
+class Progress(AsIs, serializers.DictField):
+    """``{"done", "total"}`` cases of a harness run."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", child=serializers.IntegerField(), **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return {"done": value.progress_done, "total": value.total_cases}
+
+
+class Verdict(AsIs, serializers.DictField):
+    """``{"pass", "failedProperties"}`` of a finished harness run, else null."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", allow_null=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        return None if instance.verdict_passed is None else instance
+
+    def to_representation(self, value: Any) -> Any:
+        return {
+            "pass": value.verdict_passed,
+            "failedProperties": value.failed_properties,
+        }
+
+
+class RunError(Text):
+    """The run's error with server paths scrubbed, null when none."""
+
+    def to_representation(self, value: Any) -> Any:
+        return scrubbed(value) or None
+
+
+class EvalRunSerializer(serializers.Serializer):
+    """A scenario eval run as the harness API shows it: status, progress,
+    metrics, verdict."""
+
+    runId = Text(source="run_id")  # noqa: N815
+    benchmarkId = Text(source="benchmark.benchmark_id")  # noqa: N815
+    kind = Text(source="benchmark.kind")
+    status = Text()
+    progress = Progress()
+    config = RunConfig()
+    suiteSha256 = Text(source="suite_sha256", allow_null=True, blank_is_null=True)  # noqa: N815
+    startedAt = Timestamp(source="started_at")  # noqa: N815
+    completedAt = Timestamp(source="completed_at", allow_null=True)  # noqa: N815
+    totalCases = Integer(source="total_cases")  # noqa: N815
+    passedCases = Integer(source="passed_cases")  # noqa: N815
+    failedCases = Integer(source="failed_cases")  # noqa: N815
+    metrics = Document()
+    verdict = Verdict()
+    error = RunError(allow_null=True)
+    url = AbsoluteUrl()
 
 
 def page_schema(
