@@ -23,6 +23,8 @@ from typing import Any, Final
 
 from stream.core.goals import canonical_goal_key
 from stream.core.planning import OpenTask, category_for, find_suppressor
+from stream.core.thought_decision import ThoughtDecision, decision_to_wire
+from stream.core.types import Goal, GroundingResult
 
 DRIVE_TICK_INTERVAL_MS: Final = 180_000
 DRIVE_MIN_HEALTH: Final = 16.0
@@ -177,6 +179,7 @@ class DriveTickThought:
     goal_key: str
     tags: tuple[str, ...]
     metadata: dict[str, Any]
+    decision: ThoughtDecision
 
 
 DRIVE_TICK_SYSTEM: Final = "drive-tick"
@@ -190,24 +193,18 @@ def drive_tick_thought(goal: DriveGoal, *, goal_key: str) -> DriveTickThought:
     columns."""
     raw = build_goal_tag(goal.action, goal.target, goal.amount)
     tags = (DRIVE_TICK_SYSTEM, "autonomous", goal.category)
+    decision = ThoughtDecision(
+        goal=Goal(goal.action, goal.target, None, goal.amount, raw),
+        goal_key=goal_key,
+        grounding=GroundingResult(True, "drive_tick", None, ()),
+        convert_eligible=True,
+        eligibility_reason="drive_tick",
+    )
     metadata: dict[str, Any] = {
         "source": DRIVE_TICK_SYSTEM,
         "cognitiveSystem": DRIVE_TICK_SYSTEM,
         "extractedGoalSource": DRIVE_TICK_SYSTEM,
-        "extractedGoal": {
-            "action": goal.action,
-            "target": goal.target,
-            "targetId": None,
-            "amount": goal.amount,
-            "raw": raw,
-        },
-        "goalKey": goal_key,
-        "grounding": {
-            "pass": True,
-            "reason": "drive_tick",
-            "category": None,
-            "missing": [],
-        },
+        **decision_to_wire(decision),
         "novelty": "high",
         "convertEligible": True,
         "tags": list(tags),
@@ -215,4 +212,4 @@ def drive_tick_thought(goal: DriveGoal, *, goal_key: str) -> DriveTickThought:
         "driveReason": goal.reason.value,
     }
     content = f"Drive tick ({goal.reason.value}): {raw}"
-    return DriveTickThought(content, goal_key, tags, metadata)
+    return DriveTickThought(content, goal_key, tags, metadata, decision)

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from stream.core.goals import canonical_goal_key
 from stream.core.planning_metadata import goal_key_or_none
+from stream.core.thought_decision import MalformedGoal, decision_from_wire
 
 # --- task statuses and transitions -------------------------------------------
 
@@ -294,19 +295,23 @@ def decide_conversion(
     """
     if candidate.convert_eligible is not True:
         return ConversionDecision(ConversionOutcome.SKIPPED, "not_convert_eligible")
-    goal = candidate.metadata.get("extractedGoal")
+    try:
+        decision = decision_from_wire(
+            candidate.metadata,
+            convert_eligible=candidate.convert_eligible,
+            eligibility_reason=candidate.eligibility_reason,
+        )
+    except MalformedGoal:
+        return ConversionDecision(ConversionOutcome.ERROR, "malformed_extracted_goal")
+    goal = decision.goal
     if goal is None:
         return ConversionDecision(ConversionOutcome.SKIPPED, "no_extracted_goal")
-    if not isinstance(goal, Mapping):
-        return ConversionDecision(ConversionOutcome.ERROR, "malformed_extracted_goal")
-    action, target = goal.get("action"), goal.get("target")
-    if not isinstance(action, str) or not action or not isinstance(target, str):
-        return ConversionDecision(ConversionOutcome.ERROR, "malformed_extracted_goal")
+    action, target = goal.action, goal.target
     if candidate.grounding_passed is not True:
         return ConversionDecision(ConversionOutcome.SKIPPED, "grounding_not_passed")
     goal_key = (
         goal_key_or_none(candidate.goal_key)
-        or goal_key_or_none(candidate.metadata.get("goalKey"))
+        or goal_key_or_none(decision.goal_key)
         or goal_key_or_none(canonical_goal_key(action, target))
     )
     if goal_key is not None:
@@ -317,7 +322,7 @@ def decide_conversion(
                 "duplicate_goal_key",
                 suppressed_by=blocker.task_id,
             )
-    amount = _amount(goal.get("amount"))
+    amount = _amount(goal.amount)
     system = candidate.metadata.get("cognitiveSystem")
     origin_name = system if isinstance(system, str) and system else "thought-to-task"
     category = category_for(action)
@@ -329,7 +334,7 @@ def decide_conversion(
     provenance = {
         "thoughtId": candidate.thought_id,
         "convertEligible": True,
-        "eligibilityReason": candidate.eligibility_reason,
+        "eligibilityReason": decision.eligibility_reason,
         "source": candidate.source,
         "extractedGoalSource": candidate.metadata.get("extractedGoalSource") or "llm",
     }

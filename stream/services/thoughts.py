@@ -27,6 +27,7 @@ from stream.core.frames import facts_from_wire, render_frame
 from stream.core.goals import goal_fail_detail
 from stream.core.pipeline import evaluate_output
 from stream.core.sanitizer import sanitize
+from stream.core.thought_decision import ThoughtDecision, decision_to_wire
 from stream.core.thought_types import AWARENESS_TYPE, is_reserved_type
 from stream.core.types import (
     EligibilityDecision,
@@ -35,7 +36,6 @@ from stream.core.types import (
     SanitizeResult,
     SituationFacts,
 )
-from stream.core.wire import goal_to_wire, grounding_to_wire
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors import (
     actionable_queryset,
@@ -190,17 +190,17 @@ def dev_injection_enabled() -> bool:
 
 
 def _metadata(
-    evaluation: Evaluation, item: ThoughtInput, *, fallback: bool
+    decision: ThoughtDecision, s: SanitizeResult, item: ThoughtInput, *, fallback: bool
 ) -> dict[str, Any]:
-    s = evaluation.sanitized
+    decided = decision_to_wire(decision)
     meta: dict[str, Any] = {
         "source": item.source,
-        "extractedGoal": goal_to_wire(s.goal) if s.goal is not None else None,
-        "goalKey": s.goal_key or None,
+        "extractedGoal": decided["extractedGoal"],
+        "goalKey": decided["goalKey"],
         "goalFailReason": s.goal_fail_reason.value if s.goal_fail_reason else None,
         "goalFailDetail": goal_fail_detail(s.goal_fail_reason, s.raw_goal_tag),
         "goalTagCount": s.goal_tag_count,
-        "grounding": grounding_to_wire(evaluation.grounding),
+        "grounding": decided["grounding"],
         "intent": s.intent,
         "intentParse": s.intent_parse.value if s.intent_parse else None,
         "sanitizerFlags": list(s.flags),
@@ -280,20 +280,20 @@ def _build(
         # Injection off: the claim is ignored, and a true claim the pipeline
         # did not grant is the KA-A8 refusal all the same.
         refused = True
+    decision = ThoughtDecision(
+        s.goal, s.goal_key or None, evaluation.grounding, eligible, reason
+    )
     thought = Thought(
         agent=agent,
         type=item.type,
         content=s.text,
         content_hash=digest,
-        convert_eligible=eligible,
-        eligibility_reason=reason,
-        grounding_passed=evaluation.grounding.passed if s.goal is not None else None,
-        goal_key=s.goal_key or None,
+        **decision.columns(),
         novelty=novelty.novelty,
         broadcast=novelty.broadcast,
         source=item.source,
         eval_run_id=item.eval_run_id,
-        metadata=_metadata(evaluation, item, fallback=novelty.fallback),
+        metadata=_metadata(decision, s, item, fallback=novelty.fallback),
         created_at=now,
     )
     increments = {

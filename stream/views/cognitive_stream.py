@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
+from stream.core.thought_decision import MalformedGoal, decision_from_wire
 from stream.models import Agent
 from stream.selectors import (
     actionable_queryset,
@@ -90,6 +91,15 @@ def thought_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
             )
         raise Http404("no such thought")
     meta = thought.metadata if isinstance(thought.metadata, dict) else {}
+    try:
+        decision = decision_from_wire(
+            meta,
+            convert_eligible=thought.convert_eligible,
+            eligibility_reason=thought.eligibility_reason,
+        )
+        goal, grounding = decision.goal, decision.grounding
+    except MalformedGoal:
+        goal, grounding = None, None
     return render(
         request,
         "stream/thought_detail.html",
@@ -97,8 +107,8 @@ def thought_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
             "agent": agent,
             "thought": thought,
             "meta": meta,
-            "goal": meta.get("extractedGoal") or None,
-            "grounding": meta.get("grounding") or {},
+            "goal": goal,
+            "grounding": grounding,
             "tasks": list(thought.tasks.order_by("pk")),
             "eval_run_url": _eval_run_url(thought.eval_run_id),
             "metadata_json": json.dumps(thought.metadata, indent=2, sort_keys=True),
