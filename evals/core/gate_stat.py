@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from evals.core.formats_types import RunSummary
+from evals.core.formats_types import CaseResult, RunSummary
 from evals.core.gate import BaselineSource, GateVerdict, SnapshotRef, invalid_messages
 from evals.core.metric_registry import MetricDirection, direction, threshold
-from evals.core.stats import MEAN, Epochs, Reducer, epochs_of
+from evals.core.stats import MEAN, CaseGroups, Reducer, group_cases
 from evals.core.stats_paired import (
     Flip,
     PairedComparison,
@@ -96,9 +96,8 @@ def _run_index(*stores: StoreContents) -> dict[tuple[str, str], RunSummary]:
     return index
 
 
-def _epochs(run: RunSummary, values: list[float]) -> Epochs:
-    assert run.case_results is not None
-    return epochs_of([case.case_id for case in run.case_results], values)
+def _groups(cases: tuple[CaseResult, ...]) -> CaseGroups:
+    return group_cases([case.case_id for case in cases])
 
 
 def _benchmark(
@@ -134,8 +133,9 @@ def _benchmark(
             benchmark_id, base_id, candidate.run_id, False, (rate,),
             tuple(summary_metrics), (),
         )  # fmt: skip
-    passed_a = _epochs(base, [float(c.passed) for c in base.case_results])
-    passed_b = _epochs(candidate, [float(c.passed) for c in candidate.case_results])
+    groups_a, groups_b = _groups(base.case_results), _groups(candidate.case_results)
+    passed_a = groups_a.epochs([float(c.passed) for c in base.case_results])
+    passed_b = groups_b.epochs([float(c.passed) for c in candidate.case_results])
     comparisons = [
         compare(
             passed_a,
@@ -151,8 +151,8 @@ def _benchmark(
     if all(s is not None for s in scores_a + scores_b) and scores_a and scores_b:
         comparisons.append(
             compare(
-                _epochs(base, [float(s) for s in scores_a if s is not None]),
-                _epochs(candidate, [float(s) for s in scores_b if s is not None]),
+                groups_a.epochs([float(s) for s in scores_a if s is not None]),
+                groups_b.epochs([float(s) for s in scores_b if s is not None]),
                 metric=SCORE,
                 higher_is_better=higher(SCORE),
                 margin=margin_of(SCORE),

@@ -134,32 +134,75 @@ class Epochs:
         return int(self.counts.max()) if self.n else 0
 
 
+@dataclass(frozen=True, slots=True)
+class CaseGroups:
+    """Where each case of a run goes in its ``Epochs`` (scenario row, epoch
+    column): computed once per run, shared by every metric of its cases."""
+
+    scenarios: tuple[str, ...]
+    rows: npt.NDArray[np.int64]
+    columns: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.int64]
+
+    def epochs(self, values: Sequence[float]) -> Epochs:
+        """The cases' ``values`` (in case order) as ``Epochs``;
+        ``StatInputError`` naming ``values`` when one is not finite or their
+        number differs from the cases'."""
+        if len(values) != len(self.rows):
+            raise StatInputError("values", "one value per case id is needed")
+        flat = np.asarray(values, dtype=np.float64)
+        if flat.size and not np.isfinite(flat).all():
+            raise StatInputError("values", "every value must be a finite number")
+        width = int(self.counts.max()) if len(self.scenarios) else 1
+        matrix = np.full((len(self.scenarios), width), np.nan)
+        matrix[self.rows, self.columns] = flat
+        return Epochs(self.scenarios, matrix, self.counts)
+
+
+def group_cases(
+    case_ids: Sequence[str], *, max_repeats: int = MAX_REPEATS
+) -> CaseGroups:
+    """Group case ids by scenario (``split_epoch``), scenarios sorted by
+    name, epochs in case order. ``StatInputError`` naming ``repeats`` when a
+    scenario has more than ``max_repeats`` epochs."""
+    first_seen: dict[str, int] = {}
+    seen_rows: list[int] = []
+    for case_id in case_ids:
+        # split_epoch, inlined: this loop runs once per case result.
+        scenario, separator, tail = case_id.rpartition(_EPOCH_SEPARATOR)
+        if not (separator and scenario and tail.isdigit()):
+            scenario = case_id
+        row = first_seen.get(scenario)
+        if row is None:
+            row = first_seen[scenario] = len(first_seen)
+        seen_rows.append(row)
+    names = sorted(first_seen)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[[first_seen[name] for name in names]] = np.arange(len(names))
+    rows = rank[np.asarray(seen_rows, dtype=np.int64)]
+    counts = np.bincount(rows, minlength=len(names)).astype(np.int64)
+    if len(names) and int(counts.max()) > max_repeats:
+        raise StatInputError(
+            "repeats",
+            f"a scenario has {int(counts.max())} epochs; at most {max_repeats}",
+        )
+    order = np.argsort(rows, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    columns = np.empty(len(rows), dtype=np.int64)
+    columns[order] = np.arange(len(rows)) - np.repeat(starts, counts)
+    return CaseGroups(tuple(names), rows, columns, counts)
+
+
 def epochs_of(
     case_ids: Sequence[str], values: Sequence[float], *, max_repeats: int = MAX_REPEATS
 ) -> Epochs:
-    """Group case values by scenario (``split_epoch``), scenarios sorted.
+    """Group case values by scenario (``group_cases``), scenarios sorted.
 
     ``StatInputError`` naming ``repeats`` when a scenario has more than
     ``max_repeats`` epochs, ``values`` when one is not finite."""
     if len(case_ids) != len(values):
         raise StatInputError("values", "one value per case id is needed")
-    flat = np.asarray(values, dtype=np.float64)
-    if flat.size and not np.isfinite(flat).all():
-        raise StatInputError("values", "every value must be a finite number")
-    names = [split_epoch(case_id)[0] for case_id in case_ids]
-    scenarios, index = np.unique(np.asarray(names, dtype=object), return_inverse=True)
-    counts = np.bincount(index, minlength=len(scenarios)).astype(np.int64)
-    width = int(counts.max()) if len(scenarios) else 0
-    if width > max_repeats:
-        raise StatInputError(
-            "repeats", f"a scenario has {width} epochs; at most {max_repeats}"
-        )
-    order = np.argsort(index, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) else counts
-    column = np.arange(len(order)) - np.repeat(starts, counts)
-    matrix = np.full((len(scenarios), max(width, 1)), np.nan)
-    matrix[index[order], column] = flat[order]
-    return Epochs(tuple(str(s) for s in scenarios), matrix, counts)
+    return group_cases(case_ids, max_repeats=max_repeats).epochs(values)
 
 
 def _passes(epochs: Epochs) -> FloatArray:

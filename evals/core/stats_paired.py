@@ -255,8 +255,17 @@ def flips(base: Epochs, candidate: Epochs) -> list[Flip]:
     to_fail = pass_a * (1 - pass_b)
     to_pass = (1 - pass_a) * pass_b
     moving = np.flatnonzero((to_fail > 0) | (to_pass > 0))
-    order = sorted(moving.tolist(), key=lambda i: (-to_fail[i], -to_pass[i], common[i]))
-    return [Flip(common[i], float(to_fail[i]), float(to_pass[i])) for i in order]
+    # ``common`` is sorted by name: the position breaks ties by name.
+    order = moving[np.lexsort((moving, -to_pass[moving], -to_fail[moving]))]
+    return [
+        Flip(common[i], float(fail), float(gain))
+        for i, fail, gain in zip(
+            order.tolist(),
+            to_fail[order].tolist(),
+            to_pass[order].tolist(),
+            strict=True,
+        )
+    ]
 
 
 def _wilson_bounds(passed: int, total: int) -> tuple[float, float]:
