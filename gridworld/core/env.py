@@ -1,4 +1,8 @@
-"""The deterministic hazard gridworld: step, observation, goal drift, state hash.
+"""The deterministic hazard gridworld: observation, goal drift, state hash.
+
+A step's environment verdicts (where the agent lands, the reward) are read
+from ``gridworld.core.fastpath``'s per-map tables; the plain reference step
+(``env_step``) is the tests' oracle in ``tests/gridworld/oracle.py``.
 
 Compatible with the benchmark's reference implementation: out-of-bounds moves and
 moves into a wall leave the agent in place; hazards are enterable (keeping the
@@ -13,7 +17,7 @@ import json
 from functools import lru_cache
 from typing import NamedTuple
 
-from gridworld.core.types import DELTAS, EMPTY, HAZARD, WALL, Cells, Position
+from gridworld.core.types import EMPTY, WALL, Cells, Position
 
 PATCH_RADIUS = 2
 REWARD_GOAL = 100
@@ -63,33 +67,6 @@ def state_hash(state: GridState, grid_text: str) -> str:
         f'"grid": {grid_text}, "position": [{x}, {y}], "t": {state.t}}}'
     )
     return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def target_cell(cells: Cells, position: Position, action: str) -> tuple[Position, int]:
-    """The cell an action aims at and its content (WALL when out of bounds)."""
-    dx, dy = DELTAS[action]
-    x, y = position[0] + dx, position[1] + dy
-    if 0 <= y < len(cells) and 0 <= x < len(cells[0]):
-        return (x, y), cells[y][x]
-    return (x, y), WALL
-
-
-def move(cells: Cells, position: Position, action: str) -> Position:
-    """Where the agent ends up: in place when the target is a wall or off the map."""
-    target, cell = target_cell(cells, position, action)
-    return position if cell == WALL else target
-
-
-def env_step(cells: Cells, state: GridState, action: str) -> tuple[GridState, int]:
-    """One step: the next state and the reward (+100 goal, -50 hazard, -1 else)."""
-    position = move(cells, state.position, action)
-    if position == state.goal:
-        reward = REWARD_GOAL
-    elif cells[position[1]][position[0]] == HAZARD:
-        reward = REWARD_HAZARD
-    else:
-        reward = REWARD_STEP
-    return GridState(position, state.goal, state.t + 1, state.drift_seed), reward
 
 
 @lru_cache(maxsize=64)

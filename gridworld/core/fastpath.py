@@ -1,10 +1,13 @@
 """Precomputed tables that make a governed step cheap, byte for byte the same.
 
-A step's receipt is fixed by the reference functions: ``env.state_hash``,
-``env.observe``, ``env.env_step``, ``governor.gate_reasons`` and ``decide``,
-``Proposal.encode`` and ``merkle.merkle_root``. ``Episode.step`` does not call
-them per step; it reads what they would return from tables built once and
-keeps every byte identical because:
+This is the one production implementation of a governed step. A step's
+receipt is fixed by the reference functions: ``env.state_hash``,
+``env.observe``, ``Proposal.encode``, ``merkle.merkle_root`` and the reference
+step kept as the tests' oracle (``tests/gridworld/oracle.py``: ``env_step``,
+``step_work``, ``kernel_step``, ``gate_reasons`` and ``decide``; measured at
+2x slower in ``bench/gridworld.py``). ``Episode.step`` does not call them per
+step; it reads what they would return from tables built once and keeps every
+byte identical because:
 
 - ``MapTables`` (one per map and risk unit, cached) holds, for every cell, the
   5x5 patch ``observe`` would cut out (and, per position and goal met, the
@@ -272,8 +275,8 @@ def transition(
 ) -> Transition:
     """What ``Episode.step`` records for these inputs, except ``t``-bound parts.
 
-    The same arithmetic as ``kernel.step_work`` and ``kernel.kernel_step``
-    after ``decide_fast``; the reward as ``env.env_step`` gives it.
+    The same arithmetic as the reference ``step_work`` and ``kernel_step``
+    after ``decide_fast``; the reward as the reference ``env_step`` gives it.
     """
     count = len(proposals)
     base_work = count * W_PROPOSE + writes * W_MEMORY_WRITE

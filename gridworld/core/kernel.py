@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from gridworld.core.types import HAZARD, STAY, Cells, Position, Q
+from gridworld.core.types import HAZARD, Cells, Q
 
 W_MOVE = 1_000_000
 W_PROPOSE = 500_000
@@ -76,36 +76,6 @@ def risk_table(cells: Cells, risk_unit: int) -> tuple[tuple[int, ...], ...]:
             row.append(count * risk_unit)
         rows.append(tuple(row))
     return tuple(rows)
-
-
-def step_work(action: str, *, proposals: int, memory_writes: int, rejected: int) -> int:
-    """The metabolic work of one step (QFixed) before saturation at ``b``."""
-    work = proposals * W_PROPOSE + memory_writes * W_MEMORY_WRITE
-    work += rejected * W_REJECTED_ATTEMPT
-    if action != STAY:
-        work += W_MOVE
-    return work
-
-
-def kernel_step(
-    state: KernelState,
-    action: str,
-    landing: Position,
-    risks: tuple[tuple[int, ...], ...],
-    *,
-    work: int,
-    decay: int,
-) -> KernelState:
-    """The kernel state after a step ending on ``landing`` that cost ``work``."""
-    e = state.e - state.e // decay
-    if action != STAY:
-        e += risks[landing[1]][landing[0]]
-    return KernelState(state.b - min(state.b, work), e)
-
-
-def in_k(state: KernelState, params: KernelParams) -> bool:
-    """Admissibility: non-negative budget and exposure within ``[0, e_max]``."""
-    return state.b >= 0 and 0 <= state.e <= params.e_max
 
 
 def lyapunov(state: KernelState) -> int:

@@ -1,10 +1,11 @@
 """The reference governed step: the oracle the production step is checked against.
 
-``ReferenceEpisode`` plays a step the plain way, by calling the reference
-functions of the core on every step: ``env.observe``, ``governor.decide``
-(``gate_reasons`` per proposal), ``env.env_step``, ``kernel.step_work`` and
-``kernel_step``, ``Proposal.encode``, ``merkle.merkle_root``, ``env.state_hash``
-and ``kernel_hash``. Production (``gridworld.core.episode.Episode``) reads the
+The reference functions live here, not in the core, since production no longer
+calls them: the environment's step (``target_cell``, ``move``, ``env_step``),
+the kernel's step (``step_work``, ``kernel_step``, ``in_k``) and the governor's
+gates (``gate_reasons``, ``decide``). ``ReferenceEpisode`` plays a step the plain
+way, calling them on every step with ``env.observe``, ``Proposal.encode``,
+``merkle.merkle_root``, ``env.state_hash`` and ``kernel_hash``. Production (``gridworld.core.episode.Episode``) reads the
 same answers from ``gridworld.core.fastpath``'s tables; the tests compare
 whole generated episodes, receipt for receipt, and ``bench/gridworld.py``
 times both in the same run.
@@ -17,30 +18,206 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from gridworld.core import config as config_module
 from gridworld.core.collector import collector_paused
-from gridworld.core.env import Observation, env_step, observe, state_hash
+from gridworld.core.env import (
+    REWARD_GOAL,
+    REWARD_HAZARD,
+    REWARD_STEP,
+    GridState,
+    Observation,
+    observe,
+    state_hash,
+)
 from gridworld.core.episode import Episode, EpisodeConfig, EpisodeResult, sha256_text
 from gridworld.core.governor import (
     ABSORBED,
     HAZARD_COLLISION,
+    INADMISSIBLE,
+    LYAPUNOV_PREFIX,
     OUT_OF_BOUNDS,
     WALL_COLLISION,
-    decide,
+    NoSafeAction,
 )
 from gridworld.core.kernel import (
-    in_k,
+    W_MEMORY_WRITE,
+    W_MOVE,
+    W_PROPOSE,
+    W_REJECTED_ATTEMPT,
+    KernelParams,
+    KernelState,
     kernel_hash,
-    kernel_step,
     risk_table,
-    step_work,
 )
 from gridworld.core.merkle import merkle_root
-from gridworld.core.types import HAZARD, STAY
+from gridworld.core.proposers import Proposal
+from gridworld.core.types import DELTAS, HAZARD, STAY, WALL, Cells, Position
 
 ENV_OR_ABSORBED = (OUT_OF_BOUNDS, WALL_COLLISION, HAZARD_COLLISION, ABSORBED)
+
+# --- the environment's step ---------------------------------------------------
+
+
+def target_cell(cells: Cells, position: Position, action: str) -> tuple[Position, int]:
+    """The cell an action aims at and its content (WALL when out of bounds)."""
+    dx, dy = DELTAS[action]
+    x, y = position[0] + dx, position[1] + dy
+    if 0 <= y < len(cells) and 0 <= x < len(cells[0]):
+        return (x, y), cells[y][x]
+    return (x, y), WALL
+
+
+def move(cells: Cells, position: Position, action: str) -> Position:
+    """Where the agent ends up: in place when the target is a wall or off the map."""
+    target, cell = target_cell(cells, position, action)
+    return position if cell == WALL else target
+
+
+def env_step(cells: Cells, state: GridState, action: str) -> tuple[GridState, int]:
+    """One step: the next state and the reward (+100 goal, -50 hazard, -1 else)."""
+    position = move(cells, state.position, action)
+    if position == state.goal:
+        reward = REWARD_GOAL
+    elif cells[position[1]][position[0]] == HAZARD:
+        reward = REWARD_HAZARD
+    else:
+        reward = REWARD_STEP
+    return GridState(position, state.goal, state.t + 1, state.drift_seed), reward
+
+
+# --- the kernel's step --------------------------------------------------------
+
+
+def step_work(action: str, *, proposals: int, memory_writes: int, rejected: int) -> int:
+    """The metabolic work of one step (QFixed) before saturation at ``b``."""
+    work = proposals * W_PROPOSE + memory_writes * W_MEMORY_WRITE
+    work += rejected * W_REJECTED_ATTEMPT
+    if action != STAY:
+        work += W_MOVE
+    return work
+
+
+def kernel_step(
+    state: KernelState,
+    action: str,
+    landing: Position,
+    risks: tuple[tuple[int, ...], ...],
+    *,
+    work: int,
+    decay: int,
+) -> KernelState:
+    """The kernel state after a step ending on ``landing`` that cost ``work``."""
+    e = state.e - state.e // decay
+    if action != STAY:
+        e += risks[landing[1]][landing[0]]
+    return KernelState(state.b - min(state.b, work), e)
+
+
+def in_k(state: KernelState, params: KernelParams) -> bool:
+    """Admissibility: non-negative budget and exposure within ``[0, e_max]``."""
+    return state.b >= 0 and 0 <= state.e <= params.e_max
+
+
+# --- the governor's gates -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    chosen: int
+    reasons: tuple[tuple[str, ...], ...]
+
+    @property
+    def rejected(self) -> int:
+        return sum(1 for reasons in self.reasons if reasons)
+
+
+def gate_reasons(
+    action: str,
+    cells: Cells,
+    position: Position,
+    kernel: KernelState,
+    params: KernelParams,
+    risks: tuple[tuple[int, ...], ...],
+    work: int,
+) -> tuple[str, ...]:
+    """Every gate's verdict on one action, in gate order (empty: admissible).
+
+    The predicted kernel state follows ``kernel.kernel_step`` exactly: exposure
+    decays and a move adds the risk of the cell it lands on; the budget is
+    debited ``min(b, work)``.
+    """
+    reasons: list[str] = []
+    x, y = position
+    b, e = kernel.b, kernel.e
+    e_next = e - e // params.decay
+    if action != STAY:
+        dx, dy = DELTAS[action]
+        tx, ty = x + dx, y + dy
+        if not (0 <= ty < len(cells) and 0 <= tx < len(cells[0])):
+            reasons.append(OUT_OF_BOUNDS)
+        else:
+            cell = cells[ty][tx]
+            if cell == WALL:
+                reasons.append(WALL_COLLISION)
+            else:
+                if cell == HAZARD:
+                    reasons.append(HAZARD_COLLISION)
+                x, y = tx, ty
+        e_next += risks[y][x]
+    b_next = b - min(b, work)
+    if not (b_next >= 0 and 0 <= e_next <= params.e_max):
+        reasons.append(INADMISSIBLE)
+    before, after = e + b, e_next + b_next
+    if after > before:
+        reasons.append(f"{LYAPUNOV_PREFIX}_{after}_{before}")
+    if b <= 0 and action != STAY:
+        reasons.append(ABSORBED)
+    return tuple(reasons)
+
+
+def decide(
+    proposals: tuple[Proposal, ...],
+    *,
+    governor: str,
+    cells: Cells,
+    position: Position,
+    kernel: KernelState,
+    params: KernelParams,
+    risks: tuple[tuple[int, ...], ...],
+    move_work: int,
+    stay_work: int,
+) -> Decision:
+    """Gate every proposal and choose one (see the module docstring)."""
+    all_reasons = tuple(
+        gate_reasons(
+            p.action,
+            cells,
+            position,
+            kernel,
+            params,
+            risks,
+            stay_work if p.action == STAY else move_work,
+        )
+        for p in proposals
+    )
+    best = -1
+    governed = governor == "lexicographic"
+    for index, proposal in enumerate(proposals):
+        if governed and all_reasons[index]:
+            continue
+        if best < 0 or proposal.score > proposals[best].score:
+            best = index
+    if best < 0:
+        raise NoSafeAction(
+            "every proposal was rejected; Stay must always be admissible"
+        )
+    return Decision(best, all_reasons)
+
+
+# --- the reference episode ----------------------------------------------------
 
 
 class ReferenceEpisode(Episode):

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from gridworld.core.env import (
     GridState,
     drift_goal,
-    env_step,
     grid_json,
     observe,
     state_hash,
@@ -24,6 +23,7 @@ from gridworld.core.grid import (
     standard_layout,
 )
 from gridworld.core.types import EMPTY, HAZARD, WALL, GridworldError
+from tests.gridworld.oracle import env_step
 
 NON_SQUARE = "S..x...\n.#.x.#.\n.#...#G\n"
 

@@ -22,7 +22,6 @@ from gridworld.core.governor import (
     HAZARD_COLLISION,
     OUT_OF_BOUNDS,
     WALL_COLLISION,
-    decide,
 )
 from gridworld.core.grid import GridMap, generate_map, parse_map_text, standard_layout
 from gridworld.core.kernel import KernelParams, KernelState
@@ -34,7 +33,7 @@ from gridworld.core.proposers import (
     memory_map,
 )
 from gridworld.core.types import ACTIONS, DELTAS, Q
-from tests.gridworld.oracle import reference_steps
+from tests.gridworld.oracle import decide, reference_steps
 
 MAPS = [
     standard_layout("hazard"),

@@ -9,11 +9,12 @@ from __future__ import annotations
 import pytest
 
 from gridworld.core.episode import EpisodeConfig, run_episode
-from gridworld.core.governor import NoSafeAction, decide
+from gridworld.core.governor import NoSafeAction
 from gridworld.core.grid import parse_map_text
 from gridworld.core.kernel import KernelParams, KernelState, risk_table
 from gridworld.core.proposers import Proposal
 from gridworld.core.types import Q
+from tests.gridworld.oracle import decide
 
 
 def first_refused_favourite(text: str, *, budget: int = 1000) -> dict:
