@@ -1,8 +1,7 @@
 """Files as the result bundles and the eval store write them.
 
 - ``json_text`` / ``json_bytes``: sorted keys, 2-space indent, UTF-8
-  characters as they are, a trailing newline (orjson where it writes the
-  same bytes as the standard library).
+  characters as they are, a trailing newline.
 - ``write_bytes_atomic`` and its text/JSON forms: a same-directory temp file
   renamed over the target, so a reader sees the old file or the new one,
   never half of one; ``durable`` fsyncs before the rename.
@@ -43,8 +42,7 @@ def json_text(document: Mapping[str, Any]) -> str:
 
 
 def json_bytes(document: Mapping[str, Any]) -> bytes:
-    """``json_text(document)`` encoded as UTF-8: the same bytes, made ~10x
-    faster by orjson where it writes them alike."""
+    """``json_text(document)`` encoded as UTF-8."""
     return indented_json_bytes(document)
 
 
