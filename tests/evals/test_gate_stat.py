@@ -374,3 +374,36 @@ def test_benchmark_ci_gate_refuses_a_margin_that_is_not_a_number(
             "benchmark_ci_gate", "--base", str(base), "--candidate", str(cand), "--stat",
             "--margin", "x", stdout=io.StringIO(),
         )  # fmt: skip
+
+
+def test_a_snapshot_from_the_base_store_pairs_with_the_run_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, cand = stores(
+        tmp_path, [run_doc("b1", BIG_DROP[0])], [run_doc("c1", BIG_DROP[1])]
+    )
+    snapshot = {
+        "schemaVersion": 1,
+        "snapshotId": "required-main",
+        "createdAt": "2026-03-06T12:00:00.000Z",
+        "sourceRootDir": "ci",
+        "benchmarkCount": 1,
+        "benchmarks": [{"benchmarkId": "ama", "runId": "b1", "passRate": 0.95}],
+    }
+    (base / "baselines").mkdir()
+    (base / "baselines" / "required-main.json").write_text(json.dumps(snapshot))
+
+    code, out, _ = gate(
+        capsys,
+        "--base",
+        base,
+        "--candidate",
+        cand,
+        "--stat",
+        "--snapshot-id",
+        "required-main",
+    )
+
+    assert code == 1
+    assert "- Baseline snapshot: required-main (resolved from base)\n" in out
+    assert "McNemar b=70 c=0" in out
