@@ -16,6 +16,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from prkeepalive.api.outputs import DispatchDecisionSerializer
 from prkeepalive.core.facts import Facts, decide
 from prkeepalive.core.inputs import DecisionInputs, recorded_to_wire
 from prkeepalive.core.instruction import extract_instruction
@@ -41,7 +42,6 @@ from prkeepalive.core.types import (
 )
 from prkeepalive.core.worker import decide_worker
 from prkeepalive.models import Decision, PullRequest, Repository, Round
-from prkeepalive.services.explain import dispatch_decision_wire
 
 DEMO_REPOSITORY = "demo-org/widgets"
 POLICY = Policy(agent_aliases=("codex",), automation_logins=("widgets-automation-bot",))
@@ -84,7 +84,7 @@ def _decide(event: Event, facts: Facts) -> tuple[DispatchDecision, dict[str, Any
         **recorded_to_wire(
             DecisionInputs(event, facts, POLICY), extract_instruction(facts.issue_body)
         ),
-        "decision": dispatch_decision_wire(d),
+        "decision": dict(DispatchDecisionSerializer(d).data),
     }
 
 

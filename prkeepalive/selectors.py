@@ -119,12 +119,16 @@ def repositories() -> QuerySet[Repository]:
     return Repository.objects.order_by("full_name")
 
 
-def decisions_for(pull: PullRequest, *, limit: int = 200) -> list[Decision]:
-    return list(pull.decisions.order_by("-created_at", "-pk")[:limit])
+def decisions_for(
+    pull: PullRequest, *, limit: int = 200, offset: int = 0
+) -> list[Decision]:
+    """The PR's decisions, newest first, from ``offset``."""
+    return list(pull.decisions.order_by("-created_at", "-pk")[offset : offset + limit])
 
 
-def rounds_for(pull: PullRequest, *, limit: int = 200) -> list[Round]:
-    return list(pull.rounds.order_by("-created_at", "-pk")[:limit])
+def rounds_for(pull: PullRequest, *, limit: int = 200, offset: int = 0) -> list[Round]:
+    """The PR's rounds, newest first, from ``offset``."""
+    return list(pull.rounds.order_by("-created_at", "-pk")[offset : offset + limit])
 
 
 def reason_histogram(

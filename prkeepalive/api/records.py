@@ -2,23 +2,32 @@
 
 - ``POST /api/prkeepalive/explain`` (signed-in users, agent keys);
 - ``GET /api/prkeepalive/repos/<owner>/<name>/pulls/<n>/decisions`` and
-  ``/rounds``, newest first.
+  ``/rounds``, newest first, paged by ``limit`` and ``offset``
+  (``evalsite.paging``).
+
+Every answer is built by its serializer in ``prkeepalive.api.outputs``,
+which is also its schema. The dry run's request (an event name, GitHub's
+payload, the camelCase state) is read and checked by the core, every
+problem named at once; its schema is stated here.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from drf_spectacular.utils import OpenApiTypes, extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from prkeepalive.models import Decision, Round
+from evalsite.paging import limit_offset, page_parameters
+from prkeepalive.api.outputs import (
+    ExplanationSerializer,
+    PullDecisionsSerializer,
+    PullRoundsSerializer,
+)
 from prkeepalive.selectors import decisions_for, pull_get, rounds_for
-from prkeepalive.services.explain import explain_document
+from prkeepalive.services.explain import explanation_of
 
+DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
 
 
@@ -35,82 +44,40 @@ class ExplainView(APIView):
                 },
             }
         },
-        responses=OpenApiTypes.OBJECT,
+        responses=ExplanationSerializer,
         summary="Dry run: why would (or didn't) a keepalive round run?",
     )
     def post(self, request: Request) -> Response:
-        return Response(explain_document(request.data))
-
-
-def decision_wire(d: Decision) -> dict[str, Any]:
-    return {
-        "id": d.pk,
-        "createdAt": d.created_at.isoformat(),
-        "source": d.source,
-        "lane": d.lane,
-        "ok": d.ok,
-        "reason": d.reason,
-        "detail": d.detail,
-        "activationCommentId": d.activation_comment_id,
-        "agent": d.agent,
-        "headSha": d.head_sha,
-        "cap": d.cap,
-        "active": d.active,
-        "trace": d.trace,
-        "line": d.line,
-        "inputs": d.inputs,
-    }
-
-
-def round_wire(r: Round) -> dict[str, Any]:
-    return {
-        "id": r.pk,
-        "createdAt": r.created_at.isoformat(),
-        "number": r.number,
-        "trace": r.trace,
-        "status": r.status,
-        "activationCommentId": r.activation_comment_id,
-        "instructionCommentId": r.instruction_comment_id,
-        "instructionAuthor": r.instruction_author,
-        "headBefore": r.head_before,
-        "headAfter": r.head_after,
-        "lines": r.lines,
-    }
-
-
-class ListQuerySerializer(serializers.Serializer):
-    limit = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_LIMIT, default=100
-    )
+        return Response(ExplanationSerializer(explanation_of(request.data)).data)
 
 
 class PullDecisionsView(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, parameters=[ListQuerySerializer])
+    @extend_schema(
+        responses=PullDecisionsSerializer,
+        parameters=page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT),
+    )
     def get(self, request: Request, owner: str, name: str, number: int) -> Response:
-        query = ListQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        limit, offset = limit_offset(request, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
         pull = pull_get(owner=owner, name=name, number=number)
-        items = decisions_for(pull, limit=query.validated_data["limit"])
-        return Response(
-            {
-                "pr": number,
-                "repository": pull.repository.full_name,
-                "decisions": [decision_wire(d) for d in items],
-            }
-        )
+        page = {
+            "pr": number,
+            "repository": pull.repository.full_name,
+            "decisions": decisions_for(pull, limit=limit, offset=offset),
+        }
+        return Response(PullDecisionsSerializer(page).data)
 
 
 class PullRoundsView(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, parameters=[ListQuerySerializer])
+    @extend_schema(
+        responses=PullRoundsSerializer,
+        parameters=page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT),
+    )
     def get(self, request: Request, owner: str, name: str, number: int) -> Response:
-        query = ListQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        limit, offset = limit_offset(request, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
         pull = pull_get(owner=owner, name=name, number=number)
-        items = rounds_for(pull, limit=query.validated_data["limit"])
-        return Response(
-            {
-                "pr": number,
-                "repository": pull.repository.full_name,
-                "rounds": [round_wire(r) for r in items],
-            }
-        )
+        page = {
+            "pr": number,
+            "repository": pull.repository.full_name,
+            "rounds": rounds_for(pull, limit=limit, offset=offset),
+        }
+        return Response(PullRoundsSerializer(page).data)

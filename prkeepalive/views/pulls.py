@@ -13,9 +13,10 @@ from django.shortcuts import render
 
 from core.errors import SchemaInvalid
 from prkeepalive import charts, selectors
+from prkeepalive.core.explain import Explanation
 from prkeepalive.core.inputs import recorded_instruction, recorded_request
 from prkeepalive.models import Decision, Delivery, PullRequest, Round
-from prkeepalive.services.explain import explain_document
+from prkeepalive.services.explain import explanation_of
 
 
 @login_required
@@ -100,7 +101,7 @@ def pull_detail(
             "payload": json.dumps(_payload_template(pull), indent=2),
             "state": json.dumps(_state_template(pull), indent=2),
         }
-    result: dict[str, Any] | None = None
+    result: Explanation | None = None
     errors: list[tuple[str, str]] = []
     status = 200
     if request.method == "POST":
@@ -115,7 +116,7 @@ def pull_detail(
                 )
         if not errors:
             try:
-                result = explain_document(document)
+                result = explanation_of(document)
             except SchemaInvalid as exc:
                 errors = [(p.path, p.message) for p in exc.problems]
         if errors:
