@@ -413,38 +413,24 @@ def decide_dispatch(
         rounds=tuple(rounds),
     )
     refusal, chosen = first_refusal(case)
-    agent = agent_alias(case.labels, policy)
-    cap = run_cap(case.labels)
-    head = (pr.head_sha if pr and pr.head_sha else "") or event.head_sha
-    if refusal is not None or chosen is None or pr is None:
-        assert refusal is not None
-        return DispatchDecision(
-            ok=False,
-            lane=lane,
-            reason=refusal.reason,
-            pr_number=pr.number if pr else None,
-            activation_id=refusal.act.id if refusal.act else None,
-            agent=agent,
-            head_sha=head,
-            cap=cap,
-            active=case.active,
-            trace="",
-            round=None,
-            detail=refusal.detail,
-            fails_job=refusal.fails_job,
-        )
-    number, trace = round_and_trace(case, chosen)
+    if refusal is None:
+        assert chosen is not None
+        number, trace = round_and_trace(case, chosen)
+        refusal = Refusal(Reason.OK, "every condition holds", chosen)
+    else:
+        number, trace = None, ""
     return DispatchDecision(
-        ok=True,
+        ok=refusal.reason is Reason.OK,
         lane=lane,
-        reason=Reason.OK,
-        pr_number=pr.number,
-        activation_id=chosen.id,
-        agent=agent,
-        head_sha=head,
-        cap=cap,
+        reason=refusal.reason,
+        pr_number=pr.number if pr else None,
+        activation_id=refusal.act.id if refusal.act else None,
+        agent=agent_alias(case.labels, policy),
+        head_sha=(pr.head_sha if pr and pr.head_sha else "") or event.head_sha,
+        cap=run_cap(case.labels),
         active=case.active,
         trace=trace,
         round=number,
-        detail="every condition holds",
+        detail=refusal.detail,
+        fails_job=refusal.fails_job,
     )
