@@ -9,6 +9,8 @@ import random
 import statistics
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from evals.core.stats import StatInputError, epochs_of, parse_reducer, wilson_interval
@@ -310,3 +312,65 @@ def test_every_shared_scenario_pairs_in_any_order_of_cases(seed: int) -> None:
 
     assert mixed.delta == pytest.approx(ordered.delta, abs=TOL)
     assert mixed.se == pytest.approx(ordered.se, abs=TOL)
+
+
+# --- properties on generated runs (Hypothesis) ----------------------------------
+
+paired_runs = st.integers(min_value=2, max_value=60).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.floats(0, 1, allow_nan=False), min_size=n, max_size=n),
+        st.lists(st.floats(0, 1, allow_nan=False), min_size=n, max_size=n),
+    )
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired_runs)
+def test_swapping_any_two_runs_negates_the_delta(
+    runs: tuple[list[float], list[float]],
+) -> None:
+    a, b = runs
+    ea, eb = epochs_of(one_epoch(a), a), epochs_of(one_epoch(b), b)
+
+    forward = compare(ea, eb, metric="score")
+    backward = compare(eb, ea, metric="score")
+
+    assert backward.delta == pytest.approx(-forward.delta, abs=TOL)
+    assert backward.se == pytest.approx(forward.se, abs=TOL)
+    flipped = {
+        Verdict.REGRESSION: Verdict.IMPROVEMENT,
+        Verdict.IMPROVEMENT: Verdict.REGRESSION,
+    }
+    assert backward.verdict is flipped.get(forward.verdict, forward.verdict)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired_runs)
+def test_k1_pairs_are_the_plain_paired_t_interval(
+    runs: tuple[list[float], list[float]],
+) -> None:
+    a, b = runs
+    diffs = [y - x for x, y in zip(a, b, strict=True)]
+
+    got = compare(
+        epochs_of(one_epoch(a), a), epochs_of(one_epoch(b), b), metric="score"
+    )
+
+    assert got.k == 1
+    assert got.delta == pytest.approx(statistics.fmean(diffs), abs=TOL)
+    assert got.se == pytest.approx(
+        statistics.stdev(diffs) / math.sqrt(len(diffs)), abs=TOL
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_paired_intervals_shrink_as_scenarios_grow(seed: int) -> None:
+    widths = []
+    for n in (25, 100, 400, 1600):
+        a, b = pass_fail(seed, n, 0.8, 0.75)
+        got = compare(
+            epochs_of(one_epoch(a), a), epochs_of(one_epoch(b), b), metric="passRate"
+        )
+        widths.append(got.interval.high - got.interval.low)
+
+    assert widths == sorted(widths, reverse=True)
