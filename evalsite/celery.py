@@ -13,6 +13,9 @@ from typing import Any
 from celery import Celery
 from celery.signals import setup_logging, worker_init
 
+from evalsite.logging import configure
+from evalsite.transport import Transport
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 
 logger = logging.getLogger(__name__)
@@ -115,8 +118,6 @@ def beat_schedule(
 def configure_logging(**kwargs: Any) -> None:
     from django.conf import settings
 
-    from evalsite.logging import configure
-
     configure(settings.LOGGING)
 
 
@@ -144,8 +145,6 @@ def cap_broker_waits(**kwargs: Any) -> None:
     from django.conf import settings
 
     if settings.CELERY_BROKER_IS_EMBEDDED:
-        from evalsite.transport import Transport
-
         options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
         Transport.drain_cap_s = float(options["polling_interval"])
 
@@ -160,7 +159,10 @@ def require_database(**kwargs: Any) -> None:
     """
     from django.conf import settings
 
-    from evalsite.services import database_reachable
+    # Imported when the worker starts, not with this module: the Celery app
+    # is loaded with the settings (``evalsite/__init__``), before Django's app
+    # registry can import a model.
+    from evalsite.database_health import database_reachable
 
     deadline = time.monotonic() + settings.WORKER_DATABASE_WAIT_S
     while True:

@@ -16,6 +16,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from core.errors import ServiceUnavailable
+from evalsite.celery import app
+from evalsite.database_health import database_reachable
+from evalsite.dispatch import chord_send, signature
 from evalsite.models import WorkerHeartbeat
 
 logger = logging.getLogger(__name__)
@@ -58,18 +61,6 @@ class Health:
         return self.database_ok and self.broker_ok
 
 
-def database_reachable() -> str | None:
-    """None when the database answers and is migrated, else the reason
-    (an exception's class and first line; never a connection string)."""
-    try:
-        WorkerHeartbeat.objects.exists()
-    except Exception as exc:  # whatever the driver raises, the answer is "no"
-        connection.close_if_unusable_or_obsolete()
-        first_line = str(exc).strip().splitlines()[:1]
-        return f"{type(exc).__name__}: {first_line[0] if first_line else ''}".strip()
-    return None
-
-
 def broker_reachable() -> str | None:
     """None when a message could be published now, else the reason.
 
@@ -85,8 +76,6 @@ def broker_reachable() -> str | None:
         if os.path.isdir(folder) and os.access(folder, os.W_OK):
             return None
         return "the embedded broker's queue folder is not writable"
-    from evalsite.celery import app
-
     try:
         with app.connection_for_write() as conn:
             conn.ensure_connection(
@@ -190,16 +179,20 @@ def selfcheck_start(*, token: str, queue: str | None = None) -> None:
     tasks, that groups fan out and that chords join: ``selfcheck:<token>``
     appears in WorkerHeartbeat with ``beats`` = the sum of the parts.
     """
-    from celery import chord
-
-    from evalsite.tasks import selfcheck_done, selfcheck_part
-
     options = {"queue": queue} if queue else {}
     parts = [
-        selfcheck_part.s(i).set(ignore_result=False, **options)
+        signature(
+            "evalsite.selfcheck_part",
+            i,
+            immutable=False,
+            ignore_result=False,
+            **options,
+        )
         for i in range(1, SELFCHECK_PARTS + 1)
     ]
-    chord(parts)(selfcheck_done.s(token).set(**options))
+    chord_send(
+        parts, signature("evalsite.selfcheck_done", token, immutable=False, **options)
+    )
 
 
 def selfcheck_expected_total() -> int:

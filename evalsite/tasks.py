@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from evalsite.services import heartbeat_record, selfcheck_record
+
 
 @shared_task(name="evalsite.record_heartbeat", ignore_result=True)
 def record_heartbeat(source: str) -> None:
     """Record that a worker ran a task scheduled by ``source``; idempotent upsert."""
-    from evalsite.services import heartbeat_record
-
     heartbeat_record(source=source)
 
 
@@ -22,6 +22,4 @@ def selfcheck_part(value: int) -> int:
 @shared_task(name="evalsite.selfcheck_done", ignore_result=True)
 def selfcheck_done(results: list[int], token: str) -> None:
     """Chord callback: proves the group ran and its results reached the callback."""
-    from evalsite.services import selfcheck_record
-
     selfcheck_record(token=token, results=results)

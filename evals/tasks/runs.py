@@ -14,6 +14,8 @@ import logging
 
 from celery import Task, shared_task
 
+from evals.services.runs import lifecycle, sweeper
+
 logger = logging.getLogger(__name__)
 
 
@@ -27,17 +29,11 @@ def run_chunk(self: Task, run_pk: int, case_ids: list[str]) -> int:
     A crash outside a case (database gone, disk full) is retried twice,
     then the run is marked failed so it never hangs in ``running``.
     """
-    from evals.services.runs.lifecycle import (
-        run_chunk_execute,
-        run_fail,
-        run_finalize_if_complete,
-    )
-
     try:
-        recorded = run_chunk_execute(run_pk=run_pk, case_ids=case_ids)
+        recorded = lifecycle.run_chunk_execute(run_pk=run_pk, case_ids=case_ids)
         # The run is closed as soon as its last case is stored, not when the
         # chord's join next polls (the join's finalize is then a no-op).
-        run_finalize_if_complete(run_pk=run_pk)
+        lifecycle.run_finalize_if_complete(run_pk=run_pk)
         return recorded
     except Exception as exc:
         retries = self.request.retries
@@ -50,7 +46,9 @@ def run_chunk(self: Task, run_pk: int, case_ids: list[str]) -> int:
             )
             raise self.retry(exc=exc, countdown=2) from exc
         logger.exception("[Eval] chunk_failed run_pk=%s", run_pk)
-        run_fail(run_pk=run_pk, error=f"chunk failed: {exc}", code="chunk_failed")
+        lifecycle.run_fail(
+            run_pk=run_pk, error=f"chunk failed: {exc}", code="chunk_failed"
+        )
         return 0
 
 
@@ -58,15 +56,11 @@ def run_chunk(self: Task, run_pk: int, case_ids: list[str]) -> int:
 def finalize_run(run_pk: int) -> None:
     """Chord callback: status, metrics, verdict, run summary, the kind's
     ``finished`` hook; a no-op when done."""
-    from evals.services.runs.lifecycle import run_finalize
-
-    run_finalize(run_pk=run_pk)
+    lifecycle.run_finalize(run_pk=run_pk)
 
 
 @shared_task(name="evals.sweep_stale_runs", ignore_result=True)
 def sweep_stale_runs() -> None:
     """Beat: resume runs that stopped moving, fail those past their resumes
     (``evals.services.runs.sweeper``); safe to run twice at once."""
-    from evals.services.runs.sweeper import runs_sweep_stale
-
-    runs_sweep_stale()
+    sweeper.runs_sweep_stale()

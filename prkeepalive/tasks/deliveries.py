@@ -6,6 +6,9 @@ import logging
 
 from celery import Task, shared_task
 
+from prkeepalive.services import reconcile
+from prkeepalive.services.dispatch import delivery_process, delivery_will_retry
+
 logger = logging.getLogger(__name__)
 
 
@@ -16,8 +19,6 @@ def process_delivery(self: Task, delivery_pk: int) -> str:
     """Decide one webhook delivery; a failure is retried with backoff (the
     delivery reads ``retrying`` meanwhile), then the delivery stays
     ``failed`` (a redelivery from GitHub retries it)."""
-    from prkeepalive.services.dispatch import delivery_process, delivery_will_retry
-
     try:
         return delivery_process(delivery_pk=delivery_pk)
     except Exception as exc:
@@ -37,6 +38,4 @@ def process_delivery(self: Task, delivery_pk: int) -> str:
 @shared_task(name="prkeepalive.reconcile_all")
 def reconcile_all() -> int:
     """Beat: re-read open keepalive PRs of every active repository."""
-    from prkeepalive.services.reconcile import reconcile_all as run
-
-    return run()
+    return reconcile.reconcile_all()

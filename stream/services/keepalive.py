@@ -15,13 +15,15 @@ import time
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import ServiceUnavailable
 from core.times import epoch_ms
+from evalsite.dispatch import enqueue
+from evalsite.services import broker_send
 from stream.core.adapters import ModelAdapter
 from stream.core.baseline import BaselineAdapter
 from stream.core.frames import facts_from_wire
@@ -340,8 +342,6 @@ def keepalive_poke(*, agent: Agent, now: datetime | None = None) -> PokeOutcome:
     At most ``KEEPALIVE_MAX_POKES_PER_MIN`` pokes per agent in any 60 s; a
     poke over the limit changes nothing and says how long to wait.
     """
-    from stream.tasks.keepalive import keepalive_tick as keepalive_tick_task
-
     now = now or timezone.now()
     now_ms = epoch_ms(now)
     with transaction.atomic():
@@ -363,18 +363,17 @@ def keepalive_poke(*, agent: Agent, now: datetime | None = None) -> PokeOutcome:
         state.poke_times_ms = [t for t in recent if now_ms - t < 60_000] + [now_ms]
         state.poke_pending = True
         state.save(update_fields=["poke_times_ms", "poke_pending"])
-        transaction.on_commit(lambda: _send_tick(keepalive_tick_task, agent))
+        transaction.on_commit(lambda: _send_tick(agent))
     return PokeOutcome(True)
 
 
-def _send_tick(keepalive_tick_task: Any, agent: Agent) -> None:
+def _send_tick(agent: Agent) -> None:
     """Send the poked tick now; with the broker down the poke stays pending
     and the beat's next tick honours it, so the poke still succeeds."""
-    from core.errors import ServiceUnavailable
-    from evalsite.services import broker_send
-
     try:
-        broker_send(lambda: keepalive_tick_task.delay(agent.pk), what="keepalive_tick")
+        broker_send(
+            lambda: enqueue("stream.keepalive_tick", agent.pk), what="keepalive_tick"
+        )
     except ServiceUnavailable:
         logger.warning(
             "[KeepAlive] poke tick_deferred reason=broker_unavailable",

@@ -25,6 +25,7 @@ from evals.services.runs.recording import (
     CaseRecorder,
     ProgressCallback,
 )
+from evalsite.dispatch import chord_send, signature
 from evalsite.services import broker_send
 
 logger = logging.getLogger(__name__)
@@ -182,19 +183,14 @@ def _schedule(
     could not be sent is deleted first (``run_discard``): the caller's error
     answer then means that no run exists, and none is left queued for the
     sweeper to start behind the client's back."""
-    from celery import chord
-
-    from evals.tasks.runs import finalize_run as finalize_run_task
-    from evals.tasks.runs import run_chunk as run_chunk_task
-
     options: dict[str, Any] = {"queue": queue} if queue else {}
     # The callback takes only the run id (immutable signature); the members'
     # results, which the join needs, are on at the task level.
-    header = [run_chunk_task.si(run_pk, ids).set(**options) for ids in chunks]
-    finalize = finalize_run_task.si(run_pk).set(**options)
+    header = [signature("evals.run_chunk", run_pk, ids, **options) for ids in chunks]
+    finalize = signature("evals.finalize_run", run_pk, **options)
     try:
         broker_send(
-            (lambda: chord(header)(finalize)) if chunks else finalize.apply_async,
+            (lambda: chord_send(header, finalize)) if chunks else finalize.apply_async,
             what="eval_run",
         )
     except Exception as exc:
