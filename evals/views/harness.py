@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import CoreError, NotFound, SchemaInvalid
 from evals import charts
+from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks, suite_get
 from evals.selectors.runs import harness_run_list, run_artifact_path, run_cases, run_get
@@ -160,6 +161,7 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
         {
             "run": run,
             "cases": cases,
+            "rows": [(case, _artifact(case.details)) for case in cases],
             "columns": _scenario_columns(cases),
             "is_active": run.status in ACTIVE_STATUSES,
             "metric_rows": metric_value_rows(run.metrics),
@@ -171,13 +173,14 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
 def _scenario_columns(cases: list[Any]) -> dict[str, bool]:
     """The scenario table's optional columns, shown only when some scenario
     has a value for them (no column of dashes)."""
+    artifacts = [_artifact(c.details) for c in cases]
     return {
         "stimulus": any(c.stimulus_kind or c.affordance for c in cases),
-        "frame": any(c.details.get("frame") for c in cases),
+        "frame": any(a.frame for a in artifacts if a is not None),
         "goal": any(
-            c.details.get("extractedGoal")
-            or c.details.get("goalFailReason") not in (None, "", "no_tag")
-            for c in cases
+            a.extracted_goal or a.goal_fail_reason not in (None, "", "no_tag")
+            for a in artifacts
+            if a is not None
         ),
         "latency": any(c.latency_ms is not None for c in cases),
     }
@@ -202,20 +205,30 @@ def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResp
         {
             "run": run,
             "case": case,
-            "artifact": case.details,
-            **_timing(case.details),
+            "artifact": _artifact(case.details),
+            "details": case.details,
+            **_timing(_artifact(case.details)),
         },
     )
 
 
-def _timing(artifact: dict[str, Any]) -> dict[str, Any]:
+def _artifact(details: dict[str, Any] | None) -> ScenarioArtifact | None:
+    """A case's scenario artifact; None for details of another shape."""
+    return (
+        ScenarioArtifact.from_wire(details) if is_scenario_artifact(details) else None
+    )
+
+
+def _timing(artifact: ScenarioArtifact | None) -> dict[str, Any]:
     """When this service evaluated the scenario and for how long (wall
     clock), from the artifact's own timestamps (not the model's reported
     latency); ``started`` None when they are missing or not comparable."""
+    if artifact is None or not artifact.started_at or not artifact.completed_at:
+        return {"started": None, "elapsed_ms": None}
     try:
-        started = datetime.fromisoformat(artifact["startedAt"])
-        completed = datetime.fromisoformat(artifact["completedAt"])
-    except (KeyError, TypeError, ValueError):
+        started = datetime.fromisoformat(artifact.started_at)
+        completed = datetime.fromisoformat(artifact.completed_at)
+    except (TypeError, ValueError):
         return {"started": None, "elapsed_ms": None}
     if (started.tzinfo is None) != (completed.tzinfo is None):
         return {"started": None, "elapsed_ms": None}
