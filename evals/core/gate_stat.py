@@ -41,6 +41,7 @@ from evals.core.stats_paired import (
     compare,
     compare_proportions,
     flips,
+    require_same_benchmark,
 )
 from evals.core.store import InvalidCounts, StoreContents
 
@@ -117,6 +118,8 @@ def _benchmark(
             direction(name, overrides=overrides) is not MetricDirection.LOWER_IS_BETTER
         )
 
+    if base is not None:
+        require_same_benchmark(base.benchmark_id, candidate.benchmark_id)
     base_id = base.run_id if base is not None else ""
     summary_metrics = sorted(
         ((base.metrics or {}) if base is not None else {}).keys()

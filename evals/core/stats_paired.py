@@ -110,6 +110,17 @@ class PairedComparison:
         return not decided and not self.mde <= self.margin
 
 
+def require_same_benchmark(base_id: str, candidate_id: str) -> None:
+    """Two runs are compared only within one benchmark (suite or pack):
+    ``StatInputError`` naming ``benchmarkId`` otherwise."""
+    if base_id != candidate_id:
+        raise StatInputError(
+            "benchmarkId",
+            f"runs of different benchmarks cannot be paired: {base_id!r} and "
+            f"{candidate_id!r}",
+        )
+
+
 def mcnemar_exact(b: int, c: int) -> McNemar:
     """Exact McNemar: two-sided binomial test of b against b + c at 1/2."""
     if b + c == 0:

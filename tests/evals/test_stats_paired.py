@@ -23,6 +23,7 @@ from evals.core.stats_paired import (
     holm,
     mcnemar_exact,
     minimum_detectable_effect,
+    require_same_benchmark,
 )
 
 TOL = 1e-9
@@ -374,3 +375,13 @@ def test_paired_intervals_shrink_as_scenarios_grow(seed: int) -> None:
         widths.append(got.interval.high - got.interval.low)
 
     assert widths == sorted(widths, reverse=True)
+
+
+def test_runs_of_different_benchmarks_are_refused_naming_benchmark_id() -> None:
+    require_same_benchmark("ama", "ama")
+
+    with pytest.raises(StatInputError) as caught:
+        require_same_benchmark("ama", "obj")
+
+    assert caught.value.field == "benchmarkId"
+    assert caught.value.message.startswith("benchmarkId: runs of different benchmarks")
