@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from prkeepalive.core.facts import Facts, decide, pull_number
+from prkeepalive.core.facts import decide
 from prkeepalive.core.labels import is_instruction
 from prkeepalive.core.lanes import lane_for, unhandled_reason, with_lock_held
 from prkeepalive.core.markers import parse_markers
@@ -26,13 +26,12 @@ from prkeepalive.core.types import (
     Lane,
     LastProcessed,
     Policy,
-    PullRequest,
     WorkerDecision,
 )
-from prkeepalive.core.wire import gate_from_run, parse_event
+from prkeepalive.core.wire import parse_event
 from prkeepalive.core.worker import decide_worker
 from prkeepalive.github import GitHubClient, PullInfo
-from prkeepalive.services.dispatch import gate_of, head_commit_pulls, linked_issue_body
+from prkeepalive.services.dispatch import read_pull
 from prkeepalive.services.rounds import run_sync_ladder
 
 
@@ -135,30 +134,12 @@ def dispatch_in_actions(
     if activation_id is not None and lane is Lane.GATE:
         event = replace(event, activation_comment_id=activation_id)
     with env.client() as client:
-        commit_pulls = head_commit_pulls(client, event)
-        number = pull_number(event, commit_pulls)
-        pull = client.get_pull(number) if number is not None else None
-        facts = Facts(pr=None, head_commit_pulls=commit_pulls)
+        facts, pull = read_pull(client, event, lane, policy)
         if pull is not None:
-            facts = Facts(
-                pr=PullRequest(
-                    pull.number,
-                    pull.head_sha,
-                    tuple(client.list_comments(pull.number)),
-                    pull.is_fork,
-                ),
-                labels=pull.labels,
-                gate=(
-                    gate_of(client, policy, pull.head_sha)
-                    if lane is Lane.COMMENT
-                    else gate_from_run(event.status, event.conclusion)
-                ),
-                active_runs=active_orchestrator_runs(
-                    client, pull, workflow=orchestrator_workflow, exclude_run=env.run_id
-                ),
-                issue_body=linked_issue_body(client, pull),
-                head_commit_pulls=commit_pulls,
+            active = active_orchestrator_runs(
+                client, pull, workflow=orchestrator_workflow, exclude_run=env.run_id
             )
+            facts = replace(facts, active_runs=active)
         decision = decide(event, facts, policy)
         if (
             decision.ok

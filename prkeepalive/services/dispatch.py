@@ -106,16 +106,12 @@ def recorded_rounds(repository: Repository, number: int) -> tuple[RecordedRound,
     )
 
 
-def gather(
-    repository: Repository,
-    client: GitHubClient,
-    event: Event,
-    lane: Lane | None,
-    policy: Policy,
+def read_pull(
+    client: GitHubClient, event: Event, lane: Lane | None, policy: Policy
 ) -> tuple[Facts, PullInfo | None]:
-    """Everything the decision reads: GitHub first, then the recorded rounds
-    and active rounds of the PR (no transaction is open while GitHub is
-    called). Reads only: what to read is ``core.reading``'s."""
+    """What GitHub tells about the event's PR: the PR with its comments and
+    labels, Gate on its head, the instruction's issue text, a fork PR's
+    head-commit PRs. Reads only: what to read is ``core.reading``'s."""
     commit_pulls = head_commit_pulls(client, event)
     number = pull_number(event, commit_pulls)
     if number is None:
@@ -125,10 +121,6 @@ def gather(
     gate = gate_of_event(event, lane)
     if gate is None:
         gate = gate_of(client, policy, pull.head_sha)
-    issue_body = linked_issue_body(client, pull)
-    active = Round.objects.filter(
-        repository=repository, pull__number=number, status__in=ACTIVE_ROUND_STATUSES
-    ).count()
     facts = Facts(
         pr=CorePull(
             number=pull.number,
@@ -138,12 +130,32 @@ def gather(
         ),
         labels=pull.labels,
         gate=gate,
-        active_runs=active,
-        issue_body=issue_body,
-        rounds=recorded_rounds(repository, number),
+        issue_body=linked_issue_body(client, pull),
         head_commit_pulls=commit_pulls,
     )
     return facts, pull
+
+
+def gather(
+    repository: Repository,
+    client: GitHubClient,
+    event: Event,
+    lane: Lane | None,
+    policy: Policy,
+) -> tuple[Facts, PullInfo | None]:
+    """Everything the decision reads: GitHub first (``read_pull``), then
+    the recorded rounds and active rounds of the PR (no transaction is open
+    while GitHub is called)."""
+    facts, pull = read_pull(client, event, lane, policy)
+    if pull is None:
+        return facts, None
+    active = Round.objects.filter(
+        repository=repository,
+        pull__number=pull.number,
+        status__in=ACTIVE_ROUND_STATUSES,
+    ).count()
+    rounds = recorded_rounds(repository, pull.number)
+    return replace(facts, active_runs=active, rounds=rounds), pull
 
 
 def _pull_row(repository: Repository, pull: PullInfo | None) -> PullRequest | None:
