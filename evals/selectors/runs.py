@@ -22,6 +22,7 @@ from django.db.models.functions import Coalesce
 
 from core.errors import NotFound
 from evals.core.compare import CaseRow
+from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.models import (
     Benchmark,
     CaseResult,
@@ -179,7 +180,15 @@ def case_pair(
 
 def in_suite_order(cases: Iterable[CaseResult]) -> list[CaseResult]:
     """Case results of a harness run in suite order (then case id)."""
-    return sorted(cases, key=lambda c: (c.details.get("suiteLine", 0), c.case_id))
+    return sorted(cases, key=lambda c: (_suite_line(c), c.case_id))
+
+
+def _suite_line(case: CaseResult) -> int:
+    """Where a scenario case sits in its suite (0: details of another shape)."""
+    details = case.details
+    if not is_scenario_artifact(details):
+        return 0
+    return ScenarioArtifact.from_wire(details).suite_line
 
 
 def run_cases(run: Run) -> list[CaseResult]:

@@ -82,12 +82,15 @@ def case_artifact(case: CaseResult) -> ScenarioArtifact:
     return ScenarioArtifact.from_wire(case.details or {})
 
 
-def case_outcome(case: CaseResult) -> ScenarioOutcome:
-    """The outcome a stored scenario case stands for."""
+def case_outcome(
+    case: CaseResult, artifact: ScenarioArtifact | None = None
+) -> ScenarioOutcome:
+    """The outcome a stored scenario case stands for (``artifact``: the
+    case's artifact where the caller has read it already)."""
     return outcome_of(
         case_id=case.case_id,
         affordance=case.affordance,
         stimulus_kind=case.stimulus_kind,
         tags=case.tags,
-        artifact=case_artifact(case),
+        artifact=artifact if artifact is not None else case_artifact(case),
     )

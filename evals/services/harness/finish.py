@@ -51,13 +51,14 @@ def suite_run_verdict(
     run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
 ) -> RunVerdict:
     ordered = in_suite_order(cases)
-    outcomes = [case_outcome(c) for c in ordered]
+    artifacts = [case_artifact(c) for c in ordered]
+    outcomes = [case_outcome(c, a) for c, a in zip(ordered, artifacts, strict=True)]
     metrics = compute_metrics(outcomes)
     verdict = evaluate_verdict(metrics, outcomes)
     failed_properties = set(verdict.failed_properties)
     if missing or failed:
         failed_properties.add(VerdictProperty.NO_SCENARIO_ERRORS.value)
-    claims = claim_metrics(case_artifact(c).claims for c in ordered)
+    claims = claim_metrics(a.claims for a in artifacts)
     return RunVerdict(
         metrics={**metrics_to_wire(metrics), **claims},
         passed=not failed_properties,
