@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.core.checks import Tags, register
+
+from evalsite.checks import check_embedded_broker, check_secret_key
 
 
 class EvalsiteConfig(AppConfig):
@@ -6,4 +9,5 @@ class EvalsiteConfig(AppConfig):
     verbose_name = "evalsite operations"
 
     def ready(self) -> None:
-        from evalsite import checks  # noqa: F401  (registers system checks)
+        register(check_secret_key, Tags.security, deploy=True)
+        register(check_embedded_broker, deploy=True)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import Error, Tags, Warning, register
+from django.core.checks import Error, Warning
 
 
-@register(Tags.security, deploy=True)
 def check_secret_key(app_configs: Any, **kwargs: Any) -> list[Error]:
     if not settings.DEBUG and settings.SECRET_KEY == settings.DEV_SECRET_KEY:
         return [
@@ -21,7 +20,6 @@ def check_secret_key(app_configs: Any, **kwargs: Any) -> list[Error]:
     return []
 
 
-@register(deploy=True)
 def check_embedded_broker(app_configs: Any, **kwargs: Any) -> list[Warning]:
     if not settings.DEBUG and settings.CELERY_BROKER_IS_EMBEDDED:
         return [

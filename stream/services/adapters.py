@@ -25,6 +25,8 @@ def model_adapter(name: str, *, script_path: str | Path | None = None) -> ModelA
             )
         return ScriptedAdapter.from_path(Path(script_path))
     if name == "openai":
+        # Imported here on purpose, not for a cycle: httpx (0.1-0.5 s to
+        # import) is loaded only by a process that asks for this model.
         from stream.adapters_http import OpenAIChatAdapter
 
         if not settings.OPENAI_MODEL:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
-from stream.models import Agent, Thought
+from stream.models import AgencyCounters, Agent, Thought
+from stream.services.counters import COUNTER_FIELDS, WIRE_NAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +37,6 @@ def stream_health(
 ) -> StreamHealth:
     """Thoughts per minute over ``window``, queue sizes and summed counters
     of ``agents``. Four queries whatever the number of agents or thoughts."""
-    from django.db.models import Count, Q, Sum
-
-    from stream.models import AgencyCounters
-    from stream.services.counters import COUNTER_FIELDS, WIRE_NAMES
-
     agent_pks = list(agents.values_list("pk", flat=True))
     recent = Thought.objects.filter(
         agent_id__in=agent_pks, created_at__gte=now - window

@@ -43,7 +43,7 @@ from stream.selectors import (
     recent_content_hashes,
     with_agent,
 )
-from stream.services.counters import counters_increment
+from stream.services.counters import counters_get, counters_increment
 from stream.services.retention import stream_cap_enforce
 from stream.services.thought_store import thoughts_store
 
@@ -338,8 +338,6 @@ def thoughts_publish(
     if read_facts and document is not None:
         facts = facts_from_wire(document)
     recent_by_scope: dict[str, set[str]] = {"": hashes} if plain_hashes else {}
-    from stream.services.counters import counters_get
-
     if low_seen is None:
         low_seen = counters_get(agent=agent).low_novelty_recorded
     built: list[tuple[Thought, bool]] = []
