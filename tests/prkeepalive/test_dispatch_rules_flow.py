@@ -11,6 +11,7 @@ import pytest
 from conftest import ISSUE_BODY, comment_payload, run_payload
 from rest_framework.test import APIClient
 
+from prkeepalive.core.inputs import recorded_request
 from prkeepalive.models import Decision, Round
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +69,8 @@ def test_explain_replays_every_decision_of_a_two_round_run_identically(
     api = APIClient()
     api.force_authenticate(owner)
     for d in decisions:
-        document = {k: d.inputs[k] for k in ("event", "payload", "state")}
+        document = recorded_request(d.inputs)
+        assert document is not None
         answer = api.post("/api/prkeepalive/explain", document, format="json")
         assert answer.status_code == 200
         assert answer.json()["lines"] == [d.line]
