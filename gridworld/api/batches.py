@@ -28,6 +28,13 @@ from core.errors import Conflict
 from evalsite.openapi import REFUSES_UNKNOWN_FIELDS, idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
+from gridworld.api.outputs import (
+    GridworldBatchOutputSerializer,
+    GridworldEpisodeDetailOutputSerializer,
+    GridworldEpisodeOutputSerializer,
+    GridworldVerificationOutputSerializer,
+    page_schema,
+)
 from gridworld.core.config import (
     MAX_BUDGET,
     MAX_EPISODES,
@@ -38,12 +45,11 @@ from gridworld.core.config import (
 from gridworld.core.governor import GOVERNOR_KINDS
 from gridworld.core.proposers import PROPOSER_KINDS
 from gridworld.core.receipt_json import read_receipt_json
-from gridworld.models import Episode, EpisodeBatch
+from gridworld.models import EpisodeBatch
 from gridworld.selectors import batch_get, batch_list, episode_get, episode_list
 from gridworld.services.batches import IDEMPOTENCY_HEADER, batch_start_once
 from gridworld.services.episodes import (
     DAMAGED,
-    StoredReceipt,
     receipt_verify,
     stored_receipt,
 )
@@ -52,82 +58,18 @@ MAX_LIMIT = 500
 DEFAULT_LIMIT = 100
 
 
-def batch_to_wire(
-    batch: EpisodeBatch, *, request: Request | None = None
-) -> dict[str, Any]:
-    run = batch.run
-    url = batch.get_absolute_url()
-    return {
-        "id": batch.pk,
-        "runId": run.run_id,
-        "benchmarkId": run.benchmark.benchmark_id,
-        "status": run.status,
-        "progress": {"done": run.progress_done, "total": run.total_cases},
-        "config": batch.config,
-        "map": {
-            "name": batch.grid_map.name,
-            "width": batch.grid_map.width,
-            "height": batch.grid_map.height,
-            "hash": batch.grid_map.digest,
-        },
-        "episodes": batch.episodes,
-        "seeds": {"first": batch.seed, "last": batch.seed + batch.episodes - 1},
-        "proposer": batch.proposer,
-        "governor": batch.governor,
-        "createdBy": batch.created_by.get_username() if batch.created_by else None,
-        "startedAt": run.started_at.isoformat(),
-        "completedAt": run.completed_at.isoformat() if run.completed_at else None,
-        "metrics": run.metrics,
-        "passRate": run.pass_rate if run.completed_at else None,
-        "verdict": None
-        if run.verdict_passed is None
-        else {"pass": run.verdict_passed, "failedProperties": run.failed_properties},
-        "error": run.error or None,
-        "url": request.build_absolute_uri(url) if request is not None else url,
-    }
-
-
-def episode_to_wire(
-    episode: Episode, stored: StoredReceipt | None = None
-) -> dict[str, Any]:
-    """An episode on the wire. With ``stored`` (one episode's answer)
-    ``receiptDigest`` and ``receiptBytes`` describe the receipt bytes as
-    stored now, ``receiptStatus`` says whether they are still the ones
-    recorded (``intact``, ``altered``, ``damaged``) and
-    ``storedReceiptDigest`` is the digest recorded with the episode. Lists
-    carry the recorded digest and size (reading every receipt would cost a
-    page its speed)."""
-    wire = {
-        "index": episode.index,
-        "seed": episode.seed,
-        "runId": episode.run_id,
-        "passed": episode.passed,
-        "success": episode.success,
-        "steps": episode.steps,
-        "safetyViolations": episode.safety_violations,
-        "receiptDigest": episode.receipt_digest,
-        "receiptBytes": episode.receipt_bytes,
-        "metrics": episode.metrics,
-        "url": episode.get_absolute_url(),
-    }
-    if stored is not None:
-        wire["receiptDigest"] = stored.digest
-        wire["receiptBytes"] = None if stored.data is None else len(stored.data)
-        wire["receiptStatus"] = stored.status
-        wire["storedReceiptDigest"] = stored.stored_digest
-    return wire
-
-
 PAGE = page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
-LIST = inline_serializer(
-    "GridworldList",
-    {"count": serializers.IntegerField(), "results": serializers.ListField()},
-)
+BATCH_PAGE = page_schema("GridworldBatchPage", GridworldBatchOutputSerializer)
+EPISODE_PAGE = page_schema("GridworldEpisodePage", GridworldEpisodeOutputSerializer)
+
+
+def batch_answer(batch: EpisodeBatch, request: Request) -> dict[str, Any]:
+    return GridworldBatchOutputSerializer(batch, context={"request": request}).data
 
 
 class BatchListCreateView(APIView):
     @extend_schema(
-        operation_id="gridworld_batches_list", parameters=PAGE, responses=LIST
+        operation_id="gridworld_batches_list", parameters=PAGE, responses=BATCH_PAGE
     )
     def get(self, request: Request) -> Response:
         """Episode batches, newest first."""
@@ -137,7 +79,7 @@ class BatchListCreateView(APIView):
         return Response(
             {
                 "count": batches.count(),
-                "results": [batch_to_wire(b, request=request) for b in page],
+                "results": [batch_answer(b, request) for b in page],
             }
         )
 
@@ -193,9 +135,7 @@ class BatchListCreateView(APIView):
         ),
         parameters=[idempotency_key_parameter()],
         extensions=REFUSES_UNKNOWN_FIELDS,
-        responses={
-            202: inline_serializer("GridworldBatch", {"id": serializers.IntegerField()})
-        },
+        responses={202: GridworldBatchOutputSerializer},
     )
     def post(self, request: Request) -> Response:
         """Start a batch on the workers; 202 with the queued batch. With an
@@ -206,9 +146,7 @@ class BatchListCreateView(APIView):
             auth=request.auth,
             idempotency_header=request.headers.get(IDEMPOTENCY_HEADER),
         )
-        response = Response(
-            batch_to_wire(batch, request=request), status.HTTP_202_ACCEPTED
-        )
+        response = Response(batch_answer(batch, request), status.HTTP_202_ACCEPTED)
         if replayed:
             response["Idempotent-Replayed"] = "true"
         return response
@@ -217,18 +155,18 @@ class BatchListCreateView(APIView):
 class BatchDetailView(APIView):
     @extend_schema(
         operation_id="gridworld_batches_retrieve",
-        responses=inline_serializer(
-            "GridworldBatchDetail", {"id": serializers.IntegerField()}
-        ),
+        responses=GridworldBatchOutputSerializer,
     )
     def get(self, request: Request, pk: int) -> Response:
         """One batch: status, progress, metrics, verdict."""
-        return Response(batch_to_wire(batch_get(pk), request=request))
+        return Response(batch_answer(batch_get(pk), request))
 
 
 class EpisodeListView(APIView):
     @extend_schema(
-        operation_id="gridworld_episodes_list", parameters=PAGE, responses=LIST
+        operation_id="gridworld_episodes_list",
+        parameters=PAGE,
+        responses=EPISODE_PAGE,
     )
     def get(self, request: Request, pk: int) -> Response:
         """A batch's stored episodes, in episode order."""
@@ -236,22 +174,28 @@ class EpisodeListView(APIView):
         episodes = episode_list(batch_get(pk))
         page = episodes[offset : offset + limit]
         return Response(
-            {"count": episodes.count(), "results": [episode_to_wire(e) for e in page]}
+            {
+                "count": episodes.count(),
+                "results": GridworldEpisodeOutputSerializer(page, many=True).data,
+            }
         )
 
 
 class EpisodeDetailView(APIView):
     @extend_schema(
         operation_id="gridworld_episodes_retrieve",
-        responses=inline_serializer(
-            "GridworldEpisode", {"index": serializers.IntegerField()}
-        ),
+        responses=GridworldEpisodeDetailOutputSerializer,
     )
     def get(self, request: Request, pk: int, index: int) -> Response:
         """One episode: seed, metrics, the digest of its receipt as stored
         now and whether that is still the digest recorded with it."""
         episode = episode_get(pk, index)
-        return Response(episode_to_wire(episode, stored_receipt(episode)))
+        stored = stored_receipt(episode)
+        return Response(
+            GridworldEpisodeDetailOutputSerializer(
+                episode, context={"stored": stored}
+            ).data
+        )
 
 
 class EpisodeReceiptView(APIView):
@@ -302,15 +246,7 @@ class ReceiptVerifyView(APIView):
                 "properties": {"config": {"type": "object"}},
             }
         },
-        responses=inline_serializer(
-            "GridworldVerification",
-            {
-                "verified": serializers.BooleanField(),
-                "run_id": serializers.CharField(),
-                "steps_checked": serializers.IntegerField(),
-                "divergence": serializers.DictField(allow_null=True),
-            },
-        ),
+        responses=GridworldVerificationOutputSerializer,
     )
     def post(self, request: Request) -> Response:
         """Replay an uploaded run receipt (the JSON body) and report the verdict."""
@@ -320,4 +256,5 @@ class ReceiptVerifyView(APIView):
             )
         if not isinstance(request.data["config"], dict):
             raise ValidationError({"config": ["a receipt's config is a JSON object."]})
-        return Response(receipt_verify(dict(request.data)).as_dict())
+        verification = receipt_verify(dict(request.data))
+        return Response(GridworldVerificationOutputSerializer(verification).data)
