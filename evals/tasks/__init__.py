@@ -2,7 +2,9 @@
 lifecycle's chunk and finalize tasks).
 
 Celery's autodiscovery imports ``evals.tasks``; importing the modules here
-registers their tasks. Import a task from its module, never from here.
+registers their tasks. Services never import them: they send by task name
+(``evalsite.dispatch``), which imports this package on a process's first
+send. Import a task from its module, never from here.
 """
 
 from evals.tasks import runs
