@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Case, Model, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models import Case, OuterRef, Q, QuerySet, Subquery, When
 
 from stream.core.frames import facts_from_wire
 from stream.core.types import SituationFacts
@@ -110,29 +110,12 @@ def latest_snapshot(*, agent: Agent) -> WorldSnapshot | None:
     )
 
 
-# --- the publish path's reads, in plain SQL ----------------------------------
-# Each publish (a thought, a percept, a keep-alive step) makes these reads;
-# building the ORM query cost 10-20x running it on SQLite. In plain SQL they
-# bought 2.90x single thoughts/s through POST /thoughts on SQLite, 1.45x on
-# PostgreSQL (``bench/fastpaths.py``). Same rows as the ORM queries named in
-# each docstring (tests/stream/test_selectors_plain_sql.py holds them to
-# those queries); table and column names come from the models.
-
-
-def _names(model: type[Model], *fields: str) -> tuple[str, ...]:
-    """The quoted table of ``model``, then the quoted column of each field."""
-    quote = connection.ops.quote_name
-    meta = model._meta
-    return (
-        quote(meta.db_table),
-        *(quote(meta.get_field(name).column) for name in fields),
-    )
-
-
-def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+# --- the publish path's reads -------------------------------------------------
+# Each publish (a thought, a percept, a keep-alive step) makes these reads.
+# In plain SQL (one UNION ALL statement) they bought 1.36-1.45x single
+# thoughts/s through POST /thoughts and 0.98-1.07x in batches, with the
+# deployed queue cap (``bench/fastpaths.py``): under the 1.5x a second
+# implementation must earn, so they are the ORM's.
 
 
 _STATEMENTS: dict[tuple[str, Hashable], Any] = {}
@@ -141,7 +124,7 @@ _STATEMENTS: dict[tuple[str, Hashable], Any] = {}
 def cached_statement[T](key: Hashable, build: Callable[[], T]) -> T:
     """``build()``, made once per database vendor: the text of a statement
     (or its parts) built from the models' names, which only the vendor's
-    quoting changes. Building it cost as much as running it."""
+    quoting changes (the counters' update, ``stream.services.counters``)."""
     vendor_key = (connection.vendor, key)
     try:
         return _STATEMENTS[vendor_key]  # type: ignore[no-any-return]
@@ -152,7 +135,7 @@ def cached_statement[T](key: Hashable, build: Callable[[], T]) -> T:
 
 def recent_content_hashes(*, agent: Agent, limit: int, exclude_type: str) -> set[str]:
     """The content hashes of the agent's newest ``limit`` thoughts that are not
-    of ``exclude_type`` (``publish_reads`` reads them for a publish)."""
+    of ``exclude_type``."""
     return set(
         Thought.objects.filter(agent=agent)
         .exclude(type=exclude_type)
@@ -163,80 +146,42 @@ def recent_content_hashes(*, agent: Agent, limit: int, exclude_type: str) -> set
 
 def queue_holds_more_than(*, agent: Agent, count: int) -> bool:
     """Whether the agent holds more than ``count`` thoughts; reads at most
-    ``count + 1`` index entries (``.order_by().values_list("pk")[count:count
-    + 1]``)."""
-
-    def build() -> str:
-        table, pk, agent_id = _names(Thought, "id", "agent")
-        return (
-            f"SELECT {pk} FROM {table} WHERE {agent_id} = %s "  # noqa: S608
-            "LIMIT 1 OFFSET %s"
-        )
-
-    return bool(
-        _rows(cached_statement("queue_holds_more_than", build), [agent.pk, count])
+    ``count + 1`` index entries."""
+    return (
+        Thought.objects.filter(agent=agent)
+        .order_by()
+        .values_list("pk")[count : count + 1]
+        .exists()
     )
-
-
-def _publish_reads_sql(counter: str, *, facts: bool, hashes: bool) -> str:
-    ws, ws_facts, ws_agent, ws_received, ws_pk = _names(
-        WorldSnapshot, "facts", "agent", "received_at", "id"
-    )
-    ac, ac_counter, ac_agent = _names(AgencyCounters, counter, "agent")
-    th, th_hash, th_agent, th_type, th_created, th_pk = _names(
-        Thought, "content_hash", "agent", "type", "created_at", "id"
-    )
-    parts = [
-        f"SELECT 1 AS part, NULL AS facts, {ac_counter} AS counter, "  # noqa: S608
-        f"NULL AS hash FROM {ac} WHERE {ac_agent} = %s"
-    ]
-    if facts:
-        parts.append(
-            "SELECT 0, f.facts, NULL, NULL FROM "  # noqa: S608
-            f"(SELECT {ws_facts} AS facts FROM {ws} WHERE {ws_agent} = %s "
-            f"ORDER BY {ws_received} DESC, {ws_pk} DESC LIMIT 1) f"
-        )
-    if hashes:
-        parts.append(
-            "SELECT 2, NULL, NULL, h.hash FROM "  # noqa: S608
-            f"(SELECT {th_hash} AS hash FROM {th} "
-            f"WHERE {th_agent} = %s AND NOT ({th_type} = %s) "
-            f"ORDER BY {th_created} DESC, {th_pk} DESC LIMIT %s) h"
-        )
-    return " UNION ALL ".join(parts)
 
 
 def publish_reads(
     *, agent: Agent, counter: str, facts: bool, hashes_limit: int, exclude_type: str
 ) -> tuple[Any, int | None, set[str]]:
-    """What a publish reads before it writes, in one statement: the facts of
-    the agent's newest snapshot (``WorldSnapshot.objects.filter(agent=agent)
-    .order_by("-received_at", "-pk").values_list("facts", flat=True)
-    .first()``; None when ``facts`` is false or there is no snapshot), its
-    ``counter`` (``AgencyCounters.objects.filter(agent=agent)
-    .values_list(counter, flat=True).first()``) and ``recent_content_hashes``
-    (an empty set when ``hashes_limit`` is 0). Each part is its own
-    subquery, tagged, under ``UNION ALL``."""
-    sql = cached_statement(
-        ("publish_reads", counter, facts, hashes_limit > 0),
-        lambda: _publish_reads_sql(counter, facts=facts, hashes=hashes_limit > 0),
-    )
-    params: list[Any] = [agent.pk]
+    """What a publish reads before it writes: the facts document of the
+    agent's newest snapshot (None when ``facts`` is false or there is no
+    snapshot), its ``counter`` (None before its counters row exists) and
+    ``recent_content_hashes`` (an empty set when ``hashes_limit`` is 0)."""
+    document = None
     if facts:
-        params.append(agent.pk)
-    if hashes_limit > 0:
-        params += [agent.pk, exclude_type, hashes_limit]
-    document: Any = None
-    value: int | None = None
-    hashes: set[str] = set()
-    for part, raw_facts, raw_counter, content_hash in _rows(sql, params):
-        if part == 0:
-            field = WorldSnapshot._meta.get_field("facts")
-            document = field.from_db_value(raw_facts, None, connection)  # type: ignore[attr-defined]
-        elif part == 1:
-            value = raw_counter
-        else:
-            hashes.add(content_hash)
+        document = (
+            WorldSnapshot.objects.filter(agent=agent)
+            .order_by("-received_at", "-pk")
+            .values_list("facts", flat=True)
+            .first()
+        )
+    value = (
+        AgencyCounters.objects.filter(agent=agent)
+        .values_list(counter, flat=True)
+        .first()
+    )
+    hashes = (
+        recent_content_hashes(
+            agent=agent, limit=hashes_limit, exclude_type=exclude_type
+        )
+        if hashes_limit > 0
+        else set()
+    )
     return document, value, hashes
 
 

@@ -324,7 +324,7 @@ def thoughts_publish(
     now = now or timezone.now()
     read_facts = facts is None and use_latest_facts
     # The stream's own duplicates (items of no eval scenario) are read with
-    # the facts and the counter, in one statement.
+    # the facts and the counter.
     plain_hashes = settings.STREAM_DEDUP_WINDOW > 0 and any(
         not item.eval_scenario for item in items
     )

@@ -1,7 +1,7 @@
-"""The publish path's plain-SQL reads (``publish_reads``,
-``queue_holds_more_than``) and the counters update do what the ORM queries
-they stand in for do: same rows, same ties broken the same way, same
-limits, the same converted values. The ORM queries here are the oracles."""
+"""The publish path's reads (``publish_reads``, ``queue_holds_more_than``,
+``recent_content_hashes``) and the counters update: the newest rows with
+ties broken by the greater pk, the limits, the values as stored, the
+answers the separate queries give."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_counters_increment_adds_and_creates(agent: Any) -> None:
         counters_increment(agent=agent, llm_calls=1, bogus=1)
 
 
-def test_publish_reads_are_the_three_reads_in_one_statement(
+def test_publish_reads_give_what_the_three_reads_give(
     agent: Any, calm_facts: dict[str, Any]
 ) -> None:
     def separate(facts: bool, limit: int) -> tuple[Any, int | None, set[str]]:
