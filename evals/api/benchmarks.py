@@ -38,14 +38,13 @@ from evals.api.outputs import (
     BenchmarkPackSavedSerializer,
     BenchmarkRunOutputSerializer,
     BenchmarkRunSavedSerializer,
+    ShadowIngestSerializer,
     page_schema,
     seed_schema,
 )
 from evals.api.paging import (
     PAGING,
     TRUE_VALUES,
-    DocumentSerializer,
-    ListSerializer,
     page_of,
     query_choice,
 )
@@ -74,17 +73,19 @@ MANIFEST_DOCUMENT = seed_schema(
     "manifest.v1.schema.json", "benchmark manifest", "benchmarkId"
 )
 RUN_DOCUMENT = seed_schema("run_summary.v1.schema.json", "run summary", "runId")
-SHADOW_INGEST = inline_serializer(
-    "ShadowIngest",
-    {
-        "created": serializers.IntegerField(),
-        "unchanged": serializers.IntegerField(),
-        "traceIds": serializers.ListField(child=serializers.CharField()),
-    },
-)
 SHADOW_DOCUMENT = seed_schema(
     "shadow_record.v1.schema.json", "shadow recall record", "traceId"
 )
+# A stored record is answered as it was posted: the seed schema it was
+# checked against is the schema of the answer.
+SHADOW_PAGE = {
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer"},
+        "results": {"type": "array", "items": SHADOW_DOCUMENT},
+    },
+    "required": ["count", "results"],
+}
 # One record, or a batch of them (all or nothing); nothing else beside records.
 SHADOW_CREATE = {
     "oneOf": [
@@ -340,7 +341,7 @@ class ShadowRecordListCreateView(APIView):
             OpenApiParameter("sessionKey", str, extensions=EMPTY_IS_ABSENT),
             *PAGING,
         ],
-        responses=ListSerializer,
+        responses={200: SHADOW_PAGE},
     )
     def get(self, request: Request) -> Response:
         """Shadow recall records, newest first."""
@@ -356,7 +357,7 @@ class ShadowRecordListCreateView(APIView):
     @extend_schema(
         operation_id="benchmarks_shadow_create",
         request={"application/json": SHADOW_CREATE},
-        responses={201: SHADOW_INGEST, 200: SHADOW_INGEST},
+        responses={201: ShadowIngestSerializer, 200: ShadowIngestSerializer},
     )
     def post(self, request: Request) -> Response:
         """Record one shadow recall record, or a batch ``{"records": [...]}``
@@ -379,14 +380,7 @@ class ShadowRecordListCreateView(APIView):
         else:
             result = shadow_records_ingest(documents=[data], batch=False)
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-        return Response(
-            {
-                "created": result.created,
-                "unchanged": result.unchanged,
-                "traceIds": list(result.trace_ids),
-            },
-            code,
-        )
+        return Response(ShadowIngestSerializer(result).data, code)
 
 
 def _is_day(text: str) -> bool:
@@ -399,7 +393,7 @@ def _is_day(text: str) -> bool:
 
 class ShadowRecordDetailView(APIView):
     @extend_schema(
-        operation_id="benchmarks_shadow_retrieve", responses=DocumentSerializer
+        operation_id="benchmarks_shadow_retrieve", responses={200: SHADOW_DOCUMENT}
     )
     def get(self, request: Request, trace_id: str) -> Response:
         """One shadow recall record as it was posted."""

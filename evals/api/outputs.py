@@ -223,6 +223,19 @@ class BaselineSnapshotSavedSerializer(BaselineSnapshotOutputSerializer):
     )
 
 
+class ShadowIngestSerializer(serializers.Serializer):
+    """What a shadow record write stored (``ShadowIngestResult``)."""
+
+    created = Integer()
+    unchanged = Integer()
+    traceIds = Items(source="trace_ids", child=serializers.CharField())  # noqa: N815
+
+    def to_representation(self, instance: Any) -> Any:
+        body = super().to_representation(instance)
+        body["traceIds"] = list(body["traceIds"])
+        return body
+
+
 class RunConfig(Document):
     """A harness run's configuration as users see it (``run_config_shown``)."""
 

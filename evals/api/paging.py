@@ -1,13 +1,11 @@
 """What the benchmark API's modules share: paging of list endpoints
 (``limit``/``offset``, 400 with the field on a bad value), a query choice,
-absolute URLs, and the schema of a page and of a seed document."""
+and absolute URLs."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import inline_serializer
-from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
@@ -20,17 +18,6 @@ DEFAULT_LIMIT = 50
 
 
 TRUE_VALUES = ("1", "true", "on", "yes")
-
-
-ListSerializer = inline_serializer(
-    "BenchmarkPage",
-    {"count": serializers.IntegerField(), "results": serializers.ListField()},
-)
-
-
-DocumentSerializer = inline_serializer(
-    "SeedDocument", {"schemaVersion": serializers.IntegerField()}
-)
 
 
 PAGING = paging.page_parameters(default=DEFAULT_LIMIT, maximum=MAX_LIMIT)

@@ -376,3 +376,33 @@ def test_suites_lists_files_on_disk_with_versions_seen(
     assert smoke["url"] == "/evals/suites/smoke/"
     assert (by_id["broken"]["valid"], by_id["broken"]["invalidLines"]) == (False, 1)
     assert by_id["idle-v1"]["versions"] == []
+
+
+def _component(client: APIClient, name: str) -> dict[str, Any]:
+    schema = client.get("/api/schema/?format=json").json()
+    component: dict[str, Any] = schema["components"]["schemas"][name]
+    return component
+
+
+def test_the_run_schema_is_the_shape_of_every_run_answer(
+    session_client: APIClient, django_capture_on_commit_callbacks: Any
+) -> None:
+    queued = post_run(session_client, SMOKE_POST, django_capture_on_commit_callbacks)
+    run_id = queued.json()["runId"]
+    answers = [
+        queued.json(),
+        session_client.get(f"/api/evals/runs/{run_id}").json(),
+        *session_client.get("/api/evals/runs").json()["results"],
+    ]
+    run = _component(session_client, "EvalRun")
+
+    assert set(run["properties"]) == RUN_KEYS
+    assert set(run["required"]) == RUN_KEYS
+    for answer in answers:
+        assert set(answer) == set(run["properties"])
+    assert run["properties"]["startedAt"]["format"] == "date-time"
+    assert run["properties"]["verdict"].get("nullable") is True
+    page = _component(session_client, "EvalRunList")
+    assert page["properties"]["results"]["items"] == {
+        "$ref": "#/components/schemas/EvalRun"
+    }
