@@ -407,3 +407,40 @@ def test_a_snapshot_from_the_base_store_pairs_with_the_run_it_names(
     assert code == 1
     assert "- Baseline snapshot: required-main (resolved from base)\n" in out
     assert "McNemar b=70 c=0" in out
+
+
+def test_one_shared_scenario_has_no_interval_and_the_json_says_null(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, cand = stores(
+        tmp_path,
+        [run_doc("b1", [True], ids=["only"])],
+        [run_doc("c1", [False], ids=["only"])],
+    )
+    report = tmp_path / "gate.json"
+
+    code, out, _ = gate(
+        capsys, "--base", base, "--candidate", cand, "--stat", "--json", report
+    )
+
+    assert code == 0
+    assert "- ama passRate delta -1 [n/a, n/a] (n=1, K=1, margin 0)\n" in out
+    assert "MDE n/a" in out
+    (comparison,) = json.loads(report.read_text())["benchmarks"][0]["comparisons"]
+    assert comparison["interval"] == [None, None]
+    assert comparison["standardError"] is None
+    assert (comparison["verdict"], comparison["underpowered"]) == ("inconclusive", True)
+
+
+def test_benchmark_ci_gate_stat_reads_with_several_workers(tmp_path: Path) -> None:
+    base, cand = stores(
+        tmp_path, [run_doc("b1", SMALL_DROP[0])], [run_doc("c1", SMALL_DROP[1])]
+    )
+    out = io.StringIO()
+
+    call_command(
+        "benchmark_ci_gate", "--base", str(base), "--candidate", str(cand), "--stat",
+        "--workers", "2", stdout=out,
+    )  # fmt: skip
+
+    assert "## Inconclusive\n- ama passRate delta -0.1667 [" in out.getvalue()

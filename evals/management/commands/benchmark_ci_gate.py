@@ -67,8 +67,16 @@ class Command(BaseCommand):
         write_reports(self, verdict, options)
 
     def _handle_stat(self, stat: cli_stat.StatOptions, options: Any) -> None:
+        workers = max(1, options["workers"])
         try:
-            verdict = cli.decide_stat(cli.request_of(options), stat, None)
+            request = cli.request_of(options)
+            if workers > 1:
+                with ProcessPoolExecutor(
+                    max_workers=min(workers, os.cpu_count() or 1)
+                ) as pool:
+                    verdict = cli.decide_stat(request, stat, pool)
+            else:
+                verdict = cli.decide_stat(request, stat, None)
         except (CoreError, ValueError, OSError) as error:
             message = error.message if isinstance(error, CoreError) else str(error)
             raise CommandError(message, returncode=EXIT_UNUSABLE) from None
