@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from evals.core.formats_types import CaseResult, RunSummary
 from evals.core.gate import BaselineSource, GateVerdict, SnapshotRef, invalid_messages
 from evals.core.metric_registry import MetricDirection, direction, threshold
-from evals.core.stats import MEAN, CaseGroups, Reducer, group_cases
+from evals.core.stats import (
+    MEAN,
+    CaseGroups,
+    Estimate,
+    Reducer,
+    epochs_of,
+    estimate,
+    group_cases,
+)
 from evals.core.stats_paired import (
     Flip,
     PairedComparison,
@@ -87,6 +95,28 @@ class StatGateVerdict:
     @property
     def underpowered(self) -> list[tuple[str, PairedComparison]]:
         return [(bid, c) for bid, c in self._named() if c.underpowered]
+
+
+def run_estimates(run: RunSummary, reducer: Reducer = MEAN) -> dict[str, Estimate]:
+    """A stored run's figures with their uncertainty (``evals.core.stats``):
+    ``passRate`` from its case results, ``score`` when every case has one;
+    without case results the pass rate of its counts, each case one
+    scenario (Wilson or t as for any proportion)."""
+    if run.case_results is None:
+        outcomes = [1.0] * run.passed_cases + [0.0] * run.failed_cases
+        ids = [f"case-{index}" for index in range(len(outcomes))]
+        return {PASS_RATE: estimate(epochs_of(ids, outcomes), reducer)}
+    groups = _groups(run.case_results)
+    found = {
+        PASS_RATE: estimate(
+            groups.epochs([float(c.passed) for c in run.case_results]), reducer
+        )
+    }
+    scores = [c.score for c in run.case_results]
+    if scores and all(score is not None for score in scores):
+        values = [float(score) for score in scores if score is not None]
+        found[SCORE] = estimate(groups.epochs(values), reducer)
+    return found
 
 
 def _run_index(*stores: StoreContents) -> dict[tuple[str, str], RunSummary]:

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from evals.core.formats_types import RunSummary
+from evals.core.gate_stat import run_estimates
+from evals.core.runs import validate_run_summary
 from evals.core.stats import (
     MAX_REPEATS,
     Reducer,
@@ -281,3 +284,51 @@ def test_one_scenario_has_no_interval() -> None:
     assert got.interval.method == "none"
     assert math.isnan(got.interval.low)
     assert "fewer than 2 scenarios" in got.advice
+
+
+# --- a stored run's figures ------------------------------------------------------
+
+
+def stored_run(
+    cases: list[dict[str, object]] | None, passed: int, total: int
+) -> RunSummary:
+    document: dict[str, object] = {
+        "schemaVersion": 1,
+        "runId": "r1",
+        "benchmarkId": "ama",
+        "status": "completed",
+        "startedAt": "2026-03-06T10:00:00.000Z",
+        "totalCases": total,
+        "passedCases": passed,
+        "failedCases": total - passed,
+    }
+    if cases is not None:
+        document["caseResults"] = cases
+    return validate_run_summary(document)
+
+
+def test_a_stored_runs_pass_rate_and_score_carry_their_intervals() -> None:
+    cases = [
+        {"caseId": f"s{i}#{j}", "passed": (i + j) % 3 != 0, "score": ((i + j) % 3) / 2}
+        for i in range(40)
+        for j in range(3)
+    ]
+    passed = sum(1 for case in cases if case["passed"])
+
+    found = run_estimates(stored_run(cases, passed, len(cases)))
+
+    assert sorted(found) == ["passRate", "score"]
+    assert (found["passRate"].n, found["passRate"].k) == (40, 3)
+    assert found["passRate"].estimate == pytest.approx(passed / len(cases), abs=TOL)
+    assert found["score"].interval.method == "t"
+
+
+def test_a_stored_run_without_case_results_is_a_proportion_of_its_counts() -> None:
+    found = run_estimates(stored_run(None, 5, 6))
+
+    assert list(found) == ["passRate"]
+    expected = wilson_interval(5 / 6, 6)
+    assert (found["passRate"].interval.low, found["passRate"].interval.high) == (
+        pytest.approx(expected.low, abs=TOL),
+        pytest.approx(expected.high, abs=TOL),
+    )
