@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -18,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evals.api.outputs import EvalRunSerializer, page_schema
+from evals.api.outputs import EvalRunSerializer, EvalSuiteSerializer, page_schema
 from evals.api.paging import PAGING, limit_offset
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
@@ -32,7 +31,7 @@ from evals.services.harness.create import (
     SAMPLER_NAMES,
     eval_run_create,
 )
-from evals.services.harness.suites import SuiteFile, suite_files, suite_resolve
+from evals.services.harness.suites import suite_files, suite_resolve
 from evals.services.runs.idempotency import HEADER as IDEMPOTENCY_HEADER
 from evals.services.runs.idempotency import (
     holder_of,
@@ -72,21 +71,6 @@ class EvalRunCreateInputSerializer(serializers.Serializer):
 
     def validate_script(self, value: str) -> Path:
         return core_field(lambda: suite_resolve(value, field="script"))
-
-
-def suite_file_to_wire(
-    suite: SuiteFile, versions: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "suiteId": suite.suite_id,
-        "name": suite.name,
-        "lineCount": suite.line_count,
-        "suiteSha256": suite.suite_sha256,
-        "valid": suite.is_valid,
-        "invalidLines": suite.invalid_lines,
-        "hasScript": suite.has_script,
-        "versions": versions,
-    }
 
 
 RUN_FILTERS = [
@@ -196,31 +180,17 @@ class EvalSuiteListView(APIView):
     @extend_schema(
         operation_id="evals_suites_list",
         responses=inline_serializer(
-            "EvalSuiteList", {"results": serializers.ListField()}
+            "EvalSuiteList", {"results": EvalSuiteSerializer(many=True)}
         ),
     )
     def get(self, request: Request) -> Response:
         """Suites on disk now (line count, sha256, validity) with the versions
         runs have seen."""
-        versions = {
-            b.benchmark_id: [
-                {
-                    "suiteSha256": v.suite_sha256,
-                    "lineCount": v.line_count,
-                    "firstSeenAt": v.first_seen_at.isoformat(),
-                }
-                for v in b.suite_versions.all()
-            ]
-            for b in suite_benchmarks()
-        }
+        versions = {b.benchmark_id: b.suite_versions.all() for b in suite_benchmarks()}
         return Response(
             {
-                "results": [
-                    {
-                        **suite_file_to_wire(s, versions.get(s.suite_id, [])),
-                        "url": reverse("evals:suite-detail", args=[s.suite_id]),
-                    }
-                    for s in suite_files()
-                ]
+                "results": EvalSuiteSerializer(
+                    suite_files(), many=True, context={"versions": versions}
+                ).data
             }
         )

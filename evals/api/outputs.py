@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 from rest_framework.fields import SkipField
@@ -234,6 +235,50 @@ class ShadowIngestSerializer(serializers.Serializer):
         body = super().to_representation(instance)
         body["traceIds"] = list(body["traceIds"])
         return body
+
+
+class SuiteVersionSerializer(serializers.Serializer):
+    """A version of a suite some run has seen."""
+
+    suiteSha256 = Text(source="suite_sha256")  # noqa: N815
+    lineCount = Integer(source="line_count")  # noqa: N815
+    firstSeenAt = Timestamp(source="first_seen_at")  # noqa: N815
+
+
+class SuiteVersions(Items):
+    """The versions runs have seen of a suite: the context's ``versions``
+    (suite id to its version rows)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="suite_id", child=SuiteVersionSerializer(), **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        rows = self.context["versions"].get(value, [])
+        return [dict(item) for item in SuiteVersionSerializer(rows, many=True).data]
+
+
+class SuiteUrl(AsIs, serializers.CharField):
+    """The suite's page (a path)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="suite_id", **kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return reverse("evals:suite-detail", args=[value])
+
+
+class EvalSuiteSerializer(serializers.Serializer):
+    """A suite on disk now (``SuiteFile``) with the versions runs have seen."""
+
+    suiteId = Text(source="suite_id")  # noqa: N815
+    name = Text()
+    lineCount = Integer(source="line_count")  # noqa: N815
+    suiteSha256 = Text(source="suite_sha256")  # noqa: N815
+    valid = Flag(source="is_valid")
+    invalidLines = Integer(source="invalid_lines")  # noqa: N815
+    hasScript = Flag(source="has_script")  # noqa: N815
+    versions = SuiteVersions()
+    url = SuiteUrl()
 
 
 class RunConfig(Document):

@@ -406,3 +406,23 @@ def test_the_run_schema_is_the_shape_of_every_run_answer(
     assert page["properties"]["results"]["items"] == {
         "$ref": "#/components/schemas/EvalRun"
     }
+
+
+def test_the_suite_schema_is_the_shape_of_the_suites_answer(
+    session_client: APIClient, django_capture_on_commit_callbacks: Any
+) -> None:
+    post_run(session_client, SMOKE_POST, django_capture_on_commit_callbacks)
+
+    suites = session_client.get("/api/evals/suites").json()["results"]
+    suite = _component(session_client, "EvalSuite")
+    version = _component(session_client, "SuiteVersion")
+
+    smoke = next(s for s in suites if s["suiteId"] == "smoke")
+    assert smoke["versions"], "a run has seen a version of smoke"
+    for answer in suites:
+        assert set(answer) == set(suite["properties"]) == set(suite["required"])
+        for seen in answer["versions"]:
+            assert set(seen) == set(version["properties"])
+    assert suite["properties"]["versions"]["items"] == {
+        "$ref": "#/components/schemas/SuiteVersion"
+    }
