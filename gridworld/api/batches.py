@@ -24,7 +24,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import Conflict
 from evalsite.openapi import REFUSES_UNKNOWN_FIELDS, idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
@@ -49,7 +48,7 @@ from gridworld.models import EpisodeBatch
 from gridworld.selectors import batch_get, batch_list, episode_get, episode_list
 from gridworld.services.batches import IDEMPOTENCY_HEADER, batch_start_once
 from gridworld.services.episodes import (
-    DAMAGED,
+    receipt_download,
     receipt_verify,
     stored_receipt,
 )
@@ -202,15 +201,8 @@ class EpisodeReceiptView(APIView):
     @extend_schema(operation_id="gridworld_receipt_retrieve", responses={200: dict})
     def get(self, request: Request, pk: int, index: int) -> HttpResponse:
         """The episode's run receipt, byte for byte as stored (canonical JSON);
-        409 when the stored bytes no longer read as a receipt."""
-        episode = episode_get(pk, index)
-        stored = stored_receipt(episode)
-        if stored.status == DAMAGED or stored.data is None:
-            raise Conflict(
-                f"stored receipt is damaged: {stored.problem}",
-                code="receipt_damaged",
-                details={"storedDigest": stored.stored_digest, "digest": stored.digest},
-            )
+        409 ``receipt_damaged`` when the stored bytes no longer read as a receipt."""
+        stored = receipt_download(episode_get(pk, index))
         response = HttpResponse(stored.data, content_type="application/json")
         response["Receipt-Status"] = stored.status
         response["Content-Disposition"] = (

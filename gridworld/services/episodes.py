@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import SchemaInvalid, SchemaProblem
+from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from gridworld.core.episode import SCHEMA_VERSION
 from gridworld.core.receipt_json import read_receipt_json, receipt_value_problems
 from gridworld.core.replay import Verification, config_from_receipt, replay_verify
@@ -67,6 +67,25 @@ def stored_receipt(episode: Episode) -> StoredReceipt:
             stored.stored_digest,
             stored.digest,
             stored.problem or "-",
+        )
+    return stored
+
+
+class ReceiptDamaged(Conflict):
+    """The stored bytes of a receipt no longer read as one (the API's 409)."""
+
+    code = "receipt_damaged"
+
+
+def receipt_download(episode: Episode) -> StoredReceipt:
+    """``stored_receipt`` for handing the bytes out: a damaged receipt (its
+    bytes do not read as one) raises ``ReceiptDamaged``, with the digest
+    recorded and the digest of the bytes as stored now."""
+    stored = stored_receipt(episode)
+    if stored.status == DAMAGED or stored.data is None:
+        raise ReceiptDamaged(
+            f"stored receipt is damaged: {stored.problem}",
+            details={"storedDigest": stored.stored_digest, "digest": stored.digest},
         )
     return stored
 
