@@ -101,6 +101,7 @@ bodies = st.dictionaries(
 )
 
 
+# Slow by design: 300 generated bodies against the slow reference rounding.
 @settings(max_examples=300, deadline=None)
 @given(bodies)
 def test_canonical_json_of_a_json_body_is_the_rounded_reference(value: Any) -> None:

@@ -77,6 +77,7 @@ def outcome(function: Any, document: Any) -> Any:
         return type(exc)
 
 
+# Slow by design: 400 generated documents, each written twice and compared.
 @settings(max_examples=400, deadline=None)
 @given(documents)
 def test_indented_bytes_are_the_standard_librarys(document: dict[str, Any]) -> None:
@@ -85,6 +86,7 @@ def test_indented_bytes_are_the_standard_librarys(document: dict[str, Any]) -> N
     )
 
 
+# Slow by design: 400 generated documents, each written twice and compared.
 @settings(max_examples=400, deadline=None)
 @given(documents)
 def test_compact_text_is_the_standard_librarys(document: dict[str, Any]) -> None:
@@ -97,6 +99,7 @@ def reference_sorted_compact(document: Any) -> str:
     )
 
 
+# Slow by design: 400 generated documents, each written twice and compared.
 @settings(max_examples=400, deadline=None)
 @given(documents)
 def test_sorted_compact_text_is_the_standard_librarys(

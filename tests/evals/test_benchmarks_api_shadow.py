@@ -271,6 +271,7 @@ def _answer(client: APIClient, body: bytes, fast: bool) -> tuple[Any, ...]:
     return answer
 
 
+# Slow by design: 200 generated batches, each posted on both paths.
 @hypothesis_settings(
     max_examples=200,
     deadline=None,

@@ -160,6 +160,7 @@ def test_exit_2_when_a_directory_is_missing(
     )
 
 
+# Slow by design: the gate runs in a child process to see its exit status.
 def test_exit_2_when_a_report_cannot_be_written(
     tmp_path: Path, stores: tuple[Path, Path]
 ) -> None:

@@ -101,6 +101,7 @@ def test_ev_c2_invalid_suite_exits_2_printing_every_line_and_stores_nothing(
     assert stored_counts() == (0, 0, 0, 0)
 
 
+# Slow by design: the exit status a shell sees needs a real manage.py process.
 def test_ev_c2_real_process_exit_code_is_2(broken_suite: Path, tmp_path: Path) -> None:
     """The exit status a shell sees; the database named here is never even
     opened, so nothing can have been stored."""

@@ -171,6 +171,7 @@ _examples = settings(
 )
 
 
+# Slow by design: each example stores, exports, imports and gates a whole run.
 @_examples
 @_round_trips
 def test_accepted_numbers_round_trip_through_export_import_and_gate(

@@ -259,6 +259,7 @@ def world(
     return {"task": task, "agent": agent, "staff": staff}
 
 
+# Slow by design: every hostile value at every leaf of every POST operation.
 def test_hostile_corpus_gets_no_server_error_and_refusals_write_nothing(
     world: dict[str, Any], agent_client: APIClient
 ) -> None:

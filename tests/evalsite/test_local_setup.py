@@ -78,6 +78,7 @@ def test_demo_env_is_written_once(tmp_path: Path) -> None:
     assert env_file.read_text() == first  # the secret stays the same
 
 
+# Slow by design: manage.py runs in a new shell's child process after the demo.
 def test_manage_py_works_in_a_new_shell_after_demo(tmp_path: Path) -> None:
     env_file = tmp_path / ".env"
     write_demo_env(env_file)
@@ -170,6 +171,7 @@ def test_fresh_clone_test_settings_create_var(tmp_path: Path) -> None:
     assert result.stdout.strip() == "True"
 
 
+# Slow by design: a throwaway interpreter without Django runs manage.py.
 def test_manage_py_run_by_a_python_without_django_runs_in_the_project_venv(
     tmp_path: Path,
 ) -> None:

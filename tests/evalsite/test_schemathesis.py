@@ -213,6 +213,7 @@ def api_operations(app: Any) -> list[Any]:
     return [result.ok() for result in load_schema(app).get_all_operations()]
 
 
+# Slow by design: EXAMPLES generated requests for every API operation.
 def test_every_operation_keeps_its_schema(
     in_process_app: Any, identities: dict[str, dict[str, Any]]
 ) -> None:

@@ -44,6 +44,7 @@ def test_secret_key_file_is_read(tmp_path: Path) -> None:
     assert result.stdout.strip().endswith("s" * 60)
 
 
+# Slow by design: manage.py check --deploy runs in a child process.
 @pytest.mark.parametrize(("debug", "expected_error_id"), [("false", None)])
 def test_check_deploy_is_clean_under_production_env(
     debug: str, expected_error_id: str | None
@@ -62,6 +63,7 @@ def test_check_deploy_is_clean_under_production_env(
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
+# Slow by design: a new shell and manage.py check --deploy in child processes.
 def test_secrets_come_from_files_and_are_never_printed(tmp_path: Path) -> None:
     """Every secret can come from NAME_FILE; a start-up, a deploy check, a
     failing database and a worker-less health check print none of them."""
@@ -94,6 +96,7 @@ def test_secrets_come_from_files_and_are_never_printed(tmp_path: Path) -> None:
     assert leaked == []
 
 
+# Slow by design: manage.py check --deploy runs in a child process.
 def test_check_deploy_warns_about_embedded_broker() -> None:
     result = manage(
         "check", "--deploy", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="x7Gq" * 16

@@ -115,6 +115,7 @@ def test_dispatch_cap_reached_counts_other_orchestrator_runs(
     assert github.state.comments[cid]["reactions"] == {}
 
 
+# Slow by design: the command runs in a child process, as Actions runs it.
 def test_dispatch_instruction_empty_fails_the_job(
     github: Any, actions: dict[str, Path]
 ) -> None:
@@ -264,6 +265,7 @@ def test_dispatch_gate_lane_for_a_fork_pr_with_handed_over_activation(
     )
 
 
+# Slow by design: the command runs in a child process, reading the event file.
 def test_dispatch_reads_the_event_from_the_actions_environment(
     github: Any, actions: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

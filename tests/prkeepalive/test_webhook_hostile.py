@@ -254,6 +254,7 @@ def leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return [path]
 
 
+# Slow by design: every hostile value at every leaf, each a signed delivery.
 def test_hostile_corpus_on_the_webhook_gets_no_server_error(
     settings: Any, github: Any, repo: Any
 ) -> None:

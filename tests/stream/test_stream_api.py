@@ -210,6 +210,7 @@ def test_sc_b4_prune_enforces_cap_and_keeps_actionable(
     ]
 
 
+# Slow by design: 6,000 thoughts in 12 batches against a cap of 500.
 @override_settings(STREAM_QUEUE_HARD_CAP=500)
 def test_sc_b4_batch_flood_never_passes_the_cap(agent_client: Any, agent: Any) -> None:
     """12 batches of 500 (6,000 thoughts) against a cap of 500: after every
@@ -271,6 +272,7 @@ def test_sc_b4_prune_drops_by_age(agent: Any, calm_facts: Any) -> None:
     assert not Thought.objects.exists()
 
 
+# Slow by design: 200 percepts through the API against a cap of 50.
 @override_settings(STREAM_QUEUE_HARD_CAP=50)
 def test_sc_b4_queue_stays_bounded_under_percept_flood(
     perceive: Any, calm_facts: Any, agent: Any

@@ -208,6 +208,7 @@ def _encodings(value: Any) -> list[bytes]:
     ]
 
 
+# Slow by design: 400 generated values read by both readers.
 @settings(max_examples=400)
 @given(_values)
 def test_the_fast_reader_agrees_with_the_stdlib_reader_on_any_value(
@@ -217,6 +218,7 @@ def test_the_fast_reader_agrees_with_the_stdlib_reader_on_any_value(
         assert answer(data) == stdlib_answer(data), data
 
 
+# Slow by design: 300 generated documents read by both readers.
 @settings(max_examples=300)
 @given(
     st.dictionaries(st.sampled_from(["a", "b", "c"]), _values, min_size=1),

@@ -432,6 +432,7 @@ def _key_of_full_read(data: bytes) -> tuple[Any, ...] | None:
     return (summary.benchmark_id, completed, summary.recency, summary.run_id)
 
 
+# Slow by design: 600 generated run changes, each validated in full.
 @settings(max_examples=600)
 @given(change=_stored_changes, style=st.integers(0, 7))
 def test_stored_run_key_vouches_only_for_valid_storable_runs(

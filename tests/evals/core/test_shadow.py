@@ -338,6 +338,7 @@ _aimed_changes = st.tuples(
 )
 
 
+# Slow by design: many generated batches, decoded by both readers.
 @settings(max_examples=600)
 @given(
     batch=st.lists(
@@ -463,6 +464,7 @@ def test_decoded_literals_are_the_enums() -> None:
     )
 
 
+# Slow by design: many generated timestamps, read by both parsers.
 @settings(max_examples=1000)
 @given(
     st.from_regex(

@@ -123,6 +123,7 @@ def _best_of_three(stage: Callable[[str], str], text: str) -> float:
     return best
 
 
+# Slow by design: each stage is timed on megabyte inputs, best of three.
 @pytest.mark.parametrize(("stage_name", "stage"), STAGE_FUNCTIONS)
 def test_no_megabyte_input_makes_a_stage_slow(
     stage_name: str, stage: Callable[[str], str]
