@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from prkeepalive.core.instruction import extract_instruction
 from prkeepalive.core.labels import (
@@ -76,12 +77,14 @@ from prkeepalive.core.types import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Case:
     """What the rules read: the event in its lane and the facts.
 
     ``activation`` is the comment lane's comment, or the activation a Gate
-    run handed over (``None``: found from ``pr.comments``)."""
+    run handed over (``None``: found from ``pr.comments``). What several
+    rules derive from it (the Gate lane's choice, the round and its trace)
+    is worked out once, when first read."""
 
     event: Event
     lane: Lane
@@ -95,6 +98,28 @@ class Case:
     instruction: str | None
     issue_body: str
     rounds: tuple[RecordedRound, ...]
+
+    @cached_property
+    def gate_choice(self) -> tuple[Comment | None, RecordedRound | None]:
+        """The Gate lane's activation (the one handed over, else see
+        ``lanes.gate_activation``) and the round already started from this
+        head with it."""
+        if self.activation is not None:
+            return self.activation, None
+        assert self.pr is not None  # run_has_pull came first
+        return gate_activation(self.pr, self.policy, self.rounds)
+
+    @cached_property
+    def cap(self) -> int:
+        """The PR's run cap (``agents:max-runs:X``)."""
+        return run_cap(self.labels)
+
+    @cached_property
+    def round_trace(self) -> tuple[int, str]:
+        """The round the chosen activation starts and its trace."""
+        assert self.pr is not None  # both lanes refuse without a PR
+        number = next_round(self.pr, chosen_activation(self), self.rounds)
+        return number, make_trace(self.pr.number, number)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,18 +228,8 @@ def run_has_pull(case: Case) -> Refusal | None:
     )
 
 
-def gate_lane_activation(case: Case) -> tuple[Comment | None, RecordedRound | None]:
-    """The Gate lane's activation (the one handed over, else see
-    ``lanes.gate_activation``) and the round already started from this head
-    with it."""
-    if case.activation is not None:
-        return case.activation, None
-    assert case.pr is not None  # run_has_pull came first
-    return gate_activation(case.pr, case.policy, case.rounds)
-
-
 def head_not_started(case: Case) -> Refusal | None:
-    started = gate_lane_activation(case)[1]
+    started = case.gate_choice[1]
     if started is None:
         return None
     return Refusal(
@@ -226,7 +241,7 @@ def head_not_started(case: Case) -> Refusal | None:
 
 
 def activation_found(case: Case) -> Refusal | None:
-    if gate_lane_activation(case)[0] is not None:
+    if case.gate_choice[0] is not None:
         return None
     return Refusal(
         Reason.NO_ACTIVATION_FOUND,
@@ -265,15 +280,8 @@ def no_lock_reaction(case: Case, chosen: Comment) -> Refusal | None:
     )
 
 
-def round_and_trace(case: Case, chosen: Comment) -> tuple[int, str]:
-    """The round the activation starts and its trace."""
-    assert case.pr is not None  # both lanes refuse without a PR
-    number = next_round(case.pr, chosen, case.rounds)
-    return number, make_trace(case.pr.number, number)
-
-
 def no_recorded_lock(case: Case, chosen: Comment) -> Refusal | None:
-    number, trace = round_and_trace(case, chosen)
+    number, trace = case.round_trace
     for r in case.rounds:
         if r.activation_id == chosen.id and r.number == number:
             return Refusal(
@@ -301,7 +309,7 @@ def not_sync_required(case: Case, chosen: Comment) -> Refusal | None:
 
 
 def under_cap(case: Case, chosen: Comment) -> Refusal | None:
-    cap = run_cap(case.labels)
+    cap = case.cap
     if case.active < cap:
         return None
     return Refusal(
@@ -343,11 +351,7 @@ LANE_RULES: dict[Lane, tuple[Rule, ...]] = {
 
 def chosen_activation(case: Case) -> Comment:
     """The activation both lanes continue with once their own rules hold."""
-    chosen = (
-        lane_comment(case)
-        if case.lane is Lane.COMMENT
-        else gate_lane_activation(case)[0]
-    )
+    chosen = lane_comment(case) if case.lane is Lane.COMMENT else case.gate_choice[0]
     assert chosen is not None  # comment_present / activation_found came first
     return chosen
 
@@ -415,7 +419,7 @@ def decide_dispatch(
     refusal, chosen = first_refusal(case)
     if refusal is None:
         assert chosen is not None
-        number, trace = round_and_trace(case, chosen)
+        number, trace = case.round_trace
         refusal = Refusal(Reason.OK, "every condition holds", chosen)
     else:
         number, trace = None, ""
@@ -427,7 +431,7 @@ def decide_dispatch(
         activation_id=refusal.act.id if refusal.act else None,
         agent=agent_alias(case.labels, policy),
         head_sha=(pr.head_sha if pr and pr.head_sha else "") or event.head_sha,
-        cap=run_cap(case.labels),
+        cap=case.cap,
         active=case.active,
         trace=trace,
         round=number,
