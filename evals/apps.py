@@ -1,17 +1,19 @@
 from django.apps import AppConfig
 
+from evalsite.overview import Link, Section, register
+
 
 class EvalsConfig(AppConfig):
     name = "evals"
 
     def ready(self) -> None:
-        # The scenario harness executes benchmarks of kind "suite"; resolved
-        # on first use, so nothing of the harness is imported at start-up.
+        # Imported here, not above: the executors' module reads evals' models,
+        # which Django's app registry loads only after every apps.py. The
+        # scenario harness executes benchmarks of kind "suite"; resolved on
+        # first use, so nothing of the harness is imported at start-up.
         from evals.services.runs.executors import executor_register
 
         executor_register("suite", "evals.services.harness.execute.SuiteExecutor")
-
-        from evalsite.overview import Link, Section, register
 
         register(
             Section(
