@@ -42,16 +42,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from core.errors import CoreError
-from evals.cli_stat import (
-    StatOptions,
-    add_stat_arguments,
-    log_stat_gate,
-    stat_options_of,
-    write_stat_reports,
-)
+from evals.cli_stat import StatOptions, add_stat_arguments, stat_options_of
 from evals.core.gate import BaselineSource, GateVerdict, evaluate_gate, resolve_snapshot
 from evals.core.gate_report import verdict_to_json, verdict_to_markdown
-from evals.core.gate_stat import StatGateVerdict, evaluate_stat_gate
 from evals.core.metric_registry import parse_overrides
 from evals.core.store import StoreContents, StoreKind
 from evals.core.store_reader import load_store
@@ -235,40 +228,37 @@ def decide(request: GateRequest, executor: Executor | None) -> GateVerdict:
     )
 
 
-def decide_stat(
-    request: GateRequest, options: StatOptions, executor: Executor | None
-) -> StatGateVerdict:
-    """The ``--stat`` gate: the plain gate's reading, then intervals."""
-    overrides = parse_overrides(request.metric_directions)
+def _run_stat(
+    args: argparse.Namespace, options: StatOptions, executor: Executor | None
+) -> int:
+    """``--stat``: read as the plain gate does, decide with intervals."""
+    # Imported here so that only --stat pays for importing numpy and scipy:
+    # the plain gate's start stays what it was.
+    from evals import cli_stat_run
+
+    request = request_of(vars(args))
     base, candidate = load_gate_stores(request, executor)
-    plain = evaluate_gate(
-        base=base,
-        candidate=candidate,
+    verdict = cli_stat_run.decide_stat(
+        base,
+        candidate,
+        options,
         snapshot_id=request.snapshot_id,
         min_cases=request.min_cases,
-        overrides=overrides,
+        overrides=parse_overrides(request.metric_directions),
     )
-    return evaluate_stat_gate(
-        plain,
-        base=base,
-        candidate=candidate,
-        margin=options.margin,
-        reducer=options.reducer,
-        overrides=overrides,
+    sys.stdout.write(
+        cli_stat_run.write_stat_reports(
+            verdict, json_path=args.json, markdown_path=args.markdown
+        )
     )
+    cli_stat_run.log_stat_gate(verdict)
+    return EXIT_PASSED if verdict.passed else EXIT_REGRESSION
 
 
 def _run(args: argparse.Namespace, executor: Executor | None) -> int:
     stat = stat_options_of(vars(args))
     if stat is not None:
-        decided = decide_stat(request_of(vars(args)), stat, executor)
-        sys.stdout.write(
-            write_stat_reports(
-                decided, json_path=args.json, markdown_path=args.markdown
-            )
-        )
-        log_stat_gate(decided)
-        return EXIT_PASSED if decided.passed else EXIT_REGRESSION
+        return _run_stat(args, stat, executor)
     verdict = decide(request_of(vars(args)), executor)
     markdown = write_reports(verdict, json_path=args.json, markdown_path=args.markdown)
     sys.stdout.write(markdown)

@@ -1,6 +1,8 @@
 """The ``--stat`` mode of the command-line CI gate (``python -m evals.gate``
-and ``manage.py benchmark_ci_gate``): its arguments, reports and log line.
-The rules are ``evals.core.gate_stat``'s; ``evals.cli`` reads the stores.
+and ``manage.py benchmark_ci_gate``): its arguments. Deciding, the reports
+and the log line are ``evals.cli_stat_run``'s, the rules
+``evals.core.gate_stat``'s; ``evals.cli`` reads the stores. This module
+imports no numpy or scipy, so the plain gate starts as fast as before.
 
 Arguments: ``--stat`` turns the mode on; ``--margin X`` (a number >= 0,
 default: each metric's registered threshold) is the non-inferiority margin;
@@ -13,21 +15,13 @@ codes are the plain gate's.
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from core.errors import CoreError
-from evals.core.gate_stat import StatGateVerdict
-from evals.core.gate_stat_report import stat_verdict_to_json, stat_verdict_to_markdown
-from evals.core.stats import MEAN, Reducer, parse_reducer
-from evals.core.stats_paired import Verdict
-
-logger = logging.getLogger("evals.cli")
+from evals.core.stats_input import MEAN, Reducer, parse_reducer
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,43 +77,4 @@ def stat_options_of(options: Mapping[str, Any]) -> StatOptions | None:
         return None
     return StatOptions(
         margin=options.get("margin"), reducer=options.get("reducer") or MEAN
-    )
-
-
-def write_stat_reports(
-    verdict: StatGateVerdict, *, json_path: Path | None, markdown_path: Path | None
-) -> str:
-    """Write the requested report files; the markdown report. ``OSError``
-    when a file cannot be written."""
-    markdown = stat_verdict_to_markdown(verdict)
-    for path, text in (
-        (json_path, json.dumps(stat_verdict_to_json(verdict), indent=2) + "\n"),
-        (markdown_path, markdown),
-    ):
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    return markdown
-
-
-def log_stat_gate(verdict: StatGateVerdict) -> None:
-    """The ``[Eval] ci_gate ... mode=stat`` line of a decided ``--stat`` gate."""
-    regressions = len(verdict.structural) + len(
-        verdict.with_verdict(Verdict.REGRESSION)
-    )
-    logger.info(
-        "[Eval] ci_gate passed=%s compared=%d regressions=%d improvements=%d "
-        "missing=%d mode=stat inconclusive=%d underpowered=%d",
-        str(verdict.passed).lower(),
-        len(verdict.benchmarks),
-        regressions,
-        len(verdict.with_verdict(Verdict.IMPROVEMENT)),
-        len(verdict.missing_candidate_benchmarks),
-        len(verdict.with_verdict(Verdict.INCONCLUSIVE)),
-        len(verdict.underpowered),
-        extra={
-            "passed": verdict.passed,
-            "compared": len(verdict.benchmarks),
-            "regressions": regressions,
-        },
     )

@@ -32,15 +32,8 @@ from dataclasses import dataclass
 from evals.core.formats_types import CaseResult, RunSummary
 from evals.core.gate import BaselineSource, GateVerdict, SnapshotRef, invalid_messages
 from evals.core.metric_registry import MetricDirection, direction, threshold
-from evals.core.stats import (
-    MEAN,
-    CaseGroups,
-    Estimate,
-    Reducer,
-    epochs_of,
-    estimate,
-    group_cases,
-)
+from evals.core.stats import CaseGroups, Estimate, epochs_of, estimate, group_cases
+from evals.core.stats_input import MEAN, Reducer
 from evals.core.stats_paired import (
     Flip,
     PairedComparison,

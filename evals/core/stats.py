@@ -18,7 +18,9 @@ The variance is split into between-scenario and within-scenario parts
 (one-way random effects, method of moments) with the design effect
 ``1 + (K - 1) * ICC``; ``advice`` says in one sentence whether more repeats
 or more scenarios would narrow the interval more. docs/statistics.md has
-every formula and a worked example.
+every formula and a worked example. Reducer names, their parsing and the
+input error live in ``evals.core.stats_input`` (no numpy: the command line
+parses them without importing the numerics).
 
 Case ids carry the epoch as ``<scenario>#<epoch>`` (digits after the last
 ``#``); an id without it is its scenario's only epoch. Pure numpy/scipy.
@@ -27,84 +29,26 @@ Case ids carry the epoch as ``<scenario>#<epoch>`` (digits after the last
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
 
-from core.errors import CoreError
+from evals.core.stats_input import (
+    MAX_REPEATS,
+    MEAN,
+    Reducer,
+    ReducerKind,
+    StatInputError,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
 CONFIDENCE = 0.95
-MAX_REPEATS = 100
 WILSON_BELOW_N = 30
 _EPOCH_SEPARATOR = "#"
-
-
-class StatInputError(CoreError):
-    """Input the statistics cannot use; ``field`` names the offending input."""
-
-    code = "stat_input_invalid"
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}", details={"field": field})
-        self.field = field
-
-
-class ReducerKind(StrEnum):
-    MEAN = "mean"
-    MAJORITY = "majority"
-    MAX = "max"
-    PASS_AT_K = "pass_at_k"  # noqa: S105 - a reducer name
-    PASS_HAT_K = "pass^k"  # noqa: S105 - a reducer name
-
-
-@dataclass(frozen=True, slots=True)
-class Reducer:
-    """How one scenario's epochs become one value; ``k`` for the pass kinds."""
-
-    kind: ReducerKind = ReducerKind.MEAN
-    k: int = 1
-
-    @property
-    def name(self) -> str:
-        if self.kind is ReducerKind.PASS_AT_K:
-            return f"pass_at_{self.k}"
-        if self.kind is ReducerKind.PASS_HAT_K:
-            return f"pass^{self.k}"
-        return self.kind.value
-
-
-MEAN = Reducer()
-
-_PASS_NAME = re.compile(r"^(pass_at_|pass\^)([0-9]{1,3})$")
-
-
-def parse_reducer(text: str) -> Reducer:
-    """``mean``, ``majority``, ``max``, ``pass_at_<k>`` or ``pass^<k>``;
-    ``StatInputError`` naming ``reducer`` otherwise."""
-    if text in (ReducerKind.MEAN, ReducerKind.MAJORITY, ReducerKind.MAX):
-        return Reducer(ReducerKind(text))
-    match = _PASS_NAME.match(text)
-    if match is None:
-        raise StatInputError(
-            "reducer",
-            f"unknown reducer {text!r} (mean, majority, max, pass_at_<k>, pass^<k>)",
-        )
-    k = int(match.group(2))
-    if not 1 <= k <= MAX_REPEATS:
-        raise StatInputError("reducer", f"k must be 1..{MAX_REPEATS}, got {k}")
-    kind = (
-        ReducerKind.PASS_AT_K
-        if match.group(1) == "pass_at_"
-        else ReducerKind.PASS_HAT_K
-    )
-    return Reducer(kind, k)
 
 
 def split_epoch(case_id: str) -> tuple[str, int]:

@@ -43,16 +43,14 @@ from scipy import stats as sps
 
 from evals.core.stats import (
     CONFIDENCE,
-    MEAN,
     Epochs,
     FloatArray,
     Interval,
-    Reducer,
-    StatInputError,
     reduce_epochs,
     t_interval,
     wilson_interval,
 )
+from evals.core.stats_input import MEAN, Reducer, StatInputError
 
 ALPHA = 1 - CONFIDENCE
 POWER = 0.80

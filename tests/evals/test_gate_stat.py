@@ -444,3 +444,17 @@ def test_benchmark_ci_gate_stat_reads_with_several_workers(tmp_path: Path) -> No
     )  # fmt: skip
 
     assert "## Inconclusive\n- ama passRate delta -0.1667 [" in out.getvalue()
+
+
+def test_the_plain_gate_does_not_import_the_numerics() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO")}
+    probe = (
+        "import sys, evals.cli; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    )
+
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=120, check=True,
+    )  # fmt: skip
+
+    assert result.stdout == "False False\n"

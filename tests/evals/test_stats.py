@@ -17,17 +17,19 @@ from evals.core.formats_types import RunSummary
 from evals.core.gate_stat import run_estimates
 from evals.core.runs import validate_run_summary
 from evals.core.stats import (
-    MAX_REPEATS,
-    Reducer,
-    ReducerKind,
-    StatInputError,
     epochs_of,
     estimate,
-    parse_reducer,
     reduce_epochs,
     split_epoch,
     t_interval,
     wilson_interval,
+)
+from evals.core.stats_input import (
+    MAX_REPEATS,
+    Reducer,
+    ReducerKind,
+    StatInputError,
+    parse_reducer,
 )
 
 TOL = 1e-9

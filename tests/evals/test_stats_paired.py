@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from evals.core.stats import StatInputError, epochs_of, parse_reducer, wilson_interval
+from evals.core.stats import epochs_of, wilson_interval
+from evals.core.stats_input import StatInputError, parse_reducer
 from evals.core.stats_paired import (
     Verdict,
     adjust_all,

@@ -20,7 +20,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CoreError
-from evals import cli, cli_stat
+from evals import cli, cli_stat, cli_stat_run
+from evals.core.metric_registry import parse_overrides
 from evals.management.commands.benchmark_baseline_report import (
     EXIT_REGRESSION,
     EXIT_UNUSABLE,
@@ -74,14 +75,22 @@ class Command(BaseCommand):
                 with ProcessPoolExecutor(
                     max_workers=min(workers, os.cpu_count() or 1)
                 ) as pool:
-                    verdict = cli.decide_stat(request, stat, pool)
+                    base, candidate = cli.load_gate_stores(request, pool)
             else:
-                verdict = cli.decide_stat(request, stat, None)
+                base, candidate = cli.load_gate_stores(request, None)
+            verdict = cli_stat_run.decide_stat(
+                base,
+                candidate,
+                stat,
+                snapshot_id=request.snapshot_id,
+                min_cases=request.min_cases,
+                overrides=parse_overrides(request.metric_directions),
+            )
         except (CoreError, ValueError, OSError) as error:
             message = error.message if isinstance(error, CoreError) else str(error)
             raise CommandError(message, returncode=EXIT_UNUSABLE) from None
         try:
-            markdown = cli_stat.write_stat_reports(
+            markdown = cli_stat_run.write_stat_reports(
                 verdict, json_path=options["json"], markdown_path=options["markdown"]
             )
         except OSError as error:
@@ -89,7 +98,7 @@ class Command(BaseCommand):
                 f"cannot write the report: {error}", returncode=EXIT_UNUSABLE
             ) from None
         self.stdout.write(markdown, ending="")
-        cli_stat.log_stat_gate(verdict)
+        cli_stat_run.log_stat_gate(verdict)
         if not verdict.passed:
             raise CommandError(
                 "gate failed: a regression beyond the margin",

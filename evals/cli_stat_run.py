@@ -1,0 +1,89 @@
+"""The ``--stat`` gate's run: decide over the stores ``evals.cli`` read,
+write the reports, log the line. Imports the numerics (numpy, scipy), so
+``evals.cli`` imports it only when ``--stat`` is given; it imports nothing of
+``evals.cli``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+from evals.cli_stat import StatOptions
+from evals.core.gate import evaluate_gate
+from evals.core.gate_stat import StatGateVerdict, evaluate_stat_gate
+from evals.core.gate_stat_report import stat_verdict_to_json, stat_verdict_to_markdown
+from evals.core.metric_registry import MetricDirection
+from evals.core.stats_paired import Verdict
+from evals.core.store import StoreContents
+
+logger = logging.getLogger("evals.cli")
+
+
+def decide_stat(
+    base: StoreContents,
+    candidate: StoreContents,
+    options: StatOptions,
+    *,
+    snapshot_id: str | None,
+    min_cases: int | None,
+    overrides: Mapping[str, MetricDirection] | None,
+) -> StatGateVerdict:
+    """The plain gate over the stores, then the statistical gate over the
+    runs it compared."""
+    plain = evaluate_gate(
+        base=base,
+        candidate=candidate,
+        snapshot_id=snapshot_id,
+        min_cases=min_cases,
+        overrides=overrides,
+    )
+    return evaluate_stat_gate(
+        plain,
+        base=base,
+        candidate=candidate,
+        margin=options.margin,
+        reducer=options.reducer,
+        overrides=overrides,
+    )
+
+
+def write_stat_reports(
+    verdict: StatGateVerdict, *, json_path: Path | None, markdown_path: Path | None
+) -> str:
+    """Write the requested report files; the markdown report. ``OSError``
+    when a file cannot be written."""
+    markdown = stat_verdict_to_markdown(verdict)
+    for path, text in (
+        (json_path, json.dumps(stat_verdict_to_json(verdict), indent=2) + "\n"),
+        (markdown_path, markdown),
+    ):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return markdown
+
+
+def log_stat_gate(verdict: StatGateVerdict) -> None:
+    """The ``[Eval] ci_gate ... mode=stat`` line of a decided ``--stat`` gate."""
+    regressions = len(verdict.structural) + len(
+        verdict.with_verdict(Verdict.REGRESSION)
+    )
+    logger.info(
+        "[Eval] ci_gate passed=%s compared=%d regressions=%d improvements=%d "
+        "missing=%d mode=stat inconclusive=%d underpowered=%d",
+        str(verdict.passed).lower(),
+        len(verdict.benchmarks),
+        regressions,
+        len(verdict.with_verdict(Verdict.IMPROVEMENT)),
+        len(verdict.missing_candidate_benchmarks),
+        len(verdict.with_verdict(Verdict.INCONCLUSIVE)),
+        len(verdict.underpowered),
+        extra={
+            "passed": verdict.passed,
+            "compared": len(verdict.benchmarks),
+            "regressions": regressions,
+        },
+    )
