@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "evalsite",
+    "accounts",
     "stream",
     "evals",
     "gridworld",
@@ -216,12 +217,12 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 100
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "stream.auth.AgentKeyAuthentication",
+        "accounts.auth.ApiKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # Per API key; sessions (people) are not throttled.
-    "DEFAULT_THROTTLE_CLASSES": ["stream.auth.AgentKeyRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.auth.ApiKeyRateThrottle"],
     "DEFAULT_PARSER_CLASSES": [
         "evalsite.parsers.BoundedJSONParser",
         "rest_framework.parsers.MultiPartParser",

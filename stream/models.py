@@ -9,15 +9,15 @@ from core.scopes import DEFAULT_SCOPES
 
 
 def default_agent_scopes() -> list[str]:
+    """The scopes migration 0005 gave the keys that existed before scopes
+    (keys live in ``accounts`` now)."""
     return list(DEFAULT_SCOPES)
 
 
 class Agent(models.Model):
-    """An agent that streams into evalsite, authenticated by its API key.
-
-    Only the key's prefix (for lookup) and its sha256 (for comparison) are
-    stored; the key itself is shown once, when it is created.
-    """
+    """An agent that streams into evalsite, authenticated by its API key
+    (``accounts.ApiKey``: only the key's prefix and sha256 are stored; the
+    key itself is shown once, when it is created)."""
 
     name = models.SlugField(max_length=64, unique=True)
     owner = models.ForeignKey(
@@ -26,14 +26,13 @@ class Agent(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="member_agents"
     )
-    key_prefix = models.CharField(max_length=16, unique=True)
-    key_hash = models.CharField(max_length=64)
+    # The agent's API key (accounts): its prefix, hash and scopes.
+    api_key = models.OneToOneField(
+        "accounts.ApiKey", on_delete=models.PROTECT, related_name="agent"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_seen_at = models.DateTimeField(null=True, blank=True)
     is_active = models.BooleanField(default=True)
-    # What the key may do (core.scopes); a new key, and every key that
-    # existed before scopes, may do stream work only.
-    scopes = models.JSONField(default=default_agent_scopes)
 
     class Meta:
         ordering = ["name"]

@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORE_PACKAGES = (
     "core",
+    "accounts/core",
     "stream/core",
     "evals/core",
     "gridworld/core",

@@ -6,7 +6,6 @@ Thin, like ``evals.api.benchmarks``: the services validate and decide.
 
 from __future__ import annotations
 
-
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -18,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from stream.auth import request_key
+from accounts.auth import request_key
 from evals.api.outputs import (
     BaselineSnapshotOutputSerializer,
     BaselineSnapshotSavedSerializer,

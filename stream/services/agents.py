@@ -1,11 +1,9 @@
-"""Use cases of the cognitive stream."""
+"""Use cases of the cognitive stream's agents and their API keys
+(``accounts``: the key's prefix, hash and scopes live there)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -13,19 +11,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from core.scopes import DEFAULT_SCOPES, parse_scopes
+from accounts.holders import KeyRefused
+from accounts.models import ApiKey
+from accounts.services import api_key_create, api_key_rotate
+from core.scopes import DEFAULT_SCOPES
 from stream.models import Agent
-from stream.selectors import active_agent_by_prefix
 
 logger = logging.getLogger(__name__)
-
-KEY_PREFIX_BYTES = 6
-
-
-def _hash_key(key: str) -> str:
-    # API keys carry 256 bits of randomness, so a plain sha256 suffices; a slow
-    # password hash would only slow every request down.
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,48 +40,46 @@ def agent_create(
     ``stream`` only) bound what the key may do; ``UnknownScope`` for a name
     that is not a scope, before anything is stored.
     """
-    granted = list(parse_scopes(scopes))
-    prefix = secrets.token_hex(KEY_PREFIX_BYTES)
-    api_key = f"es_{prefix}_{secrets.token_urlsafe(32)}"
     with transaction.atomic():
+        created = api_key_create(name=name, owner=owner, scopes=scopes)
         agent = Agent.objects.create(
-            name=name,
-            owner=owner,
-            key_prefix=prefix,
-            key_hash=_hash_key(api_key),
-            is_active=is_active,
-            scopes=granted,
+            name=name, owner=owner, api_key=created.api_key, is_active=is_active
         )
     logger.info(
         "[Agents] agent_created name=%s prefix=%s scopes=%s",
         name,
-        prefix,
-        ",".join(granted),
+        created.api_key.prefix,
+        ",".join(created.api_key.scopes),
     )
-    return CreatedAgent(agent=agent, api_key=api_key)
+    return CreatedAgent(agent=agent, api_key=created.key)
 
 
 def agent_rotate_key(*, agent: Agent) -> str:
     """Replace the agent's key; the old key stops working at once."""
-    prefix = secrets.token_hex(KEY_PREFIX_BYTES)
-    api_key = f"es_{prefix}_{secrets.token_urlsafe(32)}"
-    Agent.objects.filter(pk=agent.pk).update(
-        key_prefix=prefix, key_hash=_hash_key(api_key)
+    with transaction.atomic():
+        rotated = api_key_rotate(api_key=agent.api_key)
+        Agent.objects.filter(pk=agent.pk).update(api_key=rotated.api_key)
+    agent.api_key = rotated.api_key
+    logger.info(
+        "[Agents] key_rotated name=%s prefix=%s", agent.name, rotated.api_key.prefix
     )
-    logger.info("[Agents] key_rotated name=%s prefix=%s", agent.name, prefix)
-    return api_key
+    return rotated.key
 
 
-def agent_authenticate(*, key: str) -> Agent | None:
-    """The active agent whose key this is, or None."""
-    parts = key.split("_")
-    if len(parts) < 3 or parts[0] != "es":
+def agent_for_key(api_key: ApiKey) -> Agent | None:
+    """The agent whose key this is (registered with ``accounts.holders``,
+    loaded with the key): None when no agent holds it, ``KeyRefused`` when
+    its agent is inactive. Touches ``last_seen_at`` at most once a minute: a
+    write per request would serialise ingest."""
+    try:
+        agent: Agent = api_key.agent  # type: ignore[attr-defined]
+    except Agent.DoesNotExist:
         return None
-    agent = active_agent_by_prefix(parts[1])
-    if agent is None or not hmac.compare_digest(agent.key_hash, _hash_key(key)):
-        return None
+    if not agent.is_active:
+        raise KeyRefused(agent.name)
+    if agent.owner_id == api_key.owner_id:
+        agent.owner = api_key.owner
     now = timezone.now()
-    # Touch at most once a minute: a write per request would serialise ingest.
     if agent.last_seen_at is None or (now - agent.last_seen_at).total_seconds() > 60:
         Agent.objects.filter(pk=agent.pk).update(last_seen_at=now)
     return agent

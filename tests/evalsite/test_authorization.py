@@ -225,7 +225,7 @@ def test_a_new_key_does_stream_work_only(world: dict[str, Any]) -> None:
         "This API key may not POST /api/benchmarks/baselines: it needs the "
         "'baselines:write' scope."
     )
-    assert Agent.objects.get(name="theirs").scopes == [STREAM]
+    assert Agent.objects.get(name="theirs").api_key.scopes == [STREAM]
 
 
 def test_another_owners_key_cannot_reach_this_agents_task(

@@ -27,8 +27,8 @@ def test_create_agent_prints_key_once_and_stores_only_its_hash(owner: Any) -> No
     key = out.getvalue().split("api key (shown once, store it now): ")[1].strip()
     agent = Agent.objects.get(name="scout")
     assert agent.owner == owner
-    assert key.startswith(f"es_{agent.key_prefix}_")
-    assert agent.key_hash == hashlib.sha256(key.encode()).hexdigest()
+    assert key.startswith(f"es_{agent.api_key.prefix}_")
+    assert agent.api_key.key_hash == hashlib.sha256(key.encode()).hexdigest()
     assert key not in str(Agent.objects.filter(name="scout").values().first())
 
 
@@ -94,7 +94,7 @@ def test_create_agent_grants_the_scopes_asked_for(owner: Any) -> None:
         stdout=out,
     )
 
-    assert Agent.objects.get(name="ci").scopes == [
+    assert Agent.objects.get(name="ci").api_key.scopes == [
         "baselines:write",
         "benchmarks:write",
     ]
@@ -170,4 +170,4 @@ def test_keys_made_before_scopes_keep_stream_work_only(transactional_db: Any) ->
 
     from stream.models import Agent
 
-    assert Agent.objects.get(name="old").scopes == ["stream"]
+    assert Agent.objects.get(name="old").api_key.scopes == ["stream"]

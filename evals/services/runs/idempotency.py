@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import IntegrityError
 
+from accounts.holders import key_of
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from evals.models import Run, RunIdempotencyKey
 
@@ -43,9 +44,9 @@ class Idempotency:
 
 def holder_of(user: Any, auth: Any) -> str:
     """Who owns a key: the API key a request came with, else its user."""
-    prefix = getattr(auth, "key_prefix", None)
-    if prefix:
-        return f"key:{prefix}"
+    key = key_of(auth)
+    if key is not None:
+        return f"key:{key.prefix}"
     return f"user:{user.pk}"
 
 

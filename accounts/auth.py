@@ -1,9 +1,11 @@
-"""API-key authentication for agents and CI callers.
+"""API-key authentication, for agents and CI callers of every app.
 
 ``Authorization: Bearer es_<prefix>_<secret>`` (or ``X-API-Key``). The prefix
-finds the agent; the sha256 of the whole key is compared in constant time.
-``request.user`` becomes the agent's owner and ``request.auth`` the agent.
-A key only reaches what its scopes cover (``core.scopes``): 403 otherwise.
+finds the key; the sha256 of the whole key is compared in constant time.
+``request.user`` becomes the key's owner and ``request.auth`` what the key
+stands for (``accounts.holders``: an agent's key gives the agent);
+``request_key`` gives the key itself. A key only reaches what its scopes
+cover (``core.scopes``): 403 otherwise.
 """
 
 from __future__ import annotations
@@ -15,18 +17,22 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, throttling
 from rest_framework.request import Request
 
+from accounts.holders import KeyRefused, key_of, key_principal
+from accounts.models import ApiKey
+from accounts.services import api_key_authenticate
 from core.scopes import key_may, required_scope
 from evalsite.cachesafe import cache_errors, cache_failed_open
-from stream.services.agents import agent_authenticate
+
+INVALID = "Invalid or revoked API key."
 
 
-def request_key(request: Request) -> Any:
-    """The key (its agent) a request authenticated with; None for a session
-    (session authentication sets no ``auth``)."""
-    return request.auth
+def request_key(request: Request) -> ApiKey | None:
+    """The key a request authenticated with; None for a session (session
+    authentication sets no ``auth``)."""
+    return key_of(request.auth)
 
 
-class AgentKeyAuthentication(authentication.BaseAuthentication):
+class ApiKeyAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
@@ -43,13 +49,17 @@ class AgentKeyAuthentication(authentication.BaseAuthentication):
             key = request.META.get("HTTP_X_API_KEY", "").strip()
         if not key:
             return None
-        agent = agent_authenticate(key=key)
-        if agent is None:
-            raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        api_key = api_key_authenticate(key=key)
+        if api_key is None:
+            raise exceptions.AuthenticationFailed(INVALID)
+        try:
+            principal = key_principal(api_key)
+        except KeyRefused:
+            raise exceptions.AuthenticationFailed(INVALID) from None
         # Checked here, for every view whatever its permission classes: a key
         # only reaches the operations its scopes cover (core.scopes).
         required = required_scope(request.method or "GET", request.path_info)
-        if not key_may(agent.scopes, required):
+        if not key_may(api_key.scopes, required):
             raise exceptions.PermissionDenied(
                 f"This API key may not {request.method} {request.path_info}: "
                 + (
@@ -58,13 +68,13 @@ class AgentKeyAuthentication(authentication.BaseAuthentication):
                     else "no API key may call it."
                 )
             )
-        return agent.owner, agent
+        return api_key.owner, principal
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword
 
 
-class AgentKeyRateThrottle(throttling.SimpleRateThrottle):
+class ApiKeyRateThrottle(throttling.SimpleRateThrottle):
     """At most ``API_KEY_THROTTLE_RATE`` requests per API key (429 with
     Retry-After past it); sessions and anonymous callers are not counted."""
 
@@ -84,14 +94,14 @@ class AgentKeyRateThrottle(throttling.SimpleRateThrottle):
             return True
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        agent = request.auth
-        if agent is None or not hasattr(agent, "key_prefix"):
+        api_key = request_key(request)
+        if api_key is None:
             return None
-        return f"throttle_api_key_{agent.key_prefix}"
+        return f"throttle_api_key_{api_key.prefix}"
 
 
-class AgentKeyAuthenticationScheme(OpenApiAuthenticationExtension):
-    target_class = "stream.auth.AgentKeyAuthentication"
+class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.auth.ApiKeyAuthentication"
     name = "agentApiKey"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

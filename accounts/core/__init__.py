@@ -1,0 +1,1 @@
+"""The pure rules of API keys: their format and their hash."""
