@@ -49,6 +49,9 @@ Numbers in messages: at most 4 decimal places, trailing zeros and point
 trimmed, never ``-0`` (2/3 -> ``0.6667``, 1.0 -> ``1``), the same rule as
 ``[Eval] summary`` lines. JSON output keeps full values.
 
+The statistical gate (``--stat``: intervals, paired comparisons, a margin)
+is ``evals.core.gate_stat``; it starts from this verdict.
+
 Pure: no I/O, no clock; same inputs give the same verdict.
 """
 
