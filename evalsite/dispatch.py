@@ -38,7 +38,14 @@ def task_get(name: str) -> Task:
     when needed; ``LookupError`` naming it when there is none."""
     found = app.tasks.get(name)
     if found is None:
-        import_module(f"{name.partition('.')[0]}.tasks")
+        package = f"{name.partition('.')[0]}.tasks"
+        try:
+            import_module(package)
+        except ModuleNotFoundError as exc:
+            # No such app or no tasks in it; a tasks module that fails on a
+            # missing dependency of its own still raises as it is.
+            if exc.name is None or not package.startswith(exc.name):
+                raise
         found = app.tasks.get(name)
     if found is None:
         raise LookupError(f"no Celery task is named {name!r}")

@@ -84,6 +84,10 @@ def test_every_project_task_is_defined_in_the_tasks_of_the_app_its_name_names() 
 def test_an_unknown_task_name_is_a_lookup_error_that_names_it() -> None:
     with pytest.raises(LookupError, match="'evals.no_such_task'"):
         task_get("evals.no_such_task")
+    with pytest.raises(LookupError, match="'gridworld.run_episode'"):
+        task_get("gridworld.run_episode")  # an app without tasks
+    with pytest.raises(LookupError, match="'no_such_app.go'"):
+        task_get("no_such_app.go")
 
 
 def test_a_task_looked_up_by_name_is_the_task_its_module_defines() -> None:
