@@ -14,7 +14,6 @@ from celery import Celery
 from celery.signals import setup_logging, worker_init
 
 from evalsite.logging import configure
-from evalsite.transport import Transport
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 
@@ -145,6 +144,11 @@ def cap_broker_waits(**kwargs: Any) -> None:
     from django.conf import settings
 
     if settings.CELERY_BROKER_IS_EMBEDDED:
+        # Imported here, not for a cycle: the transport's kombu modules
+        # (15-35 ms) load in a worker or on a first send, not in every
+        # process that imports the project.
+        from evalsite.transport import Transport
+
         options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
         Transport.drain_cap_s = float(options["polling_interval"])
 
