@@ -335,6 +335,43 @@ def delivery_process(*, delivery_pk: int) -> str:
     return Delivery.Status.HANDLED
 
 
+# The retries of a failed delivery and the worker's log lines about them,
+# under the task's logger as they always were.
+DELIVERY_RETRIES = 3
+retry_logger = logging.getLogger("prkeepalive.tasks.deliveries")
+
+
+class RetryDelivery(Exception):
+    """The delivery failed and is tried again in ``countdown_s`` (the
+    worker schedules it; the failure is the ``__cause__``)."""
+
+    def __init__(self, countdown_s: float) -> None:
+        super().__init__(f"retry in {countdown_s:g} s")
+        self.countdown_s = countdown_s
+
+
+def delivery_attempt(*, delivery_pk: int, retries: int, may_retry: bool) -> str:
+    """The worker's attempt at one delivery (``delivery_process``). After a
+    failure with retries left (``retries`` done so far, ``may_retry``
+    false in eager mode) the delivery reads ``retrying`` and
+    ``RetryDelivery`` is raised with the backoff; after the last one it
+    stays ``failed`` (a redelivery from GitHub retries it): ``failed``."""
+    try:
+        return delivery_process(delivery_pk=delivery_pk)
+    except Exception as exc:
+        if retries < DELIVERY_RETRIES and may_retry:
+            countdown = 5 * 2**retries
+            delivery_will_retry(delivery_pk=delivery_pk, countdown_s=countdown)
+            retry_logger.warning(
+                "[PRKeepalive] delivery_retry pk=%s error=%s",
+                delivery_pk,
+                type(exc).__name__,
+            )
+            raise RetryDelivery(countdown) from exc
+        retry_logger.exception("[PRKeepalive] delivery_gave_up pk=%s", delivery_pk)
+        return "failed"
+
+
 def delivery_will_retry(*, delivery_pk: int, countdown_s: float) -> None:
     """The worker tries a failed delivery again in ``countdown_s``."""
     Delivery.objects.filter(pk=delivery_pk, status=Delivery.Status.FAILED).update(

@@ -2,37 +2,35 @@
 
 from __future__ import annotations
 
-import logging
-
 from celery import Task, shared_task
 
 from prkeepalive.services import reconcile
-from prkeepalive.services.dispatch import delivery_process, delivery_will_retry
-
-logger = logging.getLogger(__name__)
+from prkeepalive.services.dispatch import (
+    DELIVERY_RETRIES,
+    RetryDelivery,
+    delivery_attempt,
+)
 
 
 @shared_task(
-    name="prkeepalive.process_delivery", bind=True, max_retries=3, acks_late=True
+    name="prkeepalive.process_delivery",
+    bind=True,
+    max_retries=DELIVERY_RETRIES,
+    acks_late=True,
 )
 def process_delivery(self: Task, delivery_pk: int) -> str:
     """Decide one webhook delivery; a failure is retried with backoff (the
     delivery reads ``retrying`` meanwhile), then the delivery stays
     ``failed`` (a redelivery from GitHub retries it)."""
     try:
-        return delivery_process(delivery_pk=delivery_pk)
-    except Exception as exc:
-        if self.request.retries < 3 and not self.request.is_eager:
-            countdown = 5 * 2**self.request.retries
-            delivery_will_retry(delivery_pk=delivery_pk, countdown_s=countdown)
-            logger.warning(
-                "[PRKeepalive] delivery_retry pk=%s error=%s",
-                delivery_pk,
-                type(exc).__name__,
-            )
-            raise self.retry(exc=exc, countdown=countdown) from exc
-        logger.exception("[PRKeepalive] delivery_gave_up pk=%s", delivery_pk)
-        return "failed"
+        return delivery_attempt(
+            delivery_pk=delivery_pk,
+            retries=self.request.retries,
+            may_retry=not self.request.is_eager,
+        )
+    except RetryDelivery as retry:
+        failure = retry.__cause__
+        raise self.retry(exc=failure, countdown=retry.countdown_s) from failure
 
 
 @shared_task(name="prkeepalive.reconcile_all")

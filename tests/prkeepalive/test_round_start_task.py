@@ -1,5 +1,6 @@
-"""The round-start task is one service call: a round whose start fails is
-marked failed by the service, never retried."""
+"""The tasks are one service call each: a round whose start fails is
+marked failed by the service, never retried; a delivery whose processing
+fails is marked retrying with its backoff, then stays failed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from prkeepalive.models import PullRequest, Repository, Round
+from prkeepalive.models import Delivery, PullRequest, Repository, Round
+from prkeepalive.services import dispatch as dispatch_service
 from prkeepalive.services import rounds as rounds_service
 from prkeepalive.tasks.rounds import start_round
 
@@ -55,3 +57,43 @@ def test_a_round_that_started_keeps_its_status(
     assert start_round(rnd.pk) == Round.Status.RUNNING
     rnd.refresh_from_db()
     assert rnd.status == Round.Status.LOCKED
+
+
+@pytest.mark.django_db
+def test_a_failed_delivery_is_retried_with_backoff_then_given_up(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    delivery = Delivery.objects.create(
+        guid="g-1", event="issue_comment", repository=repo, payload={}
+    )
+
+    def broken(*, delivery_pk: int) -> str:
+        Delivery.objects.filter(pk=delivery_pk).update(status=Delivery.Status.FAILED)
+        raise RuntimeError("GitHub is down")
+
+    monkeypatch.setattr(dispatch_service, "delivery_process", broken)
+    with caplog.at_level(logging.WARNING, logger="prkeepalive.tasks.deliveries"):
+        with pytest.raises(dispatch_service.RetryDelivery) as retry:
+            dispatch_service.delivery_attempt(
+                delivery_pk=delivery.pk, retries=2, may_retry=True
+            )
+        assert retry.value.countdown_s == 20
+        assert isinstance(retry.value.__cause__, RuntimeError)
+        delivery.refresh_from_db()
+        assert delivery.status == Delivery.Status.RETRYING and delivery.retry_at
+        given_up = dispatch_service.delivery_attempt(
+            delivery_pk=delivery.pk, retries=3, may_retry=True
+        )
+        assert given_up == "failed"
+        assert (
+            dispatch_service.delivery_attempt(
+                delivery_pk=delivery.pk, retries=0, may_retry=False
+            )
+            == "failed"
+        )
+    assert [r.getMessage() for r in caplog.records] == [
+        f"[PRKeepalive] delivery_retry pk={delivery.pk} error=RuntimeError",
+        f"[PRKeepalive] delivery_gave_up pk={delivery.pk}",
+        f"[PRKeepalive] delivery_gave_up pk={delivery.pk}",
+    ]
+    assert {r.name for r in caplog.records} == {"prkeepalive.tasks.deliveries"}
