@@ -97,3 +97,13 @@ def test_the_lists_page_by_limit_and_offset(
     refused = api.get(f"{PULL}/rounds?limit=501&offset=-1")
     assert refused.status_code == 400
     assert set(error_fields(refused)) == {"?limit", "?offset"}
+
+
+def test_every_intake_outcome_and_refusal_has_its_http_status() -> None:
+    from prkeepalive.api.webhook import RECEIPT_STATUS, REFUSAL_STATUS
+    from prkeepalive.core.delivery import DeliveryRefused, Receipt
+
+    assert set(RECEIPT_STATUS) == set(Receipt)
+    assert set(REFUSAL_STATUS) == set(DeliveryRefused.__subclasses__())
+    assert {RECEIPT_STATUS[r] for r in (Receipt.PONG, Receipt.DUPLICATE)} == {200}
+    assert RECEIPT_STATUS[Receipt.QUEUED] == 202
