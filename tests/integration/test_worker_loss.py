@@ -164,6 +164,7 @@ def run_kill_and_recover(
     return first.queue
 
 
+# Slow by design: two real worker processes, one killed mid-chunk, a slow model.
 def test_embedded_broker_redelivers_the_chunk_of_a_killed_worker(
     worker_factory: Any,
     settings: Any,
