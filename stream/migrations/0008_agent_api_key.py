@@ -1,38 +1,11 @@
-"""Agents' keys move to accounts.ApiKey: every key is copied (prefix, hash,
-scopes, owner, the agent's name and creation time), so the same Bearer key
-authenticates with the same scopes; then the agent points at its key and the
-key fields leave stream. Reversible: the way back copies them home."""
+"""Agents' keys move to accounts.ApiKey (1 of 3): the agent gets a nullable
+link to its key; the key fields may be empty while they leave, so that the
+way back can re-add them before the keys are copied home. The data copy and
+the schema change are separate migrations: PostgreSQL refuses to alter a
+table with pending (deferred) constraint checks in the same transaction."""
 
 import django.db.models.deletion
 from django.db import migrations, models
-
-
-def keys_to_accounts(apps, schema_editor):
-    Agent = apps.get_model("stream", "Agent")
-    ApiKey = apps.get_model("accounts", "ApiKey")
-    for agent in Agent.objects.order_by("pk"):
-        key = ApiKey.objects.create(
-            name=agent.name,
-            owner_id=agent.owner_id,
-            prefix=agent.key_prefix,
-            key_hash=agent.key_hash,
-            scopes=list(agent.scopes),
-        )
-        ApiKey.objects.filter(pk=key.pk).update(created_at=agent.created_at)
-        Agent.objects.filter(pk=agent.pk).update(api_key=key)
-
-
-def keys_to_stream(apps, schema_editor):
-    Agent = apps.get_model("stream", "Agent")
-    ApiKey = apps.get_model("accounts", "ApiKey")
-    for agent in Agent.objects.select_related("api_key").order_by("pk"):
-        key = agent.api_key
-        Agent.objects.filter(pk=agent.pk).update(
-            key_prefix=key.prefix, key_hash=key.key_hash, scopes=list(key.scopes)
-        )
-    moved = list(Agent.objects.values_list("api_key_id", flat=True))
-    Agent.objects.update(api_key=None)
-    ApiKey.objects.filter(pk__in=moved).delete()
 
 
 class Migration(migrations.Migration):
@@ -53,8 +26,6 @@ class Migration(migrations.Migration):
                 to="accounts.apikey",
             ),
         ),
-        # Nullable (and blank) while they leave, so that the way back can
-        # re-add them before the keys are copied home.
         migrations.AlterField(
             model_name="agent",
             name="key_prefix",
@@ -64,18 +35,5 @@ class Migration(migrations.Migration):
             model_name="agent",
             name="key_hash",
             field=models.CharField(default="", max_length=64),
-        ),
-        migrations.RunPython(keys_to_accounts, keys_to_stream),
-        migrations.RemoveField(model_name="agent", name="key_prefix"),
-        migrations.RemoveField(model_name="agent", name="key_hash"),
-        migrations.RemoveField(model_name="agent", name="scopes"),
-        migrations.AlterField(
-            model_name="agent",
-            name="api_key",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="agent",
-                to="accounts.apikey",
-            ),
         ),
     ]
