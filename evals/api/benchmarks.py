@@ -31,8 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.auth import request_key
-from core.errors import NotFound
+from stream.auth import request_key
 from evals.api.outputs import (
     BenchmarkPackOutputSerializer,
     BenchmarkPackSavedSerializer,
@@ -49,10 +48,10 @@ from evals.api.paging import (
     query_choice,
 )
 from evals.core.shadow import CheckedShadowBatch, decode_shadow_batch
-from evals.models import Benchmark, Run, ShadowRecord
-from evals.selectors.baselines import shadow_record_list
+from evals.models import Benchmark, Run
+from evals.selectors.baselines import shadow_record_get, shadow_record_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_list
-from evals.selectors.runs import run_list
+from evals.selectors.runs import run_get, run_list
 from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import MAX_SHADOW_BATCH, benchmark_pack_create
 from evals.services.pack_uploads import benchmark_pack_upload
@@ -299,9 +298,7 @@ class BenchmarkRunDetailView(APIView):
     )
     def get(self, request: Request, run_id: str) -> Response:
         """One run with its summary and case results."""
-        run = run_list().filter(run_id=run_id).first()
-        if run is None:
-            raise NotFound(f"no run {run_id!r}", details={"runId": run_id})
+        run = run_get(run_id=run_id)
         return Response(
             BenchmarkRunOutputSerializer(
                 run, context={"request": request, "detail": True}
@@ -397,9 +394,4 @@ class ShadowRecordDetailView(APIView):
     )
     def get(self, request: Request, trace_id: str) -> Response:
         """One shadow recall record as it was posted."""
-        record = ShadowRecord.objects.filter(trace_id=trace_id).first()
-        if record is None:
-            raise NotFound(
-                f"no shadow record {trace_id!r}", details={"traceId": trace_id}
-            )
-        return Response(record.document)
+        return Response(shadow_record_get(trace_id=trace_id).document)

@@ -97,3 +97,11 @@ def shadow_record_list(
     if session_key:
         records = records.filter(document__sessionKey=session_key)
     return records.order_by("-recorded_at", "-pk")
+
+
+def shadow_record_get(*, trace_id: str) -> ShadowRecord:
+    """One shadow record; ``NotFound`` (with ``traceId``) when there is none."""
+    record = ShadowRecord.objects.filter(trace_id=trace_id).first()
+    if record is None:
+        raise NotFound(f"no shadow record {trace_id!r}", details={"traceId": trace_id})
+    return record
