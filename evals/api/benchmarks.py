@@ -31,7 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from stream.auth import request_key
+from accounts.auth import request_key
 from evals.api.outputs import (
     BenchmarkPackOutputSerializer,
     BenchmarkPackSavedSerializer,
