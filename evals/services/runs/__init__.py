@@ -62,7 +62,7 @@ kind plugs in.
    by dotted path (resolved on first use, so no import cycle at start-up)::
 
        from evals.services.runs.executors import executor_register
-       executor_register("gridworld", "gridworld.services.batches.EpisodeExecutor")
+       executor_register("suite", "evals.services.harness.execute.SuiteExecutor")
 
 3. Create runs with ``evals.services.runs.lifecycle.run_create(
    benchmark=..., run_id=..., started_at=..., total_cases=..., config=...,
