@@ -7,11 +7,13 @@ import logging
 import pytest
 
 from core.errors import SchemaInvalid
+from evals import facade
 from evals.models import Benchmark, CaseResult, Run
+from evals.services.runs.executors import executor_for
 from evals.services.runs.lifecycle import run_chunk_execute, run_execute
 from gridworld.core.replay import replay_verify
 from gridworld.models import Episode, EpisodeBatch, GridMap
-from gridworld.services.batches import batch_create
+from gridworld.services.batches import EpisodeExecutor, batch_create, batch_run_here
 from gridworld.services.episodes import episode_receipt, receipt_verify
 
 pytestmark = pytest.mark.django_db
@@ -150,3 +152,22 @@ def test_receipt_verify_logs_the_verdict(caplog) -> None:
         f"[Gridworld] receipt_verified run_id={receipt['run_id']} verified=false "
         "steps=2 source=upload step=2 field=budget"
     )
+
+
+def test_gridworld_runs_through_the_executor_it_registered_with_the_facade() -> None:
+    executor = executor_for("gridworld")
+    assert isinstance(getattr(executor, "kind_executor", None), EpisodeExecutor)
+
+
+def test_a_batch_run_here_answers_the_finished_run_as_a_frozen_run_info() -> None:
+    batch = batch_create(
+        config={"map": "simple", "episodes": 3, "seed": 4}, schedule=False
+    )
+    run = batch_run_here(batch)
+    assert isinstance(run, facade.RunInfo)
+    assert (run.status, run.total_cases, run.progress_done) == ("completed", 3, 3)
+    assert run.benchmark_id == "gridworld:simple:planner:lexicographic"
+    assert run.metrics["episodes"] == 3
+    with pytest.raises(AttributeError):
+        run.status = "queued"  # type: ignore[misc]
+    assert facade.run_info(run.pk) == run
