@@ -13,11 +13,12 @@ direction comes from ``metric_registry``), and a run may carry
 case ids are unique and whose pass/fail counts agree with
 ``passedCases``/``failedCases``.
 
-Store loading validates hundreds of thousands of runs, so valid documents
-take a fast path that checks the same rules by hand; anything it does not
-accept goes through JSON Schema and the full checks, which alone decide the
-problems reported. A property test keeps the fast path no looser than the
-schema.
+Store loading validates hundreds of thousands of runs, and a run may hold
+100,000 case results, so valid documents take a fast path that checks the
+same rules by hand (case results: ``evals.core.run_case_results``); anything
+it does not accept goes through JSON Schema and the full checks, which alone
+decide the problems reported, so JSON Schema stays at run time. Property
+tests keep the fast path no looser than the schema.
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ from evals.core.format_rules import (
     translate_problems,
 )
 from evals.core.formats_types import CaseResult, RunStatus, RunSummary
+from evals.core.run_case_results import (
+    StoredCase,
+    case_result_problems,
+    case_results_fast_ok,
+    stored_case_results,
+    stored_cases_ok,
+)
 
 SCHEMA_NAME = "run_summary.v1.schema.json"
 
@@ -105,7 +113,6 @@ RUN_KEYS = frozenset(
         "caseResults",
     }
 )
-_CASE_KEYS = frozenset({"caseId", "passed", "score", "durationMs", "notes"})
 # Plain dict lookups: calling an Enum class costs more than the whole check.
 _STATUSES = {status.value: status for status in RunStatus}
 
@@ -126,8 +133,6 @@ def fast_recency(document: Any) -> datetime | None:
     comes with the check because the store's latest-run choice needs it.
     """
     if type(document) is not dict or not document.keys() <= RUN_KEYS:
-        return None
-    if "caseResults" in document:
         return None
     get = document.get
     version = get("schemaVersion")
@@ -158,6 +163,10 @@ def fast_recency(document: Any) -> datetime | None:
     except TypeError:
         return None
     if not is_safe_path_segment(run_id):
+        return None
+    if "caseResults" in document and not case_results_fast_ok(
+        document["caseResults"], passed, failed
+    ):
         return None
     recency = parse_timestamp(started_at)
     if recency is None:
@@ -197,7 +206,9 @@ _Metric = (
 _UNSET = msgspec.UNSET
 
 
-class _StoredRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+class StoredRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A stored run file's fields, their types and bounds checked."""
+
     schemaVersion: Literal[1]
     runId: str
     benchmarkId: str
@@ -210,9 +221,10 @@ class _StoredRun(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     metrics: dict[str, _Metric] | msgspec.UnsetType = _UNSET
     notes: str | msgspec.UnsetType = _UNSET
     gitRef: str | msgspec.UnsetType = _UNSET
+    caseResults: list[StoredCase] | msgspec.UnsetType = _UNSET
 
 
-_STORED_RUN = msgspec.json.Decoder(_StoredRun)
+_STORED_RUN = msgspec.json.Decoder(StoredRun)
 
 
 class StoredRunKey(NamedTuple):
@@ -224,15 +236,24 @@ class StoredRunKey(NamedTuple):
     run_id: str
 
 
-def stored_run_key(data: bytes) -> StoredRunKey | None:
-    """The latest-run key of a stored file's bytes that certainly hold a
-    valid run summary of storable text (what ``fast_recency`` accepts of
-    ``json.loads(data)``), else ``None``, which proves nothing: read it in
-    full then. What the CI gate reads by the hundred thousand: decoding into
-    a typed struct checks the types, key set and bounds in C, 1.7x cheaper
-    than reading a dict and checking it by hand. Both keep the last of
-    duplicate keys; lone surrogates are malformed JSON to msgspec; a NUL
-    (written ``\\u0000``) is left to the full reader.
+class StoredRunFile(NamedTuple):
+    """A stored run file that certainly holds a valid run summary: its
+    latest-run key, its decoded fields and its bytes."""
+
+    key: StoredRunKey
+    run: StoredRun
+    data: bytes
+
+
+def read_stored_run(data: bytes) -> StoredRunFile | None:
+    """A stored file's bytes that certainly hold a valid run summary of
+    storable text (what ``fast_recency`` accepts of ``json.loads(data)``),
+    else ``None``, which proves nothing: read it in full then. What the CI
+    gate reads by the hundred thousand: decoding into a typed struct checks
+    the types, key set and bounds in C, 1.7x cheaper than reading a dict and
+    checking it by hand. Both keep the last of duplicate keys; lone
+    surrogates are malformed JSON to msgspec; a NUL (written ``\\u0000``)
+    is left to the full reader.
     """
     if data.find(NUL_ESCAPE) >= 0:
         return None
@@ -249,6 +270,10 @@ def stored_run_key(data: bytes) -> StoredRunKey | None:
         and is_safe_path_segment(run_id)
     ):
         return None
+    if run.caseResults is not _UNSET and not stored_cases_ok(
+        run.caseResults, run.passedCases, run.failedCases
+    ):
+        return None
     recency = fast_timestamp(run.startedAt)
     if recency is None:
         return None
@@ -257,8 +282,41 @@ def stored_run_key(data: bytes) -> StoredRunKey | None:
         recency = fast_timestamp(run.completedAt)
         if recency is None:
             return None
-    return StoredRunKey(
+    key = StoredRunKey(
         run.benchmarkId, run.status == RunStatus.COMPLETED, recency, run_id
+    )
+    return StoredRunFile(key, run, data)
+
+
+def stored_run_key(data: bytes) -> StoredRunKey | None:
+    """``read_stored_run(data).key``, or ``None`` (which proves nothing)."""
+    stored = read_stored_run(data)
+    return None if stored is None else stored.key
+
+
+def _or_none(value: Any) -> Any:
+    return None if value is _UNSET else value
+
+
+def stored_run_summary(stored: StoredRunFile) -> RunSummary:
+    """The run summary of a file ``read_stored_run`` vouched for: equal to
+    what the full reader makes of its bytes."""
+    run = stored.run
+    return RunSummary(
+        run_id=run.runId,
+        benchmark_id=run.benchmarkId,
+        status=_STATUSES[run.status],
+        started_at=run.startedAt,
+        total_cases=run.totalCases,
+        passed_cases=run.passedCases,
+        failed_cases=run.failedCases,
+        completed_at=_or_none(run.completedAt),
+        metrics=_or_none(run.metrics),
+        notes=_or_none(run.notes),
+        git_ref=_or_none(run.gitRef),
+        case_results=None
+        if run.caseResults is _UNSET
+        else stored_case_results(stored.data),
     )
 
 
@@ -308,50 +366,8 @@ def run_summary_problems(document: Any) -> list[SchemaProblem]:
             )
         )
     if ok("$.caseResults"):
-        problems.extend(_case_result_problems(document, bad, counts_ok=counts_ok))
+        problems.extend(case_result_problems(document, bad, counts_ok=counts_ok))
     return sorted(problems, key=lambda p: (p.path, p.code, p.message))
-
-
-def _case_result_problems(
-    document: dict[str, Any], bad: set[str], *, counts_ok: bool
-) -> list[SchemaProblem]:
-    problems: list[SchemaProblem] = []
-    seen: set[str] = set()
-    passes = fails = 0
-    all_ok = True
-    for index, result in enumerate(document["caseResults"]):
-        if not isinstance(result, dict) or any(
-            path.startswith(f"$.caseResults[{index}]") for path in bad
-        ):
-            all_ok = False
-            continue
-        case_id = result["caseId"]
-        if case_id in seen:
-            problems.append(
-                SchemaProblem(
-                    f"$.caseResults[{index}].caseId",
-                    "duplicate",
-                    f"caseResults[{index}].caseId must be unique",
-                )
-            )
-        seen.add(case_id)
-        if result["passed"]:
-            passes += 1
-        else:
-            fails += 1
-    if (
-        all_ok
-        and counts_ok
-        and (passes, fails) != (document["passedCases"], document["failedCases"])
-    ):
-        problems.append(
-            SchemaProblem(
-                "$.caseResults",
-                "count_mismatch",
-                "caseResults must agree with passedCases and failedCases",
-            )
-        )
-    return problems
 
 
 def validate_run_summary(document: Any) -> RunSummary:

@@ -31,12 +31,14 @@ from evals.core.formats_types import (
     RunSummary,
 )
 from evals.core.packs import validate_manifest
-from evals.core.runs import fast_valid as fast_valid_run
 from evals.core.runs import (
+    StoredRunFile,
+    read_stored_run,
     run_summary_problems,
-    stored_run_key,
+    stored_run_summary,
     validate_run_summary,
 )
+from evals.core.runs import fast_valid as fast_valid_run
 from evals.core.shadow import fast_valid as fast_valid_shadow
 from evals.core.shadow import (
     shadow_record_problems,
@@ -210,9 +212,9 @@ class _ChunkResult:
 
 
 # Per benchmark, the latest completed run so far: its instant (to the
-# millisecond), its path, and the run, built, or as its file's bytes until
+# millisecond), its path, and the run, built, or as its checked file until
 # it is the last.
-_Latest = dict[str, tuple[datetime, str, RunSummary | bytes]]
+_Latest = dict[str, tuple[datetime, str, RunSummary | StoredRunFile]]
 
 
 def _keep_if_latest(
@@ -220,7 +222,7 @@ def _keep_if_latest(
     benchmark_id: str,
     recency: datetime,
     relative: str,
-    entry: RunSummary | bytes,
+    entry: RunSummary | StoredRunFile,
 ) -> None:
     """Keep ``entry`` if it is the latest completed run of its benchmark so
     far; files come in path order, so a tie keeps the first path, as
@@ -231,16 +233,32 @@ def _keep_if_latest(
         latest[benchmark_id] = (key, relative, entry)
 
 
-def _offer_stored(latest: _Latest, relative: str, data: bytes) -> bool:
-    """Offer a run file's bytes to ``latest`` if ``stored_run_key`` vouches
-    for them: kept as bytes and built only if they stay the latest (the gate
+def _offer_stored(
+    latest: _Latest, _valid: list[StoredItem[Any]], relative: str, data: bytes
+) -> bool:
+    """Offer a run file to ``latest`` if ``read_stored_run`` vouches for its
+    bytes: kept as checked and built only if it stays the latest (the gate
     reads a thousand runs per benchmark and keeps one). ``False`` proves
     nothing."""
-    key = stored_run_key(data)
-    if key is None:
+    stored = read_stored_run(data)
+    if stored is None:
         return False
+    key = stored.key
     if key.completed:
-        _keep_if_latest(latest, key.benchmark_id, key.recency, relative, data)
+        _keep_if_latest(latest, key.benchmark_id, key.recency, relative, stored)
+    return True
+
+
+def _keep_stored(
+    _latest: _Latest, valid: list[StoredItem[Any]], relative: str, data: bytes
+) -> bool:
+    """Keep a run file built straight from its bytes if ``read_stored_run``
+    vouches for them (the runs a snapshot names, with their case results).
+    ``False`` proves nothing."""
+    stored = read_stored_run(data)
+    if stored is None:
+        return False
+    valid.append(StoredItem(relative, stored_run_summary(stored)))
     return True
 
 
@@ -252,18 +270,26 @@ def _offer_latest(latest: _Latest, relative: str, document: Any) -> None:
         _keep_if_latest(latest, entry.benchmark_id, entry.recency, relative, entry)
 
 
-def _count_stored(_latest: _Latest, _relative: str, data: bytes) -> bool:
+def _count_stored(
+    _latest: _Latest, _valid: list[StoredItem[Any]], _relative: str, data: bytes
+) -> bool:
     return stored_record_instant(data) is not None
 
 
-def _quick_check(job: _Job) -> Callable[[_Latest, str, bytes], bool] | None:
-    """For the kinds the gate reads by the hundred thousand (runs for the
-    latest one, counted shadows): ``quick(latest, relative, data)`` decodes
-    a file's bytes straight into checked fields and offers the run or counts
-    the record when it certainly passes. ``False`` proves nothing: the file
-    is then read in full, as every file of other jobs (``None``) is."""
+_Quick = Callable[[_Latest, list[StoredItem[Any]], str, bytes], bool]
+
+
+def _quick_check(job: _Job) -> _Quick | None:
+    """For the kinds the gate reads by the hundred thousand (runs, counted
+    shadows): ``quick(latest, valid, relative, data)`` decodes a file's
+    bytes straight into checked fields and offers the run to ``latest``,
+    keeps it in ``valid`` or counts the record when it certainly passes.
+    ``False`` proves nothing: the file is then read in full, as every file
+    of other jobs (``None``) is."""
     if job.kind is StoreKind.RUNS and job.latest_only:
         return _offer_stored
+    if job.kind is StoreKind.RUNS and job.keep:
+        return _keep_stored
     if job.kind is StoreKind.SHADOWS and not job.keep:
         return _count_stored
     return None
@@ -283,7 +309,7 @@ def _load_chunk(job: _Job) -> _ChunkResult:
         relative = path[cut:].replace(os.sep, "/")
         try:
             data = _read_one(path)
-            if quick is not None and quick(latest, relative, data):
+            if quick is not None and quick(latest, valid, relative, data):
                 count += 1
                 continue
             document = _as_reference_reads(
@@ -302,11 +328,7 @@ def _load_chunk(job: _Job) -> _ChunkResult:
         valid = [
             StoredItem(
                 relative,
-                entry
-                if isinstance(entry, RunSummary)
-                else validate_run_summary(
-                    run_as_reference_reads(parse_json_document(entry, what=relative))
-                ),
+                entry if isinstance(entry, RunSummary) else stored_run_summary(entry),
             )
             for _, relative, entry in sorted(latest.values(), key=lambda e: e[1])
         ]
