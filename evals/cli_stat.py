@@ -42,7 +42,7 @@ def margin_value(text: str) -> float:
 
 
 def reducer_value(text: str) -> Reducer:
-    """``--reducer``: a reducer name (``evals.core.stats.parse_reducer``)."""
+    """``--reducer``: a reducer name (``evals.core.stats_input.parse_reducer``)."""
     try:
         return parse_reducer(text)
     except CoreError as error:
