@@ -7,7 +7,8 @@ logic lives in templates or scripts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evals.models import Run
@@ -213,9 +214,12 @@ def trend_figure(
     metric: str,
     baseline_value: float | None = None,
     baseline_label: str = "baseline",
+    intervals: Mapping[str, tuple[float, float]] | None = None,
 ) -> dict[str, Any] | None:
     """``metric`` over runs (x: completion time), each point linking to its
-    run, with the baseline as a dashed reference line when there is one.
+    run, with the baseline as a dashed reference line when there is one and
+    a shaded band of each run's 95% interval (``intervals``, by run id)
+    when given.
 
     ``points`` are ``evals.selectors.trends.TrendPoint``-shaped: ``run_id``, ``url``,
     ``completed_at``/``started_at`` and ``value``.
@@ -224,7 +228,17 @@ def trend_figure(
     if not shown:
         return None
     x, xaxis = _time_axis(shown)
-    data: list[dict[str, Any]] = [
+    data: list[dict[str, Any]] = []
+    if intervals:
+        bounds = [intervals.get(p.run_id) for p in shown]
+        data.extend(
+            interval_band(
+                x,
+                [_finite(b[0]) if b else None for b in bounds],
+                [_finite(b[1]) if b else None for b in bounds],
+            )
+        )
+    data += [
         {
             "type": "scatter",
             "mode": "lines+markers",
@@ -339,3 +353,96 @@ def action_compulsion_figure(points: Sequence[Any]) -> dict[str, Any] | None:
             yaxis={"title": {"text": "compulsion_proxy"}, "range": [-0.05, 1.05]},
         ),
     }
+
+
+# --- paired comparisons: the forest plot and interval bands -------------------
+
+VERDICT_COLOURS = {
+    "regression": "#c62828",
+    "improvement": "#1a7f37",
+    "no change": "#1f5fbf",
+    "inconclusive": "#8c959f",
+}
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: a missing figure is drawn as a gap."""
+    return value if math.isfinite(value) else None
+
+
+def forest_figure(
+    rows: Sequence[tuple[str, float, float, float, str]],
+) -> dict[str, Any] | None:
+    """One row per ``(label, delta, low, high, verdict)``: the delta with its
+    95% interval as a horizontal error bar, coloured by the verdict
+    (inconclusive grey) and worded beside it; ``None`` without rows."""
+    if not rows:
+        return None
+    data: list[dict[str, Any]] = []
+    for verdict, colour in VERDICT_COLOURS.items():
+        mine = [row for row in rows if row[4] == verdict]
+        if not mine:
+            continue
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": verdict,
+                "x": [_finite(delta) for _, delta, _, _, _ in mine],
+                "y": [label for label, _, _, _, _ in mine],
+                "text": [verdict for _ in mine],
+                "textposition": "top center",
+                "textfont": {"color": colour},
+                "marker": {"color": colour, "size": 10},
+                "error_x": {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [_finite(high - delta) for _, delta, _, high, _ in mine],
+                    "arrayminus": [
+                        _finite(delta - low) for _, delta, low, _, _ in mine
+                    ],
+                    "color": colour,
+                    "thickness": 2,
+                    "width": 6,
+                },
+                "hovertemplate": "%{y}: %{x:+.4f}<extra>" + verdict + "</extra>",
+            }
+        )
+    return {
+        "data": data,
+        "layout": _layout(
+            "Candidate minus base, with 95% intervals",
+            height=max(220, 110 + 60 * len(rows)),
+            xaxis={
+                "title": {"text": "change (candidate − base)"},
+                "zeroline": True,
+                "zerolinecolor": "#57606a",
+                "zerolinewidth": 1,
+            },
+            yaxis={"type": "category", "autorange": "reversed"},
+        ),
+    }
+
+
+def interval_band(
+    x: Sequence[Any], low: Sequence[float | None], high: Sequence[float | None]
+) -> list[dict[str, Any]]:
+    """A shaded 95% interval band: the lower edge, the upper filled to it."""
+    edge = {"type": "scatter", "mode": "lines", "line": {"width": 0}, "x": list(x)}
+    return [
+        {
+            **edge,
+            "name": "95% interval (low)",
+            "y": list(low),
+            "showlegend": False,
+            "hoverinfo": "skip",
+        },
+        {
+            **edge,
+            "name": "95% interval",
+            "y": list(high),
+            "fill": "tonexty",
+            "fillcolor": "rgba(31, 95, 191, 0.15)",
+            "hoverinfo": "skip",
+        },
+    ]

@@ -45,6 +45,7 @@ from evals.core.gate import (
     GateVerdict,
     evaluate_gate,
 )
+from evals.core.gate_stat import StatGateVerdict, evaluate_stat_gate
 from evals.core.metric_registry import MetricDirection
 from evals.core.provenance import version_notes
 from evals.core.run_configs import (
@@ -53,6 +54,7 @@ from evals.core.run_configs import (
     configuration_warning,
     same_run_warning,
 )
+from evals.core.stats_input import StatInputError
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import CaseResult, Run
 from evals.selectors.baselines import (
@@ -82,6 +84,18 @@ class ComparisonRefused(CoreError):
     code = "comparison_refused"
 
 
+def _stat_of(
+    verdict: GateVerdict, *, base: StoreContents, candidate: StoreContents
+) -> tuple[StatGateVerdict | None, str]:
+    """The statistical gate's verdict over the stores the plain gate judged,
+    with its defaults (each metric's registered margin, the mean reducer):
+    the verdict ``benchmark_ci_gate --stat`` gives on the same runs."""
+    try:
+        return evaluate_stat_gate(verdict, base=base, candidate=candidate), ""
+    except StatInputError as error:
+        return None, f"No paired comparison: {error.message}"
+
+
 @dataclass(frozen=True, slots=True)
 class BenchmarkSection:
     """One benchmark of a comparison: which runs, and their metrics."""
@@ -107,6 +121,10 @@ class Comparison:
     # Shown first: why the comparison may not mean what it seems to.
     warnings: tuple[str, ...] = ()
     differences: tuple[tuple[str, ConfigDifference], ...] = ()
+    # The paired comparisons of ``--stat`` over the same runs (None: the
+    # runs' case ids cannot be grouped into scenarios, ``stat_note`` says why).
+    stat: StatGateVerdict | None = None
+    stat_note: str = ""
 
     @property
     def change_counts(self) -> dict[CaseChange, int]:
@@ -221,12 +239,12 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
             details={"base": base_run_id, "candidate": candidate_run_id},
         )
     rows = case_rows([base.pk, candidate.pk])
-    verdict = evaluate_gate(
-        base=store_of(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])]),
-        candidate=store_of(
-            f"run {candidate.run_id}", [run_summary_of(candidate, rows[candidate.pk])]
-        ),
+    base_store = store_of(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])])
+    candidate_store = store_of(
+        f"run {candidate.run_id}", [run_summary_of(candidate, rows[candidate.pk])]
     )
+    verdict = evaluate_gate(base=base_store, candidate=candidate_store)
+    stat, stat_note = _stat_of(verdict, base=base_store, candidate=candidate_store)
     notes = [
         f"{side} run {run.run_id} is {run.status}: the gate compares completed "
         "runs only."
@@ -267,6 +285,8 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
         notes=tuple(notes),
         warnings=tuple(warnings),
         differences=tuple(differences),
+        stat=stat,
+        stat_note=stat_note,
     )
 
 
@@ -306,14 +326,15 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
     base_summaries = [
         run_summary_of(run, rows.get(run.pk)) for run in base_runs.values()
     ]
-    verdict = evaluate_gate(
-        base=store_of("evalsite database", base_summaries, [document]),
-        candidate=store_of(
-            "evalsite database (latest completed runs)",
-            [run_summary_of(run, rows.get(run.pk)) for run in latest.values()],
-        ),
-        snapshot_id=document.snapshot_id,
+    base_store = store_of("evalsite database", base_summaries, [document])
+    candidate_store = store_of(
+        "evalsite database (latest completed runs)",
+        [run_summary_of(run, rows.get(run.pk)) for run in latest.values()],
     )
+    verdict = evaluate_gate(
+        base=base_store, candidate=candidate_store, snapshot_id=document.snapshot_id
+    )
+    stat, stat_note = _stat_of(verdict, base=base_store, candidate=candidate_store)
     sections: list[BenchmarkSection] = []
     cases: list[CaseDiff] = []
     notes: list[str] = []
@@ -366,6 +387,8 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
         snapshot_id=document.snapshot_id,
         warnings=tuple(warnings),
         differences=tuple(differences),
+        stat=stat,
+        stat_note=stat_note,
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
@@ -41,6 +41,7 @@ from evals.core.exports import (
     verdict_markdown_export,
 )
 from evals.core.gate_report import verdict_to_markdown
+from evals.core.gate_stat_report import stat_verdict_to_json
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.models import CaseResult
 from evals.selectors.baselines import snapshot_ids
@@ -53,6 +54,7 @@ from evals.services.compare import (
     comparison_for_snapshot,
 )
 from evals.services.runs.recording import METRIC_INPUTS_KEY
+from evals.views.compare_stats import stat_context
 from evals.views.dashboard import (
     CASES_PER_PAGE,
     DIRECTION_TEXT,
@@ -61,6 +63,7 @@ from evals.views.dashboard import (
     query_url,
 )
 from evals.views.downloads import download
+from evalsite.api import error_body
 
 # --- compare ------------------------------------------------------------------
 
@@ -182,7 +185,14 @@ def compare(request: HttpRequest) -> HttpResponse:
     except NotFound as error:
         return _compare_picker(request, error=error.message, status=404)
     except ComparisonRefused as error:
-        return _compare_picker(request, error=error.message, status=400)
+        # The candidate is the run that does not belong with the base.
+        message = f"candidate: {error.message}"
+        if request.GET.get("format"):
+            return JsonResponse(
+                error_body(error.code, message, {"?candidate": [error.message]}),
+                status=400,
+            )
+        return _compare_picker(request, error=message, status=400)
 
     wanted = _case_filter(request)
     cases = filter_cases(comparison.cases, wanted)
@@ -191,7 +201,14 @@ def compare(request: HttpRequest) -> HttpResponse:
         request,
         {
             "json": lambda: json_export(
-                comparison_to_json(comparison, cases=cases, wanted=wanted),
+                {
+                    **comparison_to_json(comparison, cases=cases, wanted=wanted),
+                    # The paired comparisons ``--stat`` makes of the same runs.
+                    "statistics": stat_verdict_to_json(comparison.stat)
+                    if comparison.stat is not None
+                    else None,
+                    "statisticsNote": comparison.stat_note or None,
+                },
                 f"{stem}.json",
             ),
             "csv": lambda: csv_export(case_csv_rows(cases), f"{stem}-cases.csv"),
@@ -234,6 +251,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         request,
         "evals/compare.html",
         {
+            **stat_context(request, comparison, identity=identity, pairs=pairs),
             "comparison": comparison,
             "verdict": comparison.verdict,
             "markdown": verdict_to_markdown(comparison.verdict),
