@@ -2,10 +2,10 @@
 
 ``Authorization: Bearer es_<prefix>_<secret>`` (or ``X-API-Key``). The prefix
 finds the key; the sha256 of the whole key is compared in constant time.
-``request.user`` becomes the key's owner and ``request.auth`` what the key
-stands for (``accounts.holders``: an agent's key gives the agent);
-``request_key`` gives the key itself. A key only reaches what its scopes
-cover (``core.scopes``): 403 otherwise.
+``request.auth`` becomes what the key stands for (``accounts.holders``: an
+agent's key gives the agent), ``request.user`` its owner (the key's owner
+when it has none); ``request_key`` gives the key itself. A key only reaches
+what its scopes cover (``core.scopes``): 403 otherwise.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
                     else "no API key may call it."
                 )
             )
-        return api_key.owner, principal
+        # The principal's owner where it has one (an agent's), else the key's.
+        return getattr(principal, "owner", None) or api_key.owner, principal
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

@@ -105,3 +105,12 @@ def test_an_agents_key_is_read_in_one_query(
         assert found is not None
         holder = key_principal(found)
         assert (holder.pk, holder.owner.username) == (agent.pk, agent.owner.username)
+
+
+def test_an_agents_key_acts_for_the_agents_owner_of_the_day(
+    owner: Any, stranger: Any
+) -> None:
+    created = agent_create(name="moved", owner=owner)
+    Agent.objects.filter(pk=created.agent.pk).update(owner=stranger)
+    answer = bearer(created.api_key).get("/api/whoami")
+    assert answer.json() == {"user": stranger.username, "agent": "moved"}
