@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gridworld.core.batch_figures import Profile
 from gridworld.core.metrics import rolling_distance
 from gridworld.core.types import Q
 
@@ -307,5 +308,81 @@ def episode_series_figure(receipt: dict[str, Any]) -> dict[str, Any]:
             "legend": LEGEND_ABOVE,
             "margin": {**MARGIN, "r": 60},
             "height": 340,
+        },
+    }
+
+
+def _profile_axes(profile: Profile) -> dict[str, Any]:
+    metric = profile.metric
+    better = "higher" if metric.higher_is_better else "lower"
+    return {
+        "title.text": f"Performance profile: {metric.label}",
+        "xaxis.title.text": f"threshold τ ({metric.unit}; {better} is better)",
+        "yaxis.title.text": f"share of episodes with {metric.key} > τ",
+    }
+
+
+def profile_figure(profiles: Sequence[Profile]) -> dict[str, Any]:
+    """Performance profiles (share of episodes whose metric exceeds tau),
+    one line per batch, one metric at a time: a menu above the chart picks
+    the metric (the first one shows first)."""
+    data = []
+    buttons = []
+    per_metric = [len(p.shares) for p in profiles]
+    for number, profile in enumerate(profiles):
+        for label, shares in profile.shares:
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "line": {"shape": "hv"},
+                    "name": label,
+                    "legendgroup": label,
+                    "visible": number == 0,
+                    "x": list(profile.thresholds),
+                    "y": list(shares),
+                    "hovertemplate": "τ %{x}: %{y:.1%} of episodes above"
+                    "<extra>%{fullData.name}</extra>",
+                }
+            )
+        visible = [
+            index == number
+            for index, count in enumerate(per_metric)
+            for _ in range(count)
+        ]
+        buttons.append(
+            {
+                "label": profile.metric.key.replace("_", " "),
+                "method": "update",
+                "args": [{"visible": visible}, _profile_axes(profile)],
+            }
+        )
+    first = _profile_axes(profiles[0]) if profiles else {}
+    return {
+        "data": data,
+        "layout": {
+            "title": TITLE_ABOVE_LEGEND
+            | {"text": first.get("title.text", "Performance profile")},
+            "xaxis": {"title": {"text": first.get("xaxis.title.text", "")}},
+            "yaxis": {
+                "title": {"text": first.get("yaxis.title.text", "")},
+                "range": [0, 1.05],
+                "tickformat": ".0%",
+            },
+            "legend": LEGEND_ABOVE,
+            "margin": {**MARGIN, "t": 110},
+            "height": 380,
+            "updatemenus": [
+                {
+                    "type": "dropdown",
+                    "buttons": buttons,
+                    "active": 0,
+                    "x": 1,
+                    "xanchor": "right",
+                    "y": 1.22,
+                    "yanchor": "bottom",
+                    "showactive": True,
+                }
+            ],
         },
     }

@@ -3,12 +3,24 @@ a batch's charts data. Never writes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 from django.shortcuts import get_object_or_404
 
+from gridworld.core.batch_figures import (
+    FIGURE_SEED,
+    EpisodePoint,
+    MetricFigures,
+    batch_figures,
+)
+from gridworld.core.batch_pairing import BatchFacts
+from gridworld.core.config import DEFAULT_DRIFT_PERIOD, DEFAULT_MAX_STEPS
+from gridworld.core.stats import MIN_RESAMPLES
 from gridworld.models import Episode, EpisodeBatch
+
+ACTIVE_STATUSES = ("queued", "running")
 
 
 def batch_list() -> QuerySet[EpisodeBatch]:
@@ -51,3 +63,85 @@ def episode_get(batch_pk: int, index: int) -> Episode:
 def batch_episode_metrics(batch: EpisodeBatch) -> list[dict[str, Any]]:
     """Every stored episode's metrics, in episode order."""
     return list(batch.episode_rows.order_by("index").values_list("metrics", flat=True))
+
+
+def episode_points(batch: EpisodeBatch, limit: int) -> list[EpisodePoint]:
+    """The first ``limit`` stored episodes as the figures read them (seed,
+    map, metrics), in episode order; one query."""
+    stratum = batch.grid_map.name
+    rows = batch.episode_rows.order_by("index").values_list("index", "seed", "metrics")
+    return [
+        EpisodePoint(index, seed, stratum, metrics)
+        for index, seed, metrics in rows[:limit]
+    ]
+
+
+def batch_facts(batch: EpisodeBatch) -> BatchFacts:
+    """What decides whether ``batch`` pairs with another by seed."""
+    return BatchFacts(
+        pk=batch.pk,
+        map_name=batch.grid_map.name,
+        map_digest=batch.grid_map.digest,
+        drift_period=int(batch.config.get("drift_period", DEFAULT_DRIFT_PERIOD)),
+        max_steps=int(batch.config.get("max_steps", DEFAULT_MAX_STEPS)),
+        first_seed=batch.seed,
+        last_seed=batch.seed + batch.episodes - 1,
+        active=batch.run.status in ACTIVE_STATUSES,
+    )
+
+
+def batch_pair_candidates(batch: EpisodeBatch, limit: int) -> list[EpisodeBatch]:
+    """Other batches whose episodes pair with ``batch``'s by seed: the same
+    map, goal drift period and step limit, at least one seed in common;
+    those of the same benchmark first, then the newest."""
+    facts = batch_facts(batch)
+    same_benchmark = Case(
+        When(run__benchmark_id=batch.run.benchmark_id, then=Value(0)),
+        default=Value(1),
+    )
+    return list(
+        batch_list()
+        .exclude(pk=batch.pk)
+        .filter(
+            grid_map_id=batch.grid_map_id,
+            config__drift_period=facts.drift_period,
+            config__max_steps=facts.max_steps,
+            seed__lte=facts.last_seed,
+        )
+        .alias(end=F("seed") + F("episodes"))
+        .filter(end__gt=facts.first_seed)
+        .order_by(same_benchmark, "-created_at", "-pk")[:limit]
+    )
+
+
+# Figures are computed over at most this many episodes (the first ones, in
+# seed order); the page and the API say so when a batch has more.
+FIGURE_EPISODES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class BatchStats:
+    """A finished batch's figures and what they were computed over."""
+
+    points: list[EpisodePoint]
+    figures: list[MetricFigures]
+    resamples: int = MIN_RESAMPLES
+    seed: int = FIGURE_SEED
+
+    @property
+    def episodes(self) -> int:
+        return len(self.points)
+
+    @property
+    def strata(self) -> list[str]:
+        return sorted({p.stratum for p in self.points})
+
+
+def batch_stats(batch: EpisodeBatch) -> BatchStats | None:
+    """The figures of a finished batch with stored episodes, else ``None``."""
+    if batch.run.status in ("queued", "running"):
+        return None
+    points = episode_points(batch, FIGURE_EPISODES)
+    if not points:
+        return None
+    return BatchStats(points, batch_figures(points))

@@ -28,6 +28,7 @@ from evalsite.openapi import REFUSES_UNKNOWN_FIELDS, idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
 from gridworld.api.outputs import (
+    GridworldBatchDetailOutputSerializer,
     GridworldBatchOutputSerializer,
     GridworldEpisodeDetailOutputSerializer,
     GridworldEpisodeOutputSerializer,
@@ -45,7 +46,13 @@ from gridworld.core.governor import GOVERNOR_KINDS
 from gridworld.core.proposers import PROPOSER_KINDS
 from gridworld.core.receipt_json import read_receipt_json
 from gridworld.models import EpisodeBatch
-from gridworld.selectors import batch_get, batch_list, episode_get, episode_list
+from gridworld.selectors import (
+    batch_get,
+    batch_list,
+    batch_stats,
+    episode_get,
+    episode_list,
+)
 from gridworld.services.batches import IDEMPOTENCY_HEADER, batch_start_once
 from gridworld.services.episodes import (
     receipt_download,
@@ -154,11 +161,17 @@ class BatchListCreateView(APIView):
 class BatchDetailView(APIView):
     @extend_schema(
         operation_id="gridworld_batches_retrieve",
-        responses=GridworldBatchOutputSerializer,
+        responses=GridworldBatchDetailOutputSerializer,
     )
     def get(self, request: Request, pk: int) -> Response:
-        """One batch: status, progress, metrics, verdict."""
-        return Response(batch_answer(batch_get(pk), request))
+        """One batch: status, progress, metrics, verdict, and once it has
+        finished its ``figures`` (IQM and mean of each episode metric with
+        stratified bootstrap 95% intervals)."""
+        batch = batch_get(pk)
+        context = {"request": request, "figures": batch_stats(batch)}
+        return Response(
+            GridworldBatchDetailOutputSerializer(batch, context=context).data
+        )
 
 
 class EpisodeListView(APIView):

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from gridworld.core.batch_figures import figures_wire
 from gridworld.core.replay import Verification
+from gridworld.core.stats import CONFIDENCE
 from gridworld.models import Episode, EpisodeBatch
 
 
@@ -211,3 +214,58 @@ def page_schema(
     return inline_serializer(
         name, {"count": serializers.IntegerField(), "results": item(many=True)}
     )
+
+
+class GridworldIntervalOutputSerializer(serializers.Serializer):
+    point = serializers.FloatField()
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+class GridworldMetricFiguresOutputSerializer(serializers.Serializer):
+    metric = serializers.CharField()
+    label = serializers.CharField()
+    unit = serializers.CharField()
+    higherIsBetter = serializers.BooleanField()  # noqa: N815
+    iqm = GridworldIntervalOutputSerializer()
+    mean = GridworldIntervalOutputSerializer()
+
+
+class GridworldFiguresOutputSerializer(serializers.Serializer):
+    """A finished batch's figures: per episode metric the IQM and the mean
+    with stratified bootstrap 95% intervals (``confidence``), over
+    ``episodes`` episodes in ``strata`` (maps); ``episodesUrl`` lists the
+    episodes (and their receipts) they came from."""
+
+    episodes = serializers.IntegerField()
+    strata = serializers.ListField(child=serializers.CharField())
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    episodesUrl = serializers.URLField()  # noqa: N815
+    metrics = GridworldMetricFiguresOutputSerializer(many=True)
+
+
+class GridworldBatchDetailOutputSerializer(GridworldBatchOutputSerializer):
+    """One batch (as listed) with ``figures``: ``null`` while the batch runs
+    or when it has no stored episode. ``figures`` in the context: the
+    batch's ``BatchStats`` or ``None``."""
+
+    figures = serializers.SerializerMethodField()
+
+    @extend_schema_field(GridworldFiguresOutputSerializer(allow_null=True))
+    def get_figures(self, batch: EpisodeBatch) -> dict[str, Any] | None:
+        stats = self.context.get("figures")
+        if stats is None:
+            return None
+        url = reverse("gridworld:api-episodes", args=[batch.pk])
+        request = self.context.get("request")
+        return {
+            "episodes": stats.episodes,
+            "strata": stats.strata,
+            "resamples": stats.resamples,
+            "seed": stats.seed,
+            "confidence": CONFIDENCE,
+            "episodesUrl": request.build_absolute_uri(url) if request else url,
+            "metrics": figures_wire(stats.figures),
+        }

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from gridworld.api import batches as api
+from gridworld.views import batch_figures
 from gridworld.views import batches as views
 
 app_name = "gridworld"
@@ -10,6 +11,11 @@ app_name = "gridworld"
 urlpatterns = [
     path("gridworld/", views.index, name="index"),
     path("gridworld/batches/<int:pk>/", views.batch_detail, name="batch-detail"),
+    path(
+        "gridworld/batches/<int:pk>/compare/<int:other>/",
+        batch_figures.batch_compare,
+        name="batch-compare",
+    ),
     path("gridworld/runs/<str:run_id>/", views.run_batch, name="run-batch"),
     path(
         "gridworld/runs/<str:run_id>/episodes/<int:index>/",

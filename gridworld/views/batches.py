@@ -26,6 +26,7 @@ from gridworld.selectors import (
 )
 from gridworld.services.batches import batch_create
 from gridworld.services.episodes import INTACT, receipt_verify, stored_receipt
+from gridworld.views.batch_figures import figures_context
 
 BATCHES_PER_PAGE = 25
 EPISODES_PER_PAGE = 100
@@ -101,8 +102,13 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def batch_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A batch: verdict, success, safety counters, charts and its episodes."""
+    """A batch: verdict, success, safety counters, charts, the statistical
+    figures and its episodes. ``?compare=<pk>`` (the page's compare form)
+    goes to the compare page of this batch and that one."""
     batch = batch_get(pk)
+    other = request.GET.get("compare", "")
+    if other.isdigit():
+        return redirect("gridworld:batch-compare", pk=batch.pk, other=int(other))
     run = batch.run
     rows = list(
         episode_list(batch).values_list("metrics", "distances")[:CHART_EPISODES]
@@ -138,6 +144,7 @@ def batch_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "figures": figures,
             "page": page,
             "is_active": run.status in ("queued", "running"),
+            **figures_context(batch),
         },
     )
 

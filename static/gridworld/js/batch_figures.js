@@ -1,0 +1,10 @@
+// Batch and compare pages: draws the performance profile the server built
+// (gridworld.charts.profile_figure, emitted with json_script).
+(function () {
+  "use strict";
+  var data = document.getElementById("gw-profile-figure");
+  var target = document.getElementById("gw-profile");
+  if (!data || !target || !window.Plotly) { return; }
+  var figure = JSON.parse(data.textContent);
+  window.Plotly.newPlot(target, figure.data, figure.layout, { responsive: true, displaylogo: false });
+})();
