@@ -32,6 +32,10 @@ class TrendPoint:
     metrics: Mapping[str, float]
     verdict_passed: bool | None
     previous_run_id: str | None
+    # For the paired comparisons: which run, and its counts.
+    pk: int = 0
+    passed_cases: int = 0
+    total_cases: int = 0
 
     def metric(self, name: str) -> float | None:
         return self.pass_rate if name == PASS_RATE else self.metrics.get(name)
@@ -97,6 +101,9 @@ def benchmark_trend(
                 metrics=metrics,
                 verdict_passed=run.verdict_passed,
                 previous_run_id=previous,
+                pk=run.pk,
+                passed_cases=run.passed_cases,
+                total_cases=run.total_cases,
             )
         )
         previous = run.run_id

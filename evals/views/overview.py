@@ -1,6 +1,8 @@
 """The evals sections of the overview page (``evalsite.overview``): the open
-regressions and invalid uploads tiles, the regressions against baselines and
-the latest run of each benchmark, filtered by kind and name."""
+regressions and invalid uploads tiles, then, leading the body, each
+benchmark's latest run against its baseline as a paired verdict with its
+interval, the regressions in the plain gate's words and the latest run of
+each benchmark, filtered by kind and name."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from evals.selectors.benchmarks import (
 )
 from evals.selectors.runs import runs_in_pks
 from evals.services.standings import baseline_standings
+from evals.services.stat_verdicts import baseline_verdicts
 
 BENCHMARKS_PER_PAGE = 12
 REGRESSIONS_PER_PAGE = 10
@@ -52,6 +55,7 @@ def overview_context(request: HttpRequest) -> dict[str, Any]:
         for benchmark in page.object_list
     ]
     return {
+        "baseline_verdicts": baseline_verdicts(),
         "cards": cards,
         "page": page,
         "kind": kind,

@@ -23,6 +23,7 @@ from evals.core.compare import PASS_RATE
 from evals.core.exports import csv_export, json_export, trend_csv_rows, trend_to_json
 from evals.selectors.benchmarks import benchmark_choices, benchmark_get
 from evals.selectors.trends import Trend, TrendPoint, benchmark_trend
+from evals.services.stat_verdicts import TrendStats, trend_stats
 from evals.views.dashboard import (
     DIRECTION_TEXT,
     TREND_ROWS_PER_PAGE,
@@ -33,11 +34,23 @@ from evals.views.downloads import download
 from evalsite.api import error_body
 
 
-def _trend_rows(trend: Trend, points: Iterable[TrendPoint]) -> list[dict[str, Any]]:
+def _interval_text(stats: TrendStats, run_id: str) -> str:
+    found = stats.estimates.get(run_id)
+    if found is None or found.interval.method == "none":
+        return ""
+    low, high = found.interval.low, found.interval.high
+    return f"[{number_text(low)}, {number_text(high)}]"
+
+
+def _trend_rows(
+    trend: Trend, points: Iterable[TrendPoint], stats: TrendStats
+) -> list[dict[str, Any]]:
     benchmark_id = trend.benchmark.benchmark_id
     return [
         {
             "point": point,
+            "interval": _interval_text(stats, point.run_id),
+            "step": stats.steps.get(point.run_id),
             "value": number_text(point.value),
             "pass_rate": number_text(point.pass_rate),
             "p50": number_text(point.metrics.get("latency_p50_ms")),
@@ -138,11 +151,16 @@ def trends(request: HttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     baseline = trend.baseline
+    stats = trend_stats(
+        [(p.pk, p.run_id, p.passed_cases, p.total_cases) for p in trend.points]
+    )
+    banded = metric == PASS_RATE and bool(stats.intervals)
     metric_figure = charts.trend_figure(
         trend.points,
         metric=metric,
         baseline_value=trend.baseline_value,
         baseline_label=f"baseline {baseline.snapshot_id}" if baseline else "baseline",
+        intervals=stats.intervals if banded else None,
     )
     context.update(
         {
@@ -154,9 +172,13 @@ def trends(request: HttpRequest) -> HttpResponse:
                 if metric_figure is not None and trend.baseline_value is not None
                 else "Click a point to open that run. The table below has the "
                 "same numbers."
-            ),
+            )
+            + (" The shaded band is each run's 95% interval." if banded else ""),
             "identity_query": urlencode(identity),
-            "rows": _trend_rows(trend, page.object_list),
+            "rows": _trend_rows(trend, page.object_list, stats),
+            "banded": banded,
+            "stat_covered": stats.covered,
+            "has_steps": bool(stats.steps),
             "page": page,
             "direction": DIRECTION_TEXT[trend.direction.value],
             "baseline_value": number_text(trend.baseline_value),
