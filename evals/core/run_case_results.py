@@ -142,8 +142,20 @@ _Duration = (
 _UNSET = msgspec.UNSET
 
 
-class StoredCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """One case result of a stored run file, its fields checked."""
+class StoredCase(msgspec.Struct, forbid_unknown_fields=True, gc=False, rename="camel"):
+    """One case result of a stored run file, its fields checked, named as
+    ``CaseResult`` names them. An absent optional field is ``None``, so an
+    explicit ``null`` reads the same: ``stored_cases_ok`` tells them apart."""
+
+    case_id: str
+    passed: bool
+    score: _Number | None = None
+    duration_ms: _Duration | None = None
+    notes: str | None = None
+
+
+class _StrictCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A case result whose optional fields may be absent but never null."""
 
     caseId: str
     passed: bool
@@ -152,13 +164,28 @@ class StoredCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     notes: str | msgspec.UnsetType = _UNSET
 
 
+class _StrictCases(msgspec.Struct, gc=False):
+    caseResults: list[_StrictCase] = []
+
+
+_STRICT_CASES = msgspec.json.Decoder(_StrictCases)
+_NULL = b"null"
+
+
 def stored_cases_ok(
-    cases: list[StoredCase], passed_cases: int, failed_cases: int
+    cases: list[StoredCase], passed_cases: int, failed_cases: int, data: bytes
 ) -> bool:
-    """``case_results_fast_ok`` of decoded case results, whose fields
-    decoding has checked already."""
+    """``case_results_fast_ok`` of the case results decoded from ``data``,
+    whose fields decoding has checked already. Bytes that hold no ``null``
+    anywhere hold no null field; the others are decoded once more, strictly
+    (a run with a note saying "null" pays that)."""
+    if data.find(_NULL) >= 0:
+        try:
+            _STRICT_CASES.decode(data)
+        except msgspec.DecodeError:
+            return False
     return _ids_and_counts_agree(
-        [case.caseId for case in cases],
+        [case.case_id for case in cases],
         [case.passed for case in cases].count(True),
         len(cases),
         passed_cases,
@@ -166,34 +193,17 @@ def stored_cases_ok(
     )
 
 
-class _BuiltCase(msgspec.Struct, gc=False, rename="camel"):
-    """A case result of bytes already checked (an absent field: ``None``)."""
-
-    case_id: str
-    passed: bool
-    score: int | float | None = None
-    duration_ms: int | float | None = None
-    notes: str | None = None
-
-
-class _BuiltCases(msgspec.Struct, gc=False):
-    caseResults: list[_BuiltCase] = []
-
-
-_BUILT_CASES = msgspec.json.Decoder(_BuiltCases)
 _CASE_RESULTS = tuple[CaseResult, ...]
 
 
-def stored_case_results(data: bytes) -> tuple[CaseResult, ...]:
-    """The case results of a run file's bytes that decode into ``StoredCase``
-    results that ``stored_cases_ok`` takes (else the answer means nothing).
+def stored_case_results(cases: list[StoredCase]) -> tuple[CaseResult, ...]:
+    """The case results of decoded ones that ``stored_cases_ok`` takes.
 
     msgspec builds the frozen dataclasses in C, 4x sooner than calling them,
     but makes an integer of a field typed ``float`` a float; a run with an
     integer score or duration (``to_wire`` writes it back as it came) is
     built by calling them.
     """
-    cases = _BUILT_CASES.decode(data).caseResults
     scores = [case.score for case in cases]
     durations = [case.duration_ms for case in cases]
     if int in set(map(type, scores)) or int in set(map(type, durations)):

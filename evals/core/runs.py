@@ -271,7 +271,7 @@ def read_stored_run(data: bytes) -> StoredRunFile | None:
     ):
         return None
     if run.caseResults is not _UNSET and not stored_cases_ok(
-        run.caseResults, run.passedCases, run.failedCases
+        run.caseResults, run.passedCases, run.failedCases, data
     ):
         return None
     recency = fast_timestamp(run.startedAt)
@@ -316,7 +316,7 @@ def stored_run_summary(stored: StoredRunFile) -> RunSummary:
         git_ref=_or_none(run.gitRef),
         case_results=None
         if run.caseResults is _UNSET
-        else stored_case_results(stored.data),
+        else stored_case_results(run.caseResults),
     )
 
 

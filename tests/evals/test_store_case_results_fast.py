@@ -86,6 +86,10 @@ def _validate_both(document: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
     return fast, reference
 
 
+# How the store is read: every run kept, or the latest per benchmark (the gate).
+READS: list[dict[str, Any]] = [{}, {"latest_runs_only": True}]
+
+
 def validate_outcome(summary: RunSummary) -> tuple[RunSummary, str]:
     """The summary and its wire text (which tells ``3`` from ``3.0``)."""
     return summary, json.dumps(summary.to_wire())
@@ -94,7 +98,7 @@ def validate_outcome(summary: RunSummary) -> tuple[RunSummary, str]:
 # --- case results near every rule's edge --------------------------------------
 
 _IDS = ["a", "b", "a", "", " ", "\u00a0", "\x1c", "\u200b", "c\u00e9", "x y", "#1"]
-_NUMBERS = [
+_NUMBERS: list[Any] = [
     0,
     1,
     -1,
@@ -217,7 +221,7 @@ def test_store_reads_case_results_as_the_reference_does(
     with tempfile.TemporaryDirectory() as tmp:
         _write_store(Path(tmp), files)
 
-        for options in ({}, {"latest_runs_only": True}):
+        for options in READS:
             fast, reference = _read_both(Path(tmp), monkeypatch, **options)
 
             assert fast == reference
@@ -255,6 +259,8 @@ _RAW_CASES = [
     '{"caseId": "\\ud800", "passed": false}',
     '{"caseId": "a\\u0000", "passed": false}',
     '{"caseId": "a", "passed": false, "notes": null}',
+    '{"caseId": "a", "passed": false, "score": null}',
+    '{"caseId": "null", "passed": false, "notes": "null"}',
 ]
 
 
@@ -268,7 +274,7 @@ def test_raw_case_texts_are_read_as_the_reference_reads_them(
     text = json.dumps(head)[:-1] + f', "caseResults": [{raw_case}]}}'
     _write_store(tmp_path, {"run-1.json": text.encode()})
 
-    for options in ({}, {"latest_runs_only": True}):
+    for options in READS:
         fast, reference = _read_both(tmp_path, monkeypatch, **options)
 
         assert fast == reference
@@ -344,6 +350,22 @@ def test_a_broken_case_result_is_refused_with_the_reference_problems(
     assert path in [problem[0] for problem in fast]
 
 
+@pytest.mark.parametrize(
+    ("notes", "vouched"), [("null", True), (None, False)], ids=["text", "json-null"]
+)
+def test_null_is_told_apart_from_the_text_null(
+    notes: str | None, vouched: bool
+) -> None:
+    document = _bench_like_run(3, 2, seed=7)
+    document["caseResults"][1]["notes"] = notes
+
+    stored = runs.read_stored_run(json.dumps(document).encode())
+
+    assert (stored is not None) is vouched
+    if stored is not None:
+        assert runs.stored_run_summary(stored).to_wire() == document
+
+
 def test_counts_that_disagree_with_the_case_results_are_refused() -> None:
     document = _bench_like_run(3, 2, seed=3)
     document["passedCases"] += 1
@@ -368,7 +390,7 @@ def test_a_large_run_is_read_without_json_schema(
         raise AssertionError("a valid run went through JSON Schema")
 
     monkeypatch.setattr(runs, "run_summary_problems", refuse)
-    for options in ({}, {"latest_runs_only": True}):
+    for options in READS:
         contents = load_store(tmp_path, **options)
         assert contents.valid_counts.runs == 1
         assert contents.runs[0].item.to_wire() == document
@@ -380,7 +402,8 @@ def test_the_built_case_results_are_a_tuple_of_case_results() -> None:
     stored = runs.read_stored_run(json.dumps(document).encode())
     assert stored is not None
 
-    cases = run_case_results.stored_case_results(stored.data)
+    assert type(stored.run.caseResults) is list
+    cases = run_case_results.stored_case_results(stored.run.caseResults)
 
     assert type(cases) is tuple
     assert [case.to_wire() for case in cases] == document["caseResults"]
