@@ -58,14 +58,14 @@ test: lint
 	@mkdir -p var
 	$(VENV)/bin/pytest -rs $(PYTEST_ARGS)
 
-# The tests that need no Django database (the cores and tests/test_core_*.py)
+# The tests that need no Django database (the cores, tests/core/ and tests/test_core_purity.py)
 # on the lowest supported Python, 3.12, in .venv312 (installed again only when
 # pyproject.toml changes).
 LOWEST_CANDIDATES := $(LOWEST_PYTHON) python3.12 \
 	$(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3) \
 	$(wildcard /root/.pyenv/versions/3.12*/bin/python3)
 VENV312 := .venv312
-CORE_TESTS := $(wildcard tests/*/core) $(wildcard tests/test_core_*.py)
+CORE_TESTS := tests/core $(wildcard tests/*/core) tests/test_core_purity.py
 test-core-lowest:
 	@py=""; for c in $(LOWEST_CANDIDATES); do \
 	  if PYENV_VERSION= "$$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1; then py="$$c"; break; fi; done; \
