@@ -131,6 +131,11 @@ class Run(models.Model):
     artifacts_dir = models.CharField(max_length=1000, blank=True)
     progress_done = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # Harness runs: each figure of the summary with its uncertainty
+    # (evals.core.run_uncertainty), written when the run finishes; kept
+    # apart from ``summary`` and ``metrics``, whose shapes the eval-store
+    # contract fixes.
+    uncertainty = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -17,12 +17,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evals.api.outputs import EvalRunSerializer, EvalSuiteSerializer, page_schema
+from evals.api.outputs import (
+    EvalRunDetailSerializer,
+    EvalRunSerializer,
+    EvalSuiteSerializer,
+    page_schema,
+)
 from evals.api.paging import PAGING, limit_offset
+from evals.core.run_uncertainty import check_reducer
+from evals.core.stats_input import MAX_REPEATS, StatInputError, parse_reducer
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
 from evals.selectors.runs import harness_run_list, run_get
 from evals.services.harness.create import (
+    DEFAULT_REDUCER,
+    DEFAULT_REPEATS,
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
     MODELS,
@@ -63,6 +72,21 @@ class EvalRunCreateInputSerializer(serializers.Serializer):
     seed = serializers.IntegerField(
         required=False, default=DEFAULT_SEED, min_value=0, max_value=2**31 - 1
     )
+    repeats = serializers.IntegerField(
+        required=False,
+        default=DEFAULT_REPEATS,
+        min_value=1,
+        max_value=MAX_REPEATS,
+        help_text="epochs per scenario; each is its own case "
+        "`<scenario>#<epoch>` with its own seed (default 1)",
+    )
+    reducer = serializers.CharField(
+        required=False,
+        default=DEFAULT_REDUCER,
+        max_length=20,
+        help_text="how a scenario's epochs become one value: mean (default), "
+        "majority, max, pass_at_<k>, pass^<k>",
+    )
 
     # Resolved while the other fields validate, so an unknown suite is
     # reported together with every other problem of the request.
@@ -71,6 +95,19 @@ class EvalRunCreateInputSerializer(serializers.Serializer):
 
     def validate_script(self, value: str) -> Path:
         return core_field(lambda: suite_resolve(value, field="script"))
+
+    def validate_reducer(self, value: str) -> str:
+        try:
+            return parse_reducer(value).name
+        except StatInputError as exc:
+            raise serializers.ValidationError([exc.message]) from None
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            check_reducer(attrs["reducer"], attrs["repeats"])
+        except StatInputError as exc:
+            raise ValidationError({"reducer": [exc.message]}) from None
+        return attrs
 
 
 RUN_FILTERS = [
@@ -150,6 +187,8 @@ class EvalRunListCreateView(APIView):
                 script_path=data.get("script"),
                 sampler=data["sampler"],
                 seed=data["seed"],
+                repeats=data["repeats"],
+                reducer=data["reducer"],
                 user=request.user,
                 started_via="api",
                 idempotency=idempotency,
@@ -167,12 +206,29 @@ class EvalRunListCreateView(APIView):
 class EvalRunDetailView(APIView):
     @extend_schema(
         operation_id="evals_runs_retrieve",
-        responses=EvalRunSerializer,
+        parameters=[
+            OpenApiParameter(
+                "uncertainty",
+                bool,
+                description="add `uncertainty` (each figure with its 95% "
+                "interval) to a run made without repeats; a run made with "
+                "repeats or a reducer always has it",
+                extensions=EMPTY_IS_ABSENT,
+            )
+        ],
+        responses=EvalRunDetailSerializer,
     )
     def get(self, request: Request, run_id: str) -> Response:
-        """One run: status, progress, metrics and verdict."""
+        """One run: status, progress, metrics and verdict (and, with repeats
+        or when asked, each figure with its uncertainty)."""
+        asked = request.query_params.get("uncertainty") or "false"
+        if asked not in ("true", "false"):
+            raise ValidationError(
+                {"uncertainty": ["uncertainty must be true or false."]}
+            )
+        context = {"request": request, "detail": True, "uncertainty": asked == "true"}
         return Response(
-            EvalRunSerializer(run_get(run_id=run_id), context={"request": request}).data
+            EvalRunDetailSerializer(run_get(run_id=run_id), context=context).data
         )
 
 

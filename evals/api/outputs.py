@@ -23,6 +23,7 @@ from rest_framework.fields import SkipField
 
 from core.schemas import as_openapi, load_validator
 from evals.core.format_rules import NUMBER_LIMIT, SAFE_SEGMENT_MAX_CHARS
+from evals.core.run_uncertainty import shows_repeats
 from evals.selectors.runs import run_config_shown
 from evals.services.pack_files import pack_file_names
 from evalsite.paths import scrubbed
@@ -321,6 +322,28 @@ class RunError(Text):
         return scrubbed(value) or None
 
 
+class RunUncertainty(Document):
+    """Each figure of the run summary with its uncertainty
+    (``evals.core.run_uncertainty``: estimate, clustered standard error,
+    95% interval, n, K, variance split, design effect, advice); on a run's
+    detail only, for a run made with repeats or a reducer or when asked
+    (``?uncertainty=true``); null until the run finishes."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            allow_null=True,
+            required=False,
+            detail_only=True,
+            **kwargs,
+        )
+
+    def get_attribute(self, instance: Any) -> Any:
+        value = super().get_attribute(instance)
+        if not (self.context.get("uncertainty") or shows_repeats(instance.config)):
+            raise SkipField()
+        return value or None
+
+
 class EvalRunSerializer(serializers.Serializer):
     """A scenario eval run as the harness API shows it: status, progress,
     metrics, verdict."""
@@ -341,6 +364,13 @@ class EvalRunSerializer(serializers.Serializer):
     verdict = Verdict()
     error = RunError(allow_null=True)
     url = AbsoluteUrl()
+
+
+class EvalRunDetailSerializer(EvalRunSerializer):
+    """One scenario eval run: an ``EvalRun`` and, for a run made with
+    repeats or a reducer or when asked, ``uncertainty``."""
+
+    uncertainty = RunUncertainty()
 
 
 def page_schema(

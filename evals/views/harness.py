@@ -21,11 +21,15 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import CoreError, NotFound, SchemaInvalid
 from evals import charts
+from evals.core.run_uncertainty import WITHIN_ZERO, format_figure
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
+from evals.core.stats_input import MAX_REPEATS
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks, suite_get
 from evals.selectors.runs import harness_run_list, run_artifact_path, run_cases, run_get
 from evals.services.harness.create import (
+    DEFAULT_REDUCER,
+    DEFAULT_REPEATS,
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
     MODELS,
@@ -165,9 +169,31 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "columns": _scenario_columns(cases),
             "is_active": run.status in ACTIVE_STATUSES,
             "metric_rows": metric_value_rows(run.metrics),
+            "uncertainty": uncertainty_rows(run.uncertainty),
             "has_summary_file": _has_artifact(run, "summary.json"),
         },
     )
+
+
+def uncertainty_rows(found: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The run page's "Uncertainty" section: each figure in words
+    (``format_figure``), the advice, and whether the epochs of each
+    scenario all agreed; None before the run finishes (or for a run
+    finished before figures had intervals)."""
+    if not found:
+        return None
+    return {
+        "repeats": found.get("repeats", 1),
+        "reducer": found.get("reducer", "mean"),
+        "error": found.get("error"),
+        "rows": [
+            (name, format_figure(figure), figure)
+            for name, figure in (found.get("metrics") or {}).items()
+        ],
+        "advice": found.get("advice", ""),
+        "within_zero": bool(found.get("withinZero")),
+        "within_zero_text": WITHIN_ZERO,
+    }
 
 
 def _scenario_columns(cases: list[Any]) -> dict[str, bool]:
@@ -260,6 +286,20 @@ class RunNewForm(forms.Form):
         choices=[(s, s) for s in SAMPLER_NAMES], initial=DEFAULT_SAMPLER
     )
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=DEFAULT_SEED)
+    repeats = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_REPEATS,
+        initial=DEFAULT_REPEATS,
+        help_text=f"epochs per scenario (each with its own seed); 1..{MAX_REPEATS}",
+    )
+    reducer = forms.CharField(
+        required=False,
+        max_length=20,
+        initial=DEFAULT_REDUCER,
+        help_text="how a scenario's epochs become one value: mean, majority, "
+        "max, pass_at_<k>, pass^<k>",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -289,6 +329,8 @@ def run_new(request: HttpRequest) -> HttpResponse:
                 else None,
                 sampler=data["sampler"],
                 seed=data["seed"],
+                repeats=data["repeats"] or DEFAULT_REPEATS,
+                reducer=data["reducer"] or DEFAULT_REDUCER,
                 user=request.user,
                 started_via="web",
             )

@@ -18,9 +18,13 @@ from django.core.management.base import (
 
 from core.errors import CoreError
 from evals.core.metrics import format_metric
+from evals.core.run_uncertainty import WITHIN_ZERO, format_figure, shows_repeats
+from evals.core.stats_input import MAX_REPEATS
 from evals.core.suite_types import SuiteInvalid
 from evals.models import Run
 from evals.services.harness.create import (
+    DEFAULT_REDUCER,
+    DEFAULT_REPEATS,
     DEFAULT_SAMPLER,
     DEFAULT_SEED,
     MODELS,
@@ -63,6 +67,18 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
         parser.add_argument(
+            "--repeats",
+            default=str(DEFAULT_REPEATS),
+            help=f"epochs per scenario, 1..{MAX_REPEATS} (default 1); each is "
+            "its own case <scenario>#<epoch> with its own seed",
+        )
+        parser.add_argument(
+            "--reducer",
+            default=DEFAULT_REDUCER,
+            help="how a scenario's epochs become one value: mean (default), "
+            "majority, max, pass_at_<k>, pass^<k>",
+        )
+        parser.add_argument(
             "--wait", action="store_true", help="run here and print the summary"
         )
         parser.add_argument("--user", help="username recorded as the run's creator")
@@ -84,6 +100,8 @@ class Command(BaseCommand):
                 script_path=options["script"],
                 sampler=options["sampler"],
                 seed=options["seed"],
+                repeats=options["repeats"],
+                reducer=options["reducer"],
                 user=user,
                 schedule=not options["wait"],
                 queue=options["queue"],
@@ -160,6 +178,8 @@ class Command(BaseCommand):
                     else ""
                 )
             )
+        if shows_repeats(config):
+            self._print_uncertainty(run)
         write(
             f"cases: {run.passed_cases} passed, {run.failed_cases} failed "
             f"of {run.total_cases}"
@@ -172,3 +192,17 @@ class Command(BaseCommand):
             write("verdict: FAIL (failed: " + ",".join(run.failed_properties) + ")")
         write(f"artifacts: {run.artifacts_dir}")
         write(f"url: {url}")
+
+    def _print_uncertainty(self, run: Run) -> None:
+        found = run.uncertainty or {}
+        self.stdout.write(
+            f"repeats {found.get('repeats', 1)}, reducer {found.get('reducer', 'mean')}"
+        )
+        if found.get("error"):
+            self.stdout.write(f"uncertainty: {found['error']}")
+        for name, figure in (found.get("metrics") or {}).items():
+            self.stdout.write(f"{name} = {format_figure(figure)}")
+        if found.get("withinZero"):
+            self.stdout.write(WITHIN_ZERO)
+        if found.get("advice"):
+            self.stdout.write(found["advice"])

@@ -47,25 +47,34 @@ def bundle_dirs_create(run: Run) -> None:
     os.makedirs(run_dir / "scenarios", exist_ok=True)
 
 
-def write_artifact(run: Run, scenario: Scenario, encoded: bytes) -> None:
-    """Write ``encoded`` (``artifact_bytes``) as the scenario's file.
+def write_artifact(
+    run: Run, scenario: Scenario, encoded: bytes, case_id: str | None = None
+) -> None:
+    """Write ``encoded`` (``artifact_bytes``) as the case's file (``case_id``:
+    an epoch ``<scenario>#<n>`` of a run with repeats; the scenario's id by
+    default).
 
     Not fsynced one by one: the case row committed beside it holds the same
     document, and the run's finish syncs them all before summary.json."""
+    name = case_id or scenario.scenario_id
     write_bytes_atomic(
-        os.path.join(run.artifacts_dir, scenario_artifact_path(scenario.scenario_id)),
+        os.path.join(run.artifacts_dir, scenario_artifact_path(name)),
         encoded,
         durable=False,
     )
 
 
 def case_record(
-    scenario: Scenario, artifact: ScenarioArtifact, encoded: bytes
+    scenario: Scenario,
+    artifact: ScenarioArtifact,
+    encoded: bytes,
+    *,
+    case_id: str | None = None,
 ) -> CaseRecord:
     """The stored case of a scenario whose artifact is written; its document
-    is stored as the file's text."""
+    is stored as the file's text. ``case_id`` as for ``write_artifact``."""
     return CaseRecord(
-        case_id=scenario.scenario_id,
+        case_id=case_id or scenario.scenario_id,
         passed=artifact.passed,
         error=artifact.error or "",
         latency_ms=artifact.latency_ms,

@@ -26,6 +26,8 @@ from core.canonical import sha256_hex
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from evals.core.bundles import bundle_paths, new_run_id
 from evals.core.provenance import pipeline_versions
+from evals.core.run_uncertainty import check_reducer, check_repeats, repeat_case_ids
+from evals.core.stats_input import MEAN, Reducer, StatInputError
 from evals.core.suite_types import LoadedSuite
 from evals.models import Benchmark, Run, SuiteVersion
 from evals.services.code_version import code_version
@@ -54,6 +56,8 @@ MODES: tuple[str, ...] = ("thought_only", "end_to_end")
 MODELS: tuple[str, ...] = MODEL_CHOICES
 SAMPLER_NAMES: tuple[str, ...] = tuple(sorted(SAMPLERS))
 DEFAULT_SEED = 0
+DEFAULT_REPEATS = 1
+DEFAULT_REDUCER = MEAN.name
 
 
 def _choice(value: str, choices: Sequence[str], field: str) -> str:
@@ -103,6 +107,8 @@ def eval_run_create(
     script_path: Path | str | None = None,
     sampler: str = DEFAULT_SAMPLER,
     seed: int = DEFAULT_SEED,
+    repeats: object = DEFAULT_REPEATS,
+    reducer: str = DEFAULT_REDUCER,
     user: Any = None,
     schedule: bool = True,
     queue: str | None = None,
@@ -133,6 +139,7 @@ def eval_run_create(
     _choice(mode, MODES, "mode")
     _choice(model, MODELS, "model")
     _choice(sampler, SAMPLER_NAMES, "sampler")
+    repeat_count, run_reducer = repeats_and_reducer(repeats, reducer)
     sampler_params = sampler_profile(sampler)
     suite_file = Path(suite_path).resolve()
     script: Path | None = None
@@ -167,6 +174,10 @@ def eval_run_create(
         "suiteLineCount": suite.line_count,
         # As the reference harness: the first scenario's oracle version.
         "oracleVersion": suite.scenarios[0].oracle.oracle_version,
+        # Repeats and reducer only when chosen: a run of one epoch reduced by
+        # the mean keeps the config it always had (read back as K = 1).
+        **({"repeats": repeat_count} if repeat_count != 1 else {}),
+        **({"reducer": run_reducer.name} if run_reducer != MEAN else {}),
         "chunkSize": settings.EVALS_CHUNK_SIZE,
         "startedVia": started_via,
         # EV-C4: what besides suite and model made these numbers.
@@ -188,7 +199,7 @@ def eval_run_create(
             benchmark=benchmark,
             run_id=run_id,
             started_at=now,
-            total_cases=suite.line_count,
+            total_cases=suite.line_count * repeat_count,
             config=config,
             source=Run.Source.HARNESS,
             artifacts_dir=str(paths.run_dir),
@@ -196,12 +207,14 @@ def eval_run_create(
             user=user,
             schedule=schedule,
             queue=queue,
-            case_ids=[s.scenario_id for s in suite.scenarios],
+            case_ids=repeat_case_ids(
+                [s.scenario_id for s in suite.scenarios], repeat_count
+            ),
             idempotency=idempotency,
         )
     logger.info(
         "[Eval] run_created run_id=%s suite=%s profile=%s mode=%s model=%s "
-        "sampler=%s seed=%s scenarios=%s",
+        "sampler=%s seed=%s scenarios=%s%s",
         run_id,
         suite.suite_id,
         profile,
@@ -210,12 +223,36 @@ def eval_run_create(
         sampler,
         seed,
         suite.line_count,
+        # The line of a run of one epoch reduced by the mean is as it was.
+        f" repeats={repeat_count} reducer={run_reducer.name}"
+        if repeat_count != 1 or run_reducer != MEAN
+        else "",
         extra={"run_id": run_id},
     )
     return run
 
 
 MISSING_IDS_SHOWN = 10
+
+
+def repeats_and_reducer(repeats: object, reducer: str) -> tuple[int, Reducer]:
+    """The run's repeats (a whole number 1..MAX_REPEATS) and reducer
+    (``evals.core.stats_input.parse_reducer``); ``SchemaInvalid`` naming
+    every bad field (``repeats``, ``reducer``) otherwise."""
+    problems: list[SchemaProblem] = []
+    count = DEFAULT_REPEATS
+    try:
+        count = check_repeats(repeats)
+    except StatInputError as exc:
+        problems.append(SchemaProblem("repeats", "invalid", exc.message))
+    chosen = MEAN
+    try:
+        chosen = check_reducer(reducer, count)
+    except StatInputError as exc:
+        problems.append(SchemaProblem("reducer", "invalid", exc.message))
+    if problems:
+        raise SchemaInvalid("; ".join(p.message for p in problems), problems=problems)
+    return count, chosen
 
 
 def _script_covers_suite(

@@ -31,6 +31,7 @@ from evals.core.outcomes import (
     model_config_of,
     scenario_artifact_of,
 )
+from evals.core.run_uncertainty import epoch_case_id, repeat_case_ids, repeats_of
 from evals.core.scenario_artifact import PlanningRecord
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run
@@ -45,7 +46,7 @@ from evals.services.harness.finish import suite_run_finished, suite_run_verdict
 from evals.services.harness.suites import suite_read
 from evals.services.runs.executors import BaseCaseExecutor, RunBroken, RunVerdict
 from evals.services.runs.recording import CaseRecorder
-from stream.core.adapters import SAMPLERS
+from stream.core.adapters import SAMPLERS, ScriptedAdapter
 from stream.core.claims import claims_to_wire, ground_claims
 from stream.core.frames import facts_from_valid_wire, render_frame
 from stream.core.pipeline import run_pipeline
@@ -64,7 +65,9 @@ class SuiteExecutor(BaseCaseExecutor):
 
     def case_ids(self, run: Run) -> list[str]:
         suite = suite_read(Path(run.config["suitePath"]))
-        return [s.scenario_id for s in suite.scenarios]
+        return repeat_case_ids(
+            [s.scenario_id for s in suite.scenarios], repeats_of(run.config)
+        )
 
     def prepare(self, run: Run) -> RunContext:
         context = run_context(run)
@@ -89,15 +92,23 @@ class SuiteExecutor(BaseCaseExecutor):
         recorder: CaseRecorder,
     ) -> None:
         wanted = set(case_ids)
-        scenarios = [s for s in context.suite.scenarios if s.scenario_id in wanted]
+        repeats = repeats_of(run.config)
+        epochs = [
+            (scenario, epoch, epoch_case_id(scenario.scenario_id, epoch, repeats))
+            for scenario in context.suite.scenarios
+            for epoch in range(repeats)
+        ]
+        epochs = [item for item in epochs if item[2] in wanted]
         if context.mode == "end_to_end":
             agent = _eval_agent(run)
-            for scenario in scenarios:
-                ran = _run_scenario(run, context, scenario)
-                _record_end_to_end(run, context, scenario, ran, agent, recorder)
+            for scenario, epoch, case_id in epochs:
+                ran = _run_scenario(run, context, scenario, epoch, case_id)
+                _record_end_to_end(
+                    run, context, scenario, ran, agent, recorder, case_id
+                )
             return
-        for scenario in scenarios:
-            ran = _run_scenario(run, context, scenario)
+        for scenario, epoch, case_id in epochs:
+            ran = _run_scenario(run, context, scenario, epoch, case_id)
             artifact = scenario_artifact_of(
                 run.run_id,
                 context,
@@ -107,8 +118,8 @@ class SuiteExecutor(BaseCaseExecutor):
                 claims=_claims(run, scenario, ran),
             )
             encoded = artifact_bytes(artifact)
-            write_artifact(run, scenario, encoded)
-            recorder.add(case_record(scenario, artifact, encoded))
+            write_artifact(run, scenario, encoded, case_id)
+            recorder.add(case_record(scenario, artifact, encoded, case_id=case_id))
 
     def verdict(
         self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
@@ -173,8 +184,27 @@ def _eval_agent(run: Run) -> Any:
     return agent_list_visible(user=owner).get(name=run.config["agent"])
 
 
-def _run_scenario(run: Run, context: RunContext, scenario: Scenario) -> ScenarioRun:
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The model's seed for ``epoch`` of a scenario: the run's seed, then
+    the next ones (kept under 2**31); epoch 0 is the run's seed."""
+    return (seed + epoch) % 2**31
+
+
+def _script_key(context: RunContext, scenario: Scenario, case_id: str) -> str:
+    """The id a scripted model looks its output up by: the epoch's own id
+    (``<scenario>#<n>``) when the script has a line for it, else the
+    scenario's, whose output every epoch then replays."""
+    adapter = context.adapter
+    if case_id == scenario.scenario_id or not isinstance(adapter, ScriptedAdapter):
+        return scenario.scenario_id
+    return case_id if case_id in adapter.outputs else scenario.scenario_id
+
+
+def _run_scenario(
+    run: Run, context: RunContext, scenario: Scenario, epoch: int, case_id: str
+) -> ScenarioRun:
     started = timezone.now()
+    seed = epoch_seed(context.seed, epoch)
     result: PipelineResult | None = None
     facts: SituationFacts | None = None
     error: str | None = None
@@ -186,14 +216,14 @@ def _run_scenario(run: Run, context: RunContext, scenario: Scenario) -> Scenario
             profile=context.profile,
             adapter=context.adapter,
             sampler=context.sampler,
-            seed=context.seed,
+            seed=seed,
             clock=time.monotonic,
-            scenario_id=scenario.scenario_id,
+            scenario_id=_script_key(context, scenario, case_id),
         )
     except CoreError as exc:
         error = f"{exc.code}: {exc.message}"
     except Exception as exc:  # a broken adapter must not sink the whole run
-        logger.exception("[Eval] scenario_crashed scenario=%s", scenario.scenario_id)
+        logger.exception("[Eval] scenario_crashed scenario=%s", case_id)
         error = f"{type(exc).__name__}: {exc}"
 
     if result is not None:
@@ -204,23 +234,23 @@ def _run_scenario(run: Run, context: RunContext, scenario: Scenario) -> Scenario
         frame = None
     logger.info(
         "[Eval] scenario_run id=%s profile=%s facts=%s memories=%s deltas=%s seed=%s",
-        scenario.scenario_id,
+        case_id,
         context.profile.value,
         frame.fact_count if frame else 0,
         frame.memory_count if frame else 0,
         frame.delta_count if frame else 0,
-        context.seed,
-        extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
+        seed,
+        extra={"run_id": run.run_id, "scenario": case_id},
     )
     if result is None:
         logger.warning(
             "[Eval] scenario_error scenario=%s error=%s",
-            scenario.scenario_id,
+            case_id,
             (error or "")[:200],
-            extra={"run_id": run.run_id, "scenario": scenario.scenario_id},
+            extra={"run_id": run.run_id, "scenario": case_id},
         )
     else:
-        _log_decision(run, scenario, result)
+        _log_decision(run, case_id, result)
     return ScenarioRun(result, facts, frame, error, started, timezone.now())
 
 
@@ -231,6 +261,7 @@ def _record_end_to_end(
     ran: ScenarioRun,
     agent: Any,
     recorder: CaseRecorder,
+    case_id: str,
 ) -> int:
     """Publish, let planning poll, and record the scenario, all or nothing.
 
@@ -243,10 +274,10 @@ def _record_end_to_end(
         # on SQLite) keeps publish + poll + record of one scenario together,
         # so the tasks a poll creates belong to the thought just published.
         Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
-        if recorder.is_recorded(scenario.scenario_id):
+        if recorder.is_recorded(case_id):
             return 0
         planning = (
-            _publish_and_plan(run, agent, scenario, ran.result, ran.facts)
+            _publish_and_plan(run, agent, case_id, ran.result, ran.facts)
             if ran.result is not None and ran.facts is not None
             else None
         )
@@ -259,8 +290,10 @@ def _record_end_to_end(
             claims=_claims(run, scenario, ran),
         )
         encoded = artifact_bytes(artifact)
-        write_artifact(run, scenario, encoded)
-        return recorder.record_now([case_record(scenario, artifact, encoded)])
+        write_artifact(run, scenario, encoded, case_id)
+        return recorder.record_now(
+            [case_record(scenario, artifact, encoded, case_id=case_id)]
+        )
 
 
 def _claims(run: Run, scenario: Scenario, ran: ScenarioRun) -> dict[str, Any] | None:
@@ -284,13 +317,13 @@ def _claims(run: Run, scenario: Scenario, ran: ScenarioRun) -> dict[str, Any] | 
     return claims_to_wire(checked)
 
 
-def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
+def _log_decision(run: Run, case_id: str, result: PipelineResult) -> None:
     goal = result.sanitized.goal
-    extra = {"run_id": run.run_id, "scenario": scenario.scenario_id}
+    extra = {"run_id": run.run_id, "scenario": case_id}
     if goal is None:
         logger.info(
             "[Eval] no_goal scenario=%s convertEligible=%s",
-            scenario.scenario_id,
+            case_id,
             str(result.eligibility.convert_eligible).lower(),
             extra=extra,
         )
@@ -300,13 +333,13 @@ def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
         reason = grounding.category.value if grounding.category else grounding.reason
         logger.warning(
             "[Grounding] fail scenario=%s reason=%s",
-            scenario.scenario_id,
+            case_id,
             reason,
             extra=extra,
         )
     logger.info(
         "[Eval] goal_emitted scenario=%s action=%s target=%s grounding=%s routable=%s",
-        scenario.scenario_id,
+        case_id,
         goal.action,
         goal.target,
         "pass" if grounding.passed else "fail",
@@ -318,16 +351,16 @@ def _log_decision(run: Run, scenario: Scenario, result: PipelineResult) -> None:
 def _publish_and_plan(
     run: Run,
     agent: Any,
-    scenario: Scenario,
+    case_id: str,
     result: PipelineResult,
     facts: SituationFacts,
 ) -> PlanningRecord:
     """Publish the scenario's output into the run's stream and let planning
     consume the actionable feed; what planning did, for the artifact.
 
-    The thought carries its scenario, so content dedup and goalKey
-    idempotency see only that scenario's state: scenarios with the same goal
-    give the same results in any order.
+    The thought carries its case (the scenario, or its epoch with repeats),
+    so content dedup and goalKey idempotency see only that case's state:
+    scenarios with the same goal give the same results in any order.
     """
     from stream.services.planning import planning_poll_once
     from stream.services.thoughts import ThoughtInput, thoughts_publish
@@ -340,7 +373,7 @@ def _publish_and_plan(
                 type="eval",
                 source="eval",
                 eval_run_id=run.run_id,
-                eval_scenario=scenario.scenario_id,
+                eval_scenario=case_id,
             )
         ],
         facts=facts,

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evals.core.bundles import summary_artifact
 from evals.core.claim_metrics import claim_metrics
@@ -28,8 +29,16 @@ from evals.core.metrics import (
     metrics_to_wire,
 )
 from evals.core.outcomes import model_config_of
+from evals.core.run_uncertainty import reducer_of, repeats_of, run_uncertainty
 from evals.core.scenario_artifact import is_scenario_artifact
-from evals.core.suite_types import EvalMetrics, EvalVerdict, VerdictProperty
+from evals.core.stats import split_epoch
+from evals.core.stats_input import StatInputError
+from evals.core.suite_types import (
+    EvalMetrics,
+    EvalVerdict,
+    ScenarioOutcome,
+    VerdictProperty,
+)
 from evals.models import CaseResult, Run
 from evals.selectors.runs import in_suite_order
 from evals.services.harness.artifacts import case_artifact, case_outcome
@@ -53,7 +62,13 @@ def suite_run_verdict(
     ordered = in_suite_order(cases)
     artifacts = [case_artifact(c) for c in ordered]
     outcomes = [case_outcome(c, a) for c, a in zip(ordered, artifacts, strict=True)]
-    metrics = compute_metrics(outcomes)
+    # With repeats the metrics see one pass over the suite after another
+    # (epoch, then suite order): a scenario's epochs side by side would
+    # count as repetitions of one another. One epoch: suite order, as ever.
+    epoch_major = sorted(
+        range(len(outcomes)), key=lambda i: split_epoch(ordered[i].case_id)[1]
+    )
+    metrics = compute_metrics([outcomes[i] for i in epoch_major])
     verdict = evaluate_verdict(metrics, outcomes)
     failed_properties = set(verdict.failed_properties)
     if missing or failed:
@@ -66,7 +81,26 @@ def suite_run_verdict(
         errored_cases=metrics.scenarios_errored,
         cases=ordered,
         report=SuiteReport(metrics=metrics, verdict=verdict),
+        uncertainty=_uncertainty(run, ordered, outcomes),
     )
+
+
+def _uncertainty(
+    run: Run, ordered: Sequence[CaseResult], outcomes: Sequence[ScenarioOutcome]
+) -> dict[str, Any]:
+    """The run's figures with their intervals; a run whose cases the
+    statistics cannot use (a partial run with fewer epochs of a scenario
+    than its ``pass_at_k`` needs) records why instead."""
+    repeats = repeats_of(run.config)
+    try:
+        return run_uncertainty(
+            outcomes,
+            [c.passed for c in ordered],
+            repeats=repeats,
+            reducer=reducer_of(run.config),
+        )
+    except StatInputError as exc:
+        return {"repeats": repeats, "error": exc.message}
 
 
 def suite_run_finished(run: Run, verdict: RunVerdict) -> None:

@@ -65,6 +65,10 @@ class RunVerdict:
     errored_cases: int
     cases: Sequence[CaseResult]
     report: Any = None
+    # Stored on ``Run.uncertainty`` (not in the run summary): each figure
+    # with its interval (``evals.core.run_uncertainty``); empty for kinds
+    # that compute none.
+    uncertainty: Mapping[str, Any] = field(default_factory=dict)
 
 
 class CaseExecutor(Protocol):

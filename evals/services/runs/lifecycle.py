@@ -400,6 +400,7 @@ def run_finalize(*, run_pk: int, now: datetime | None = None) -> Run:
         verdict_passed=verdict.passed,
         failed_properties=sorted(verdict.failed_properties),
         summary=summary,
+        uncertainty=dict(verdict.uncertainty),
         updated_at=now,
     )
     run.refresh_from_db()
