@@ -35,6 +35,8 @@ def main() -> None:
     if sys.version_info < (3, 12):  # noqa: UP036 - any python3 of a new shell
         _run_in_venv_or_explain("evalsite needs Python >= 3.12")
     try:
+        # Imported here, not at the top: an interpreter without the project's
+        # packages must reach the re-run in .venv above instead of failing.
         from evals.cli import run
     except ModuleNotFoundError as exc:
         _run_in_venv_or_explain(f"{exc.name} is not installed")

@@ -26,6 +26,7 @@ from prkeepalive.github import GitHubError
 from prkeepalive.models import Decision, Delivery, Repository, Round
 from prkeepalive.services.config import client_for, policy_for
 from prkeepalive.services.dispatch import decide_and_record
+from prkeepalive.services.rounds import round_finish
 from prkeepalive.services.sending import sent_again
 
 logger = logging.getLogger(__name__)
@@ -107,8 +108,6 @@ def reconcile_repository(repository: Repository) -> int:
 def finish_lost_rounds(repository: Repository) -> int:
     """Running rounds whose worker run completed while its webhook was lost
     are finished (branch sync); returns how many."""
-    from prkeepalive.services.rounds import round_finish
-
     running = list(
         Round.objects.filter(repository=repository, status=Round.Status.RUNNING)
     )

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.errors import SchemaInvalid
 from stream.core.frames import facts_from_wire, render_frame
 from stream.core.types import PromptProfile
+from stream.core.wire import rendered_frame_to_wire
 
 
 class Command(BaseCommand):
@@ -36,8 +37,6 @@ class Command(BaseCommand):
             raise CommandError("invalid frame") from None
         frame = render_frame(facts, profile=PromptProfile(options["profile"]))
         if options["json"]:
-            from stream.core.wire import rendered_frame_to_wire
-
             self.stdout.write(json.dumps(rendered_frame_to_wire(frame), indent=2))
             return
         self.stdout.write(frame.text)
