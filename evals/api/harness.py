@@ -24,7 +24,7 @@ from evals.api.outputs import (
     page_schema,
 )
 from evals.api.paging import PAGING, limit_offset
-from evals.core.run_uncertainty import check_reducer
+from evals.core.run_uncertainty import check_reducer, shows_repeats
 from evals.core.stats_input import MAX_REPEATS, StatInputError, parse_reducer
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
@@ -40,6 +40,7 @@ from evals.services.harness.create import (
     SAMPLER_NAMES,
     eval_run_create,
 )
+from evals.services.harness.finish import stored_run_uncertainty
 from evals.services.harness.suites import suite_files, suite_resolve
 from evals.services.runs.idempotency import HEADER as IDEMPOTENCY_HEADER
 from evals.services.runs.idempotency import (
@@ -226,10 +227,11 @@ class EvalRunDetailView(APIView):
             raise ValidationError(
                 {"uncertainty": ["uncertainty must be true or false."]}
             )
-        context = {"request": request, "detail": True, "uncertainty": asked == "true"}
-        return Response(
-            EvalRunDetailSerializer(run_get(run_id=run_id), context=context).data
-        )
+        run = run_get(run_id=run_id)
+        context: dict[str, Any] = {"request": request}
+        if asked == "true" or shows_repeats(run.config):
+            context["uncertainty"] = stored_run_uncertainty(run)
+        return Response(EvalRunDetailSerializer(run, context=context).data)
 
 
 class EvalSuiteListView(APIView):

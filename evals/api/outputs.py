@@ -23,7 +23,6 @@ from rest_framework.fields import SkipField
 
 from core.schemas import as_openapi, load_validator
 from evals.core.format_rules import NUMBER_LIMIT, SAFE_SEGMENT_MAX_CHARS
-from evals.core.run_uncertainty import shows_repeats
 from evals.selectors.runs import run_config_shown
 from evals.services.pack_files import pack_file_names
 from evalsite.paths import scrubbed
@@ -325,23 +324,18 @@ class RunError(Text):
 class RunUncertainty(Document):
     """Each figure of the run summary with its uncertainty
     (``evals.core.run_uncertainty``: estimate, clustered standard error,
-    95% interval, n, K, variance split, design effect, advice); on a run's
-    detail only, for a run made with repeats or a reducer or when asked
-    (``?uncertainty=true``); null until the run finishes."""
+    95% interval, n, K, variance split, design effect, advice), as the view
+    puts it in the context: on a run's detail, for a run made with repeats
+    or a reducer or when asked (``?uncertainty=true``); null until the run
+    finishes; left out otherwise."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(
-            allow_null=True,
-            required=False,
-            detail_only=True,
-            **kwargs,
-        )
+        super().__init__(allow_null=True, required=False, **kwargs)
 
     def get_attribute(self, instance: Any) -> Any:
-        value = super().get_attribute(instance)
-        if not (self.context.get("uncertainty") or shows_repeats(instance.config)):
+        if "uncertainty" not in self.context:
             raise SkipField()
-        return value or None
+        return self.context["uncertainty"] or None
 
 
 class EvalRunSerializer(serializers.Serializer):

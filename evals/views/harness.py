@@ -38,6 +38,7 @@ from evals.services.harness.create import (
     SAMPLER_NAMES,
     eval_run_create,
 )
+from evals.services.harness.finish import stored_run_uncertainty
 from evals.services.harness.suites import (
     SCRIPT_SUFFIX,
     suite_files,
@@ -169,7 +170,7 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "columns": _scenario_columns(cases),
             "is_active": run.status in ACTIVE_STATUSES,
             "metric_rows": metric_value_rows(run.metrics),
-            "uncertainty": uncertainty_rows(run.uncertainty),
+            "uncertainty": uncertainty_rows(stored_run_uncertainty(run)),
             "has_summary_file": _has_artifact(run, "summary.json"),
         },
     )

@@ -174,3 +174,15 @@ def test_eval_run_refuses_bad_repeats_with_exit_2(suites: Path, bad: str) -> Non
     assert caught.value.returncode == 2
     assert "repeats" in str(caught.value)
     assert stored_counts() == before
+
+
+def test_a_run_finished_before_intervals_were_stored_gets_them_computed(
+    client: APIClient, page_client: Client, suites: Path
+) -> None:
+    run = run_suite(suites / "smoke.jsonl")
+    stored = run.uncertainty
+    Run.objects.filter(pk=run.pk).update(uncertainty={})
+    answer = client.get(f"/api/evals/runs/{run.run_id}?uncertainty=true").json()
+    page = page_client.get(f"/evals/runs/{run.run_id}/").content.decode()
+    assert answer["uncertainty"] == stored
+    assert f"n = {len(SMOKE_IDS)} scenarios, K = 1" in page

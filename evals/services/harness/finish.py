@@ -85,6 +85,19 @@ def suite_run_verdict(
     )
 
 
+def stored_run_uncertainty(run: Run) -> dict[str, Any]:
+    """The figures of a finished run with their intervals: as stored when
+    it finished, or, for a run finished before they were stored, computed
+    now from its case results (read as one epoch per scenario)."""
+    if run.uncertainty or run.completed_at is None:
+        return dict(run.uncertainty or {})
+    ordered = in_suite_order(run.case_results.all())
+    outcomes = [case_outcome(c) for c in ordered if is_scenario_artifact(c.details)]
+    if len(outcomes) != len(ordered):
+        return {}
+    return _uncertainty(run, ordered, outcomes)
+
+
 def _uncertainty(
     run: Run, ordered: Sequence[CaseResult], outcomes: Sequence[ScenarioOutcome]
 ) -> dict[str, Any]:
