@@ -75,16 +75,17 @@ def test_demo_loads_packs_runs_a_regression_shadows_and_an_upload(
 
     upload = InvalidUpload.objects.get()
     assert summary == (
-        "benchmark packs: created, created; runs recorded: 4 of 4; baseline "
+        "benchmark packs: created, created, created; runs recorded: 6 of 6; baseline "
         f"required-main created; 5 shadow records; invalid upload #{upload.pk} "
         "waiting for review"
     )
     assert again == (
-        "benchmark packs: unchanged, unchanged; demo runs: 4 already recorded; "
+        "benchmark packs: unchanged, unchanged, unchanged; demo runs: 6 already "
+        "recorded; "
         "baseline required-main unchanged; 0 shadow records"
     )
-    assert Benchmark.objects.count() == 2
-    assert Run.objects.count() == 4
+    assert Benchmark.objects.count() == 3
+    assert Run.objects.count() == 6
     assert ShadowRecord.objects.count() == 5
     assert upload.status == "pending"
     verdict = baseline_delta_report(snapshot_id="required-main")
@@ -93,6 +94,8 @@ def test_demo_loads_packs_runs_a_regression_shadows_and_an_upload(
         "ama-memory pass rate regressed (0.8333 -> 0.6667)",
         "ama-memory actionOutcomeScore 0.81 -> 0.74",
         "ama-memory trustViolationRate 0.02 -> 0.05",
+        "calendar-actions pass rate regressed (0.95 -> 0.7)",
+        "calendar-actions actionOutcomeScore 0.88 -> 0.71",
     )
     assert verdict.improvements == (
         "poisoning-corroboration-pack pass rate improved (0.6667 -> 1)",
@@ -104,7 +107,9 @@ def test_demo_loads_packs_runs_a_regression_shadows_and_an_upload(
 def test_demo_with_flags_off_says_what_it_skipped(owner: Any) -> None:
     summary = load_demo(owner=owner)
 
-    assert summary.startswith("benchmark packs: created; runs recorded: 2 of 2; ")
+    assert summary.startswith(
+        "benchmark packs: created, created; runs recorded: 4 of 4; "
+    )
     assert "red-team pack skipped (MEMORY_RED_TEAM_BENCH_ENABLED off)" in summary
     assert "baseline skipped (BENCHMARK_BASELINE_SNAPSHOTS_ENABLED off)" in summary
     assert "shadow records skipped (shadow mode off)" in summary
@@ -123,7 +128,7 @@ def test_demo_command_runs_every_loader(settings: Any, tmp_path: Path) -> None:
 
     assert (
         "demo data: evals.demo_benchmarks.load_demo: benchmark packs: created, "
-        "created; runs recorded: 4 of 4;"
+        "created, created; runs recorded: 6 of 6;"
     ) in out.getvalue()
     assert BaselineSnapshot.objects.get().snapshot_id == "required-main"
 
@@ -153,3 +158,21 @@ def test_demo_baseline_covers_the_suites_so_the_idle_regression_is_open(
     assert standings["idle-v1"].candidate_run_id == balanced["idle-v1-regressed"]
     assert standings["idle-v1"].regressed
     assert not standings["smoke"].regressed
+
+
+@pytest.mark.django_db
+def test_demo_shows_an_inconclusive_and_a_significant_regression(
+    staff: Any, settings: Any
+) -> None:
+    from evals.services.stat_verdicts import baseline_verdicts
+
+    for flag in FLAGS:
+        setattr(settings, flag, True)
+    load_demo(owner=staff)
+
+    words = {found.benchmark_id: found.text.word for found in baseline_verdicts()}
+
+    # Both regress in the plain gate; only the 40-scenario pack's drop is
+    # beyond what its noise could explain.
+    assert words["ama-memory"] == "inconclusive"
+    assert words["calendar-actions"] == "regression"
