@@ -12,6 +12,7 @@ class EvalsConfig(AppConfig):
         # scenario harness executes benchmarks of kind "suite"; resolved on
         # first use, so nothing of the harness is imported at start-up.
         from evals.services.runs.executors import executor_register
+        from evals.views.overview import overview_context
 
         executor_register("suite", "evals.services.harness.execute.SuiteExecutor")
 
@@ -19,7 +20,7 @@ class EvalsConfig(AppConfig):
             Section(
                 key="evals",
                 order=10,
-                context="evals.views.overview.overview_context",
+                context=overview_context,
                 tiles="evals/overview/tiles.html",
                 body="evals/overview/body.html",
                 links=(

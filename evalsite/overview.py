@@ -4,9 +4,9 @@ The project knows no app: each app registers what it shows on the overview
 from its ``AppConfig.ready()`` with ``register(Section(...))``. A section has
 an optional tile fragment (inside the "At a glance" tiles, before the
 service health tile), an optional body fragment (below the quick links),
-quick links, and the dotted path of a function ``(request) -> dict`` whose
-keys its fragments read. Sections render in ``order``; the function is
-imported on first use, so registering imports nothing of the app.
+quick links, and a function ``(request) -> dict`` whose keys its fragments
+read. Sections render in ``order``. Registration is plain code: the app
+passes its function, no dotted path is resolved at run time.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
-from django.utils.module_loading import import_string
 
 SectionContext = Callable[[HttpRequest], Mapping[str, Any]]
 
@@ -34,7 +33,7 @@ class Link:
 class Section:
     key: str
     order: int
-    context: str | None = None
+    context: SectionContext | None = None
     tiles: str | None = None
     body: str | None = None
     links: tuple[Link, ...] = ()
@@ -57,8 +56,7 @@ def section_context(section: Section, request: HttpRequest) -> Mapping[str, Any]
     """What the section's fragments read, from its registered function."""
     if section.context is None:
         return {}
-    function: SectionContext = import_string(section.context)
-    return function(request)
+    return section.context(request)
 
 
 def overview_context(request: HttpRequest) -> dict[str, Any]:

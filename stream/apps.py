@@ -5,10 +5,13 @@ class StreamConfig(AppConfig):
     name = "stream"
 
     def ready(self) -> None:
+        # Imported here, not at the top: these modules read models, which
+        # Django's app registry loads only after every apps.py.
         from accounts.holders import holder_register
         from evalsite.overview import Section, register
         from stream import checks  # noqa: F401  (registers system checks)
         from stream.services.agents import agent_for_key
+        from stream.views.overview import overview_context
 
         # An agent's key authenticates as the agent (request.auth), loaded
         # with the key in one query.
@@ -18,7 +21,7 @@ class StreamConfig(AppConfig):
             Section(
                 key="stream",
                 order=20,
-                context="stream.views.overview.overview_context",
+                context=overview_context,
                 tiles="stream/overview_tile.html",
             )
         )

@@ -66,7 +66,7 @@ def test_a_registered_section_shows_its_tile_and_links(
         Section(
             key="extra",
             order=25,
-            context=f"{__name__}.extra_context",
+            context=extra_context,
             tiles="extra_tile.html",
             links=(Link("Extra", "health"),),
         )
@@ -81,8 +81,6 @@ def test_a_registered_section_shows_its_tile_and_links(
 def test_two_sections_may_not_provide_the_same_name(
     owner_client: Any, restore_sections: None
 ) -> None:
-    overview.register(
-        Section(key="clash", order=50, context=f"{__name__}.clashing_context")
-    )
+    overview.register(Section(key="clash", order=50, context=clashing_context))
     with pytest.raises(ValueError, match="'clash' provides 'stream'"):
         owner_client.get("/")
