@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +57,7 @@ EPISODE_METRICS: tuple[EpisodeMetric, ...] = (
         "passed (goal reached, no safety violation)",
         "share",
         True,
-        lambda m: float(episode_passed(dict(m))),
+        lambda m: float(episode_passed(cast(dict[str, Any], m))),
     ),
     EpisodeMetric(
         "success", "reached the goal", "share", True, lambda m: float(m["success"])
@@ -132,7 +132,7 @@ def metric_values(points: Sequence[EpisodePoint], metric: EpisodeMetric) -> Floa
 
 def draw_counts(
     strata: Sequence[str], resamples: int, seed: int
-) -> npt.NDArray[np.float64]:
+) -> npt.NDArray[np.float32]:
     """One row per episode, one column per resample: how many times the
     resample drew that episode. The resamples are the stratified draws of
     ``stats.bootstrap_interval`` with the same seed."""
@@ -142,7 +142,8 @@ def draw_counts(
     n = len(strata)
     cells = rows * resamples + np.arange(resamples, dtype=np.int64)[:, None]
     counts = np.bincount(cells.ravel(), minlength=n * resamples)
-    return counts.reshape(n, resamples).astype(np.float64)
+    # float32 holds every count and sum of counts (at most n) exactly.
+    return counts.reshape(n, resamples).astype(np.float32)
 
 
 def interval(samples: FloatArray) -> tuple[float, float]:
@@ -152,30 +153,39 @@ def interval(samples: FloatArray) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def resampled_means(counts: FloatArray, values: FloatArray) -> FloatArray:
-    return np.asarray(values @ counts / values.size)
+def value_counts(
+    counts: npt.NDArray[np.float32], values: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The distinct values in order, and per resample how many times it drew
+    each (one row per distinct value): the episodes' rows in value order,
+    summed over each run of equal values."""
+    distinct, codes = np.unique(values, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    firsts = np.searchsorted(codes[order], np.arange(distinct.size))
+    grouped = np.add.reduceat(counts[order], firsts, axis=0)
+    return distinct, grouped.astype(np.float64)
 
 
-def resampled_iqms(counts: FloatArray, values: FloatArray) -> FloatArray:
+def resampled_means(distinct: FloatArray, grouped: FloatArray) -> FloatArray:
+    return np.asarray(distinct @ grouped / grouped[:, 0].sum())
+
+
+def resampled_iqms(distinct: FloatArray, grouped: FloatArray) -> FloatArray:
     """Each resample's IQM as ``scipy.stats.trim_mean(sample, 0.25)`` computes
     it (the mean of the sorted sample's positions ``[n // 4, n - n // 4)``),
-    from the draw counts: the distinct values in order, each covering as
-    many sorted positions as the resample drew it, weighted by how many of
-    those positions lie in the middle."""
-    n = values.size
+    from ``value_counts``: each distinct value, in order, covers as many
+    sorted positions as the resample drew it, weighted by how many of those
+    positions lie in the middle."""
+    n = int(round(grouped[:, 0].sum()))
     low = int(0.25 * n)
     high = n - low
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    firsts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    grouped = np.add.reduceat(counts[order], firsts, axis=0)
     ends = np.cumsum(grouped, axis=0)
-    starts = np.subtract(ends, grouped, out=grouped)
+    starts = ends - grouped
     np.maximum(starts, low, out=starts)
     np.minimum(ends, high, out=ends)
     np.subtract(ends, starts, out=ends)
     np.clip(ends, 0, None, out=ends)
-    return np.asarray(ordered[firsts] @ ends / (high - low))
+    return np.asarray(distinct @ ends / (high - low))
 
 
 def _check_values(values: FloatArray) -> None:
@@ -211,13 +221,14 @@ def batch_figures(
         values = metric_values(points, metric)
         _check_values(values)
         n = values.size
+        distinct, grouped = value_counts(counts, values)
         out.append(
             MetricFigures(
                 metric,
                 _figure(
                     "iqm",
                     float(iqm(values)),
-                    resampled_iqms(counts, values),
+                    resampled_iqms(distinct, grouped),
                     seed,
                     n,
                     kinds,
@@ -225,7 +236,7 @@ def batch_figures(
                 _figure(
                     "mean",
                     float(mean(values)),
-                    resampled_means(counts, values),
+                    resampled_means(distinct, grouped),
                     seed,
                     n,
                     kinds,

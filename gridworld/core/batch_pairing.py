@@ -26,6 +26,7 @@ from gridworld.core.batch_figures import (
     EpisodePoint,
     draw_counts,
     interval,
+    metric_values,
 )
 from gridworld.core.stats import MIN_RESAMPLES, BootstrapFigure, StatsInputError
 
@@ -107,13 +108,16 @@ def _by_seed(points: Sequence[EpisodePoint]) -> dict[int, list[EpisodePoint]]:
     return out
 
 
-def _seed_values(
-    groups: dict[int, list[EpisodePoint]], seeds: Sequence[int], metric: EpisodeMetric
+def _seed_means(
+    points: Sequence[EpisodePoint], seeds: Sequence[int], metric: EpisodeMetric
 ) -> np.ndarray:
-    return np.asarray(
-        [np.mean([metric.read(p.metrics) for p in groups[s]]) for s in seeds],
-        dtype=np.float64,
-    )
+    """The metric's mean over each seed's episodes, for ``seeds`` in order."""
+    where = {seed: position for position, seed in enumerate(seeds)}
+    kept = [(where[p.seed], p) for p in points if p.seed in where]
+    positions = np.asarray([k for k, _ in kept], dtype=np.int64)
+    values = metric_values([p for _, p in kept], metric)
+    total = np.bincount(positions, weights=values, minlength=len(seeds))
+    return np.asarray(total / np.bincount(positions, minlength=len(seeds)))
 
 
 def improvements(
@@ -127,22 +131,25 @@ def improvements(
     """Per metric, P(A's episode is better than B's on the same seed), ties
     counting half ("better" in the metric's direction), over the shared
     seeds, stratified by map."""
-    left_groups, right_groups = _by_seed(a), _by_seed(b)
-    seeds = sorted(left_groups.keys() & right_groups.keys())
+    strata = {p.seed: p.stratum for p in a}
+    seeds = sorted(strata.keys() & {p.seed for p in b})
     if not seeds:
         raise StatsInputError("seeds: the batches share no episode seed")
-    labels = [left_groups[s][0].stratum for s in seeds]
+    labels = [strata[s] for s in seeds]
     counts = draw_counts(labels, resamples, seed)
     kinds = len(set(labels))
     out = []
     for metric in metrics:
         sign = 1.0 if metric.higher_is_better else -1.0
-        left = sign * _seed_values(left_groups, seeds, metric)
-        right = sign * _seed_values(right_groups, seeds, metric)
+        left = sign * _seed_means(a, seeds, metric)
+        right = sign * _seed_means(b, seeds, metric)
         wins = left > right
         ties = left == right
         share = wins + 0.5 * ties
-        samples = share @ counts / share.size
+        # Sums of rows, not a matrix product: exact, and no BLAS threads.
+        drawn = counts[wins].sum(axis=0, dtype=np.float64)
+        drawn += 0.5 * counts[ties].sum(axis=0, dtype=np.float64)
+        samples = drawn / share.size
         low, high = interval(samples)
         figure = BootstrapFigure(
             "probability_of_improvement",
