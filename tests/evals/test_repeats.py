@@ -142,3 +142,12 @@ def test_pass_at_k_reduces_the_pass_rate_only(suites: Path) -> None:
     metrics = run.uncertainty["metrics"]
     assert metrics["passRate"]["reducer"] == "pass_at_2"
     assert metrics["action_rate"]["reducer"] == "mean"
+
+
+def test_each_epochs_artifact_records_its_seed(suites: Path) -> None:
+    run = run_suite(suites / "smoke.jsonl", repeats=2, seed=5)
+    seeds = {
+        c.case_id: c.details["model"]["seed"]
+        for c in run.case_results.filter(case_id__startswith=SMOKE_IDS[0])
+    }
+    assert seeds == {f"{SMOKE_IDS[0]}#0": 5, f"{SMOKE_IDS[0]}#1": 6}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -102,16 +103,16 @@ class SuiteExecutor(BaseCaseExecutor):
         if context.mode == "end_to_end":
             agent = _eval_agent(run)
             for scenario, epoch, case_id in epochs:
-                ran = _run_scenario(run, context, scenario, epoch, case_id)
-                _record_end_to_end(
-                    run, context, scenario, ran, agent, recorder, case_id
-                )
+                seeded = epoch_context(context, epoch)
+                ran = _run_scenario(run, seeded, scenario, case_id)
+                _record_end_to_end(run, seeded, scenario, ran, agent, recorder, case_id)
             return
         for scenario, epoch, case_id in epochs:
-            ran = _run_scenario(run, context, scenario, epoch, case_id)
+            seeded = epoch_context(context, epoch)
+            ran = _run_scenario(run, seeded, scenario, case_id)
             artifact = scenario_artifact_of(
                 run.run_id,
-                context,
+                seeded,
                 scenario,
                 ran,
                 planning=None,
@@ -184,10 +185,14 @@ def _eval_agent(run: Run) -> Any:
     return agent_list_visible(user=owner).get(name=run.config["agent"])
 
 
-def epoch_seed(seed: int, epoch: int) -> int:
-    """The model's seed for ``epoch`` of a scenario: the run's seed, then
-    the next ones (kept under 2**31); epoch 0 is the run's seed."""
-    return (seed + epoch) % 2**31
+def epoch_context(context: RunContext, epoch: int) -> RunContext:
+    """The run's context for ``epoch`` of a scenario: the model's seed is the
+    run's seed plus the epoch (kept under 2**31), as the epoch's artifact
+    records it; epoch 0 is the run's own context."""
+    if epoch == 0:
+        return context
+    seed = (context.seed + epoch) % 2**31
+    return replace(context, seed=seed, model=replace(context.model, seed=seed))
 
 
 def _script_key(context: RunContext, scenario: Scenario, case_id: str) -> str:
@@ -201,10 +206,10 @@ def _script_key(context: RunContext, scenario: Scenario, case_id: str) -> str:
 
 
 def _run_scenario(
-    run: Run, context: RunContext, scenario: Scenario, epoch: int, case_id: str
+    run: Run, context: RunContext, scenario: Scenario, case_id: str
 ) -> ScenarioRun:
     started = timezone.now()
-    seed = epoch_seed(context.seed, epoch)
+    seed = context.seed
     result: PipelineResult | None = None
     facts: SituationFacts | None = None
     error: str | None = None
