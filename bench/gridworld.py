@@ -14,7 +14,14 @@ Measured in the same run, on the same machine:
    coherence kernel, hash-chained receipts with Merkle proposal roots, on the
    ``hazard`` layout with a drifting goal;
 4. ``replay_verify`` over those receipts (re-running and comparing them);
-5. the fast path's worth: the same governed batch played with production's
+5. the figures of a batch (``gridworld.core.batch_figures``) over 1,000
+   governed episodes: the IQM and the mean of every episode metric with
+   stratified bootstrap intervals (2,000 resamples), and the probability of
+   improvement of a planner batch over a greedy one on the same seeds, for
+   every metric (CPU time, best of 5; aim < 0.5 s, exit 1 if missed), next
+   to ``gridworld.core.stats`` called metric by metric on the same data;
+   ``--figures-only`` runs just this row;
+6. the fast path's worth: the same governed batch played with production's
    step (``gridworld.core.fastpath`` tables) and with the reference step
    (``tests/gridworld/oracle.py``: ``env_step``, ``governor.decide`` and the
    hashes called on every step), alternated ``ROUNDS`` times, best of each;
@@ -30,6 +37,7 @@ other rows still run.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import subprocess
@@ -40,10 +48,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from gridworld.core.batch_figures import (  # noqa: E402
+    EPISODE_METRICS,
+    EpisodePoint,
+    batch_figures,
+    metric_values,
+)
+from gridworld.core.batch_pairing import improvements  # noqa: E402
 from gridworld.core.config import BatchConfig, run_cases  # noqa: E402
 from gridworld.core.episode import canonical  # noqa: E402
 from gridworld.core.grid import standard_layout  # noqa: E402
 from gridworld.core.replay import replay_verify  # noqa: E402
+from gridworld.core.stats import (  # noqa: E402
+    bootstrap_interval,
+    probability_of_improvement,
+)
 from tests.gridworld.oracle import reference_steps  # noqa: E402
 
 MINIGRID_STEPS = 20_000
@@ -53,6 +72,8 @@ clock = time.process_time
 LEAN_STEPS = 200_000
 EPISODES = 400
 ROUNDS = 3
+FIGURE_EPISODES = 1_000
+FIGURES_TARGET_S = 0.5
 
 
 def minigrid_rate() -> float | None:
@@ -173,7 +194,84 @@ def fastpath_warm(warm_seed: int, seed: int) -> dict[bool, tuple[float, str]]:
     return rates
 
 
+def _figure_points(proposer: str) -> list[EpisodePoint]:
+    batch = BatchConfig(
+        map=standard_layout("hazard"),
+        episodes=FIGURE_EPISODES,
+        seed=1,
+        proposer=proposer,
+    )
+    return [
+        EpisodePoint(index, batch.seed + index, "hazard", result.receipt["metrics"])
+        for index, result in run_cases(batch, list(range(FIGURE_EPISODES)))
+    ]
+
+
+def _metric_by_metric(a: list[EpisodePoint], b: list[EpisodePoint]) -> None:
+    strata = [p.stratum for p in a]
+    by_seed = {p.seed: p.stratum for p in a}
+    for metric in EPISODE_METRICS:
+        values = metric_values(a, metric)
+        bootstrap_interval(values, strata, statistic="iqm")
+        bootstrap_interval(values, strata, statistic="mean")
+        probability_of_improvement(
+            {p.seed: metric.read(p.metrics) for p in a},
+            {p.seed: metric.read(p.metrics) for p in b},
+            by_seed,
+            higher_is_better=metric.higher_is_better,
+        )
+
+
+def figures_bench() -> bool:
+    """Row 5: a batch's figures and a pairing over 1,000 episodes."""
+    a, b = _figure_points("planner"), _figure_points("greedy")
+
+    def figures() -> None:
+        batch_figures(a)
+        improvements(a, b)
+
+    figures()
+    best = wall = float("inf")
+    for _ in range(5):
+        start, start_wall = clock(), time.perf_counter()
+        figures()
+        best = min(best, clock() - start)
+        wall = min(wall, time.perf_counter() - start_wall)
+    start = clock()
+    _metric_by_metric(a, b)
+    reference = clock() - start
+    steps = next(f for f in batch_figures(a) if f.metric.key == "steps")
+    passed = improvements(a, b)[0].figure
+    ok = best < FIGURES_TARGET_S
+    print(
+        f"batch figures, {FIGURE_EPISODES} episodes x {len(EPISODE_METRICS)} "
+        f"metrics, 2,000 resamples (IQM + mean + P(planner > greedy)):"
+    )
+    print(
+        f"  steps IQM {steps.iqm.point:.2f} [{steps.iqm.low:.2f}, "
+        f"{steps.iqm.high:.2f}], P(planner passes more) {passed.point:.3f} "
+        f"[{passed.low:.3f}, {passed.high:.3f}]"
+    )
+    print(
+        f"  one set of draws for all metrics: {best * 1000:,.0f} ms CPU, best of 5 "
+        f"(aim < {FIGURES_TARGET_S * 1000:.0f} ms) {'PASS' if ok else 'FAIL'}; "
+        f"wall {wall * 1000:,.0f} ms"
+    )
+    print(
+        f"  gridworld.core.stats metric by metric, once: {reference * 1000:,.0f} ms CPU"
+    )
+    return ok
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--figures-only", action="store_true", help="time the batch figures only"
+    )
+    args = parser.parse_args()
+    figures_ok = figures_bench()
+    if args.figures_only:
+        return 0 if figures_ok else 1
     batch = BatchConfig(map=standard_layout("hazard"), episodes=EPISODES, seed=1)
     start = clock()
     results = run_cases(batch, list(range(EPISODES)))
@@ -219,7 +317,7 @@ def main() -> int:
     )
     same = cold[True][2] == cold[False][2] and warm[True][1] == warm[False][1]
     print(f"  receipts byte-identical  : {same}  (keep the fast path if >= 1.5x)")
-    ok = verified == EPISODES and violations == 0 and same
+    ok = verified == EPISODES and violations == 0 and same and figures_ok
     return 0 if ok else 1
 
 
