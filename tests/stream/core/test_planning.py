@@ -1,7 +1,7 @@
 """stream.core.planning: pure rules of planning (no database).
 
-The drive tick's rules are tested in test_planning_drive_tick.py, the soak
-checks in test_planning_soak.py."""
+The drive tick's rules are tested in test_drive_tick.py, the soak
+checks in test_soak.py."""
 
 from __future__ import annotations
 
