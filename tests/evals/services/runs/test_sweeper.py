@@ -17,7 +17,7 @@ from evals.services.runs.sweeper import runs_sweep_stale
 
 pytestmark = pytest.mark.django_db
 
-SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SHIPPED = Path(__file__).resolve().parents[4] / "evals" / "suites"
 SMOKE_IDS = [
     "smoke:stable-plains",
     "smoke:sheltered-night",

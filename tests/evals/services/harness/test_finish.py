@@ -83,7 +83,7 @@ def test_regressed_script_fails_on_compulsion(log_lines: Any) -> None:
     assert failing == ["idle-v1:stable-meadow-day", "idle-v1:villager-passing"]
 
 
-UPSTREAM = Path(__file__).resolve().parent / "core" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[2] / "core" / "upstream"
 
 
 def test_the_upstream_idle_suite_runs_and_measures_as_upstream(

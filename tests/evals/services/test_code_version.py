@@ -27,7 +27,7 @@ from stream.core.prompts import TEMPLATES
 
 pytestmark = pytest.mark.django_db
 
-SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SHIPPED = Path(__file__).resolve().parents[3] / "evals" / "suites"
 
 
 @pytest.fixture(autouse=True)

@@ -119,7 +119,7 @@ def test_pa_d1_fabricated_entity_logs_grounding_fail_and_fails_the_run(
     assert fox.details["failReasons"] == ["hallucination:missing_entity"]
 
 
-# --- EV-C6 (thought_only; end_to_end in test_harness_end_to_end.py) ----------
+# --- EV-C6 (thought_only; end_to_end in test_execute_end_to_end.py) ----------
 
 
 def test_ev_c6_thought_only_logs_its_mode_once_and_publishes_nothing(

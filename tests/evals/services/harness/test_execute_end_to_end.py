@@ -20,7 +20,7 @@ from evals.services.runs.lifecycle import run_chunk_execute, run_execute
 
 pytestmark = pytest.mark.django_db
 
-SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SHIPPED = Path(__file__).resolve().parents[4] / "evals" / "suites"
 SMOKE_IDS = [
     "smoke:stable-plains",
     "smoke:sheltered-night",

@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from core.errors import CoreError
-from evals.models import Benchmark, CaseResult, Run
+from evals.models import CaseResult, Run
 from evals.services.runs import executors
 from evals.services.runs.executors import (
     BaseCaseExecutor,
@@ -29,6 +29,7 @@ from evals.services.runs.lifecycle import (
     run_resume,
 )
 from evals.services.runs.recording import CaseRecorder
+from tests.builders import benchmark_make
 
 pytestmark = pytest.mark.django_db
 
@@ -96,7 +97,7 @@ def episodes(monkeypatch: pytest.MonkeyPatch) -> Episodes:
 
 
 def make_run(total: int = 4, **config: Any) -> Run:
-    benchmark = Benchmark.objects.create(benchmark_id="toy-map", kind="toy", title="t")
+    benchmark = benchmark_make("toy-map", kind="toy")
     return run_create(
         benchmark=benchmark,
         run_id=f"run-{Run.objects.count() + 1}",

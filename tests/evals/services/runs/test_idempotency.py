@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from evals.models import Run, RunIdempotencyKey
 from tests.concurrency import run_together
 
-SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
+SHIPPED = Path(__file__).resolve().parents[4] / "evals" / "suites"
 RUN = {
     "suite": "smoke",
     "profile": "balanced",
