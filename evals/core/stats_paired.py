@@ -33,13 +33,14 @@ epoch of A passes and one of B fails, ``p_a (1 - p_b)`` (and the reverse).
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import ModuleType
 
 import numpy as np
-from scipy import stats as sps
 
 from evals.core.stats import (
     CONFIDENCE,
@@ -51,6 +52,14 @@ from evals.core.stats import (
     wilson_interval,
 )
 from evals.core.stats_input import MEAN, Reducer, StatInputError
+
+
+def _sps() -> ModuleType:
+    """scipy.stats, imported on first use: it costs about half a second, which
+    every process that loads the app registry (each manage.py command, the
+    plain gate) would otherwise pay without computing an interval."""
+    return importlib.import_module("scipy.stats")
+
 
 ALPHA = 1 - CONFIDENCE
 POWER = 0.80
@@ -123,14 +132,14 @@ def mcnemar_exact(b: int, c: int) -> McNemar:
     """Exact McNemar: two-sided binomial test of b against b + c at 1/2."""
     if b + c == 0:
         return McNemar(b, c, 1.0)
-    return McNemar(b, c, float(sps.binomtest(b, b + c, 0.5).pvalue))
+    return McNemar(b, c, float(_sps().binomtest(b, b + c, 0.5).pvalue))
 
 
 def minimum_detectable_effect(se: float, n: int, power: float = POWER) -> float:
     """``(t_{1-alpha/2, n-1} + t_{power, n-1}) * se``; inf below 2 pairs."""
     if n < 2 or math.isnan(se):
         return math.inf
-    quantiles = sps.t.ppf(1 - ALPHA / 2, n - 1) + sps.t.ppf(power, n - 1)
+    quantiles = _sps().t.ppf(1 - ALPHA / 2, n - 1) + _sps().t.ppf(power, n - 1)
     return float(quantiles) * se
 
 
@@ -150,8 +159,8 @@ def _margin_p(good: float, se: float, n: int, margin: float) -> float:
         return 1.0
     if se == 0:
         return 0.0 if abs(good) > margin else 1.0
-    below = float(sps.t.cdf((good + margin) / se, n - 1))
-    above = float(sps.t.sf((good - margin) / se, n - 1))
+    below = float(_sps().t.cdf((good + margin) / se, n - 1))
+    above = float(_sps().t.sf((good - margin) / se, n - 1))
     return min(1.0, 2 * min(below, above))
 
 
@@ -315,12 +324,12 @@ def compare_proportions(
         "newcombe",
     )
     se = math.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
-    z = sps.norm.ppf(1 - ALPHA / 2) + sps.norm.ppf(POWER)
+    z = _sps().norm.ppf(1 - ALPHA / 2) + _sps().norm.ppf(POWER)
     if se == 0:
         p_value = 0.0 if abs(delta) > margin else 1.0
     else:
-        below = float(sps.norm.cdf((delta + margin) / se))
-        above = float(sps.norm.sf((delta - margin) / se))
+        below = float(_sps().norm.cdf((delta + margin) / se))
+        above = float(_sps().norm.sf((delta - margin) / se))
         p_value = min(1.0, 2 * min(below, above))
     comparison = PairedComparison(
         metric=metric,

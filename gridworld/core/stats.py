@@ -18,12 +18,21 @@ Pure numpy/scipy; the same seed gives the same figures.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
+
+
+def _sps() -> ModuleType:
+    """scipy.stats, imported on first use: it costs about half a second, which
+    every process that loads the app registry (each manage.py command, the
+    plain gate) would otherwise pay without computing an interval."""
+    return importlib.import_module("scipy.stats")
+
 
 FloatArray = npt.NDArray[np.float64]
 Statistic = Callable[[FloatArray], FloatArray]  # rows of resamples -> one per row
@@ -51,7 +60,7 @@ class BootstrapFigure:
 def iqm(values: npt.ArrayLike, axis: int = -1) -> FloatArray:
     """The interquartile mean along ``axis``."""
     return np.asarray(
-        sps.trim_mean(np.asarray(values, dtype=np.float64), 0.25, axis=axis)
+        _sps().trim_mean(np.asarray(values, dtype=np.float64), 0.25, axis=axis)
     )
 
 
