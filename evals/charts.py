@@ -366,16 +366,14 @@ VERDICT_COLOURS = {
 
 
 def _finite(value: float) -> float | None:
-    """JSON has no NaN: a missing figure is drawn as a gap."""
     return value if math.isfinite(value) else None
 
 
 def forest_figure(
     rows: Sequence[tuple[str, float, float, float, str]],
 ) -> dict[str, Any] | None:
-    """One row per ``(label, delta, low, high, verdict)``: the delta with its
-    95% interval as a horizontal error bar, coloured by the verdict
-    (inconclusive grey) and worded beside it; ``None`` without rows."""
+    """Per ``(label, delta, low, high, verdict)`` row the delta, its 95% interval
+    as a horizontal error bar, coloured (inconclusive grey) and worded."""
     if not rows:
         return None
     data: list[dict[str, Any]] = []
@@ -408,6 +406,10 @@ def forest_figure(
                 "hovertemplate": "%{y}: %{x:+.4f}<extra>" + verdict + "</extra>",
             }
         )
+    # The line at 0 (no change) is always in view.
+    ends = [v for _, d, lo, hi, _ in rows for v in (d, lo, hi) if math.isfinite(v)]
+    low, high = min([0.0, *ends]), max([0.0, *ends])
+    pad = (high - low) * 0.08 or 0.05
     return {
         "data": data,
         "layout": _layout(
@@ -415,11 +417,16 @@ def forest_figure(
             height=max(220, 110 + 60 * len(rows)),
             xaxis={
                 "title": {"text": "change (candidate − base)"},
+                "range": [low - pad, high + pad],
                 "zeroline": True,
                 "zerolinecolor": "#57606a",
                 "zerolinewidth": 1,
             },
-            yaxis={"type": "category", "autorange": "reversed"},
+            yaxis={
+                "type": "category",
+                "categoryorder": "array",
+                "categoryarray": [row[0] for row in rows][::-1],
+            },
         ),
     }
 
@@ -429,20 +436,14 @@ def interval_band(
 ) -> list[dict[str, Any]]:
     """A shaded 95% interval band: the lower edge, the upper filled to it."""
     edge = {"type": "scatter", "mode": "lines", "line": {"width": 0}, "x": list(x)}
+    edge["hoverinfo"] = "skip"
     return [
-        {
-            **edge,
-            "name": "95% interval (low)",
-            "y": list(low),
-            "showlegend": False,
-            "hoverinfo": "skip",
-        },
+        {**edge, "name": "95% interval (low)", "y": list(low), "showlegend": False},
         {
             **edge,
             "name": "95% interval",
             "y": list(high),
             "fill": "tonexty",
             "fillcolor": "rgba(31, 95, 191, 0.15)",
-            "hoverinfo": "skip",
         },
     ]

@@ -78,6 +78,21 @@ def pass_rate_comparison(
     return compare(epochs_a, epochs_b, metric=PASS_RATE, margin=margin)
 
 
+def shown_interval(comparison: PairedComparison) -> tuple[float, float]:
+    """The interval as the pages draw it: a pass rate's change cannot leave
+    [-1, 1], so a t interval reaching past it is cut there (the JSON keeps
+    the interval as computed)."""
+    low, high = comparison.interval.low, comparison.interval.high
+    if comparison.metric == PASS_RATE and math.isfinite(low) and math.isfinite(high):
+        return max(low, -1.0), min(high, 1.0)
+    return low, high
+
+
+def shown_rate_interval(low: float, high: float) -> tuple[float, float]:
+    """A pass rate's interval cut to [0, 1], where a rate lives."""
+    return max(low, 0.0), min(high, 1.0)
+
+
 def _number(value: float, *, signed: bool = False) -> str:
     if not math.isfinite(value):
         return "n/a"
@@ -131,8 +146,8 @@ def verdict_text(
     if c.interval.method == "none":
         interval = "no interval (fewer than 2 scenarios)"
     else:
-        interval = f"[{_number(c.interval.low, signed=True)}, "
-        interval += f"{_number(c.interval.high, signed=True)}]"
+        low, high = shown_interval(c)
+        interval = f"[{_number(low, signed=True)}, {_number(high, signed=True)}]"
     advice = ""
     if c.verdict is Verdict.INCONCLUSIVE:
         advice = (

@@ -12,6 +12,7 @@ from evals.core.compare_stats import (
     Outcomes,
     VerdictText,
     pass_rate_comparison,
+    shown_rate_interval,
     verdict_text,
 )
 from evals.core.stats import Estimate, group_cases
@@ -59,7 +60,9 @@ def trend_stats(runs: Sequence[tuple[int, str, int, int]]) -> TrendStats:
             found = _estimate(outcomes[pk])
             if found is not None:
                 estimates[run_id] = found
-                intervals[run_id] = (found.interval.low, found.interval.high)
+                intervals[run_id] = shown_rate_interval(
+                    found.interval.low, found.interval.high
+                )
             if index == 0:
                 continue
             before_pk, _, before_passed, before_total = shown[index - 1]

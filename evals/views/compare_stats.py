@@ -16,7 +16,12 @@ from django.http import HttpRequest
 from django.utils.http import urlencode
 
 from evals import charts
-from evals.core.compare_stats import VerdictText, case_link_ids, verdict_text
+from evals.core.compare_stats import (
+    VerdictText,
+    case_link_ids,
+    shown_interval,
+    verdict_text,
+)
 from evals.services.compare import Comparison
 from evals.views.dashboard import query_url
 
@@ -127,8 +132,7 @@ def stat_context(
             (
                 f"{b.benchmark_id} · {c.metric}" if several else c.metric,
                 c.delta,
-                c.interval.low,
-                c.interval.high,
+                *shown_interval(c),
                 c.verdict.value,
             )
             for b in stat.benchmarks

@@ -35,11 +35,11 @@ from evalsite.api import error_body
 
 
 def _interval_text(stats: TrendStats, run_id: str) -> str:
-    found = stats.estimates.get(run_id)
-    if found is None or found.interval.method == "none":
+    found = stats.intervals.get(run_id)
+    estimate = stats.estimates.get(run_id)
+    if found is None or estimate is None or estimate.interval.method == "none":
         return ""
-    low, high = found.interval.low, found.interval.high
-    return f"[{number_text(low)}, {number_text(high)}]"
+    return f"[{number_text(found[0])}, {number_text(found[1])}]"
 
 
 def _trend_rows(
