@@ -142,20 +142,8 @@ _Duration = (
 _UNSET = msgspec.UNSET
 
 
-class StoredCase(msgspec.Struct, forbid_unknown_fields=True, gc=False, rename="camel"):
-    """One case result of a stored run file, its fields checked, named as
-    ``CaseResult`` names them. An absent optional field is ``None``, so an
-    explicit ``null`` reads the same: ``stored_cases_ok`` tells them apart."""
-
-    case_id: str
-    passed: bool
-    score: _Number | None = None
-    duration_ms: _Duration | None = None
-    notes: str | None = None
-
-
-class _StrictCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A case result whose optional fields may be absent but never null."""
+class StoredCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """One case result of a stored run file, its fields checked."""
 
     caseId: str
     passed: bool
@@ -164,28 +152,13 @@ class _StrictCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     notes: str | msgspec.UnsetType = _UNSET
 
 
-class _StrictCases(msgspec.Struct, gc=False):
-    caseResults: list[_StrictCase] = []
-
-
-_STRICT_CASES = msgspec.json.Decoder(_StrictCases)
-_NULL = b"null"
-
-
 def stored_cases_ok(
-    cases: list[StoredCase], passed_cases: int, failed_cases: int, data: bytes
+    cases: list[StoredCase], passed_cases: int, failed_cases: int
 ) -> bool:
-    """``case_results_fast_ok`` of the case results decoded from ``data``,
-    whose fields decoding has checked already. Bytes that hold no ``null``
-    anywhere hold no null field; the others are decoded once more, strictly
-    (a run with a note saying "null" pays that)."""
-    if data.find(_NULL) >= 0:
-        try:
-            _STRICT_CASES.decode(data)
-        except msgspec.DecodeError:
-            return False
+    """``case_results_fast_ok`` of decoded case results, whose fields
+    decoding has checked already."""
     return _ids_and_counts_agree(
-        [case.case_id for case in cases],
+        [case.caseId for case in cases],
         [case.passed for case in cases].count(True),
         len(cases),
         passed_cases,
@@ -193,28 +166,17 @@ def stored_cases_ok(
     )
 
 
-_CASE_RESULTS = tuple[CaseResult, ...]
-
-
 def stored_case_results(cases: list[StoredCase]) -> tuple[CaseResult, ...]:
-    """The case results of decoded ones that ``stored_cases_ok`` takes.
-
-    msgspec builds the frozen dataclasses in C, 4x sooner than calling them,
-    but makes an integer of a field typed ``float`` a float; a run with an
-    integer score or duration (``to_wire`` writes it back as it came) is
-    built by calling them.
-    """
-    scores = [case.score for case in cases]
-    durations = [case.duration_ms for case in cases]
-    if int in set(map(type, scores)) or int in set(map(type, durations)):
-        return tuple(
-            map(
-                CaseResult,
-                [case.case_id for case in cases],
-                [case.passed for case in cases],
-                scores,
-                durations,
-                [case.notes for case in cases],
-            )
+    """The case results of decoded ones that ``stored_cases_ok`` takes (an
+    absent field: ``None``)."""
+    unset = _UNSET
+    return tuple(
+        map(
+            CaseResult,
+            [case.caseId for case in cases],
+            [case.passed for case in cases],
+            [None if case.score is unset else case.score for case in cases],
+            [None if case.durationMs is unset else case.durationMs for case in cases],
+            [None if case.notes is unset else case.notes for case in cases],
         )
-    return msgspec.convert(cases, _CASE_RESULTS, from_attributes=True)
+    )

@@ -238,11 +238,10 @@ class StoredRunKey(NamedTuple):
 
 class StoredRunFile(NamedTuple):
     """A stored run file that certainly holds a valid run summary: its
-    latest-run key, its decoded fields and its bytes."""
+    latest-run key and its decoded fields."""
 
     key: StoredRunKey
     run: StoredRun
-    data: bytes
 
 
 def read_stored_run(data: bytes) -> StoredRunFile | None:
@@ -271,7 +270,7 @@ def read_stored_run(data: bytes) -> StoredRunFile | None:
     ):
         return None
     if run.caseResults is not _UNSET and not stored_cases_ok(
-        run.caseResults, run.passedCases, run.failedCases, data
+        run.caseResults, run.passedCases, run.failedCases
     ):
         return None
     recency = fast_timestamp(run.startedAt)
@@ -285,7 +284,7 @@ def read_stored_run(data: bytes) -> StoredRunFile | None:
     key = StoredRunKey(
         run.benchmarkId, run.status == RunStatus.COMPLETED, recency, run_id
     )
-    return StoredRunFile(key, run, data)
+    return StoredRunFile(key, run)
 
 
 def stored_run_key(data: bytes) -> StoredRunKey | None:
