@@ -458,3 +458,18 @@ def test_the_plain_gate_does_not_import_the_numerics() -> None:
     )  # fmt: skip
 
     assert result.stdout == "False False\n"
+
+
+def test_loading_the_app_registry_does_not_import_scipy() -> None:
+    # Every manage.py command loads the registry; the overview sections the
+    # apps register import the statistics, which must not pull scipy.stats.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO")}
+    env["DJANGO_SETTINGS_MODULE"] = "evalsite.settings_test"
+    probe = "import sys, django; django.setup(); print('scipy.stats' in sys.modules)"
+
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=120, check=True,
+    )  # fmt: skip
+
+    assert result.stdout.splitlines()[-1] == "False"
