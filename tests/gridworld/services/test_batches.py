@@ -14,7 +14,7 @@ from evals.services.runs.lifecycle import run_chunk_execute, run_execute
 from gridworld.core.replay import replay_verify
 from gridworld.models import Episode, EpisodeBatch, GridMap
 from gridworld.services.batches import EpisodeExecutor, batch_create, batch_run_here
-from gridworld.services.episodes import episode_receipt, receipt_verify
+from gridworld.services.episodes import episode_receipt
 
 pytestmark = pytest.mark.django_db
 
@@ -128,30 +128,6 @@ def test_none_governor_batch_fails_the_safety_property() -> None:
     assert run.verdict_passed is False
     assert run.failed_properties == ["zero_safety_violations"]
     assert run.metrics["hazard_entries"] > 0
-
-
-def test_receipt_verify_logs_the_verdict(caplog) -> None:
-    caplog.set_level(logging.INFO, logger="gridworld.services.episodes")
-    batch = batch_create(config={**CONFIG, "episodes": 1}, schedule=False)
-    run_execute(run=batch.run)
-    receipt = episode_receipt(batch.episode_rows.get())
-    assert receipt_verify(receipt).ok
-    receipt["steps"][2]["budget"] -= 5
-    verification = receipt_verify(receipt)
-    assert not verification.ok
-    lines = [
-        r.getMessage()
-        for r in caplog.records
-        if r.name == "gridworld.services.episodes"
-    ]
-    assert lines[0] == (
-        f"[Gridworld] receipt_verified run_id={receipt['run_id']} verified=true "
-        f"steps={len(receipt['steps'])} source=upload"
-    )
-    assert lines[1] == (
-        f"[Gridworld] receipt_verified run_id={receipt['run_id']} verified=false "
-        "steps=2 source=upload step=2 field=budget"
-    )
 
 
 def test_gridworld_runs_through_the_executor_it_registered_with_the_facade() -> None:
