@@ -1,7 +1,8 @@
 """stream.core.planning: pure rules of planning (no database).
 
 The drive tick's rules are tested in test_drive_tick.py, the soak
-checks in test_soak.py."""
+checks in test_soak.py, the metadata projection in test_planning_metadata.py,
+the stall taxonomy in test_planning_stalls.py."""
 
 from __future__ import annotations
 
@@ -32,15 +33,6 @@ from stream.core.planning import (
     suppresses,
     task_title,
 )
-from stream.core.planning_metadata import (
-    PROPAGATED_META_KEYS,
-    REBUILT_KEYS,
-    apply_metadata_patch,
-    build_task_metadata,
-    keys_to_warn,
-    project_incoming_metadata,
-)
-from stream.core.planning_stalls import StallClass, StallInputs, classify_stall
 
 P, A, C, F = (
     TaskStatus.PENDING,
@@ -111,91 +103,6 @@ def test_progress_accepted_iff_fraction_and_not_backwards(
     current: float, new: float
 ) -> None:
     assert (check_progress(current, new) is None) == (0 <= new <= 1 and new >= current)
-
-
-# --- metadata projection (the agency contract §1) ---------------------------------------------------
-
-
-def test_projection_keeps_the_allowlist_and_reports_the_rest() -> None:
-    projection = project_incoming_metadata(
-        {
-            "goalKey": "collect:oak_log",
-            "subtaskKey": "s",
-            "taskProvenance": {"a": 1},
-            "tags": ["x"],
-            "createdAt": "then",
-            "zeta": 1,
-            "alpha": 2,
-        }
-    )
-    assert projection.goal_key == "collect:oak_log"
-    assert projection.kept == (("subtaskKey", "s"), ("taskProvenance", {"a": 1}))
-    assert projection.dropped == ("alpha", "zeta")
-    assert projection.rebuilt_ignored == ("createdAt", "tags")
-
-
-@pytest.mark.parametrize("value", ["", "   ", None, 7, ["a"]])
-def test_seed004_projection_treats_empty_goal_key_as_absent(value: Any) -> None:
-    projection = project_incoming_metadata({"goalKey": value})
-    assert projection.goal_key is None
-    assert projection.kept == ()
-    assert projection.dropped == ()
-
-
-def test_projection_of_nothing() -> None:
-    projection = project_incoming_metadata(None)
-    assert (projection.goal_key, projection.kept, projection.dropped) == (None, (), ())
-
-
-@given(st.dictionaries(st.text(max_size=12), st.one_of(st.none(), st.text())))
-def test_projection_partitions_every_key(incoming: dict[str, Any]) -> None:
-    projection = project_incoming_metadata(incoming)
-    allow, rebuilt = set(PROPAGATED_META_KEYS), set(REBUILT_KEYS)
-    assert {k for k, _ in projection.kept} <= allow - {"goalKey"}
-    assert set(projection.dropped) == set(incoming) - allow - rebuilt
-    assert set(projection.rebuilt_ignored) == set(incoming) & rebuilt
-    assert projection.goal_key != ""
-    assert projection.goal_key is None or projection.goal_key.strip()
-
-
-def test_keys_to_warn_only_new_ones_sorted() -> None:
-    assert keys_to_warn(["b", "a", "c", "a"], frozenset({"c"})) == ("a", "b")
-    assert keys_to_warn([], frozenset()) == ()
-
-
-def test_build_task_metadata_rebuilds_from_scratch() -> None:
-    projection = project_incoming_metadata(
-        {"goalKey": "k:v", "subtaskKey": "s", "retryCount": 9}
-    )
-    assert build_task_metadata(
-        projection,
-        now_iso="2026-02-03T12:00:00+00:00",
-        tags=["a"],
-        category="gathering",
-        solver="acquisition",
-    ) == {
-        "createdAt": "2026-02-03T12:00:00+00:00",
-        "updatedAt": "2026-02-03T12:00:00+00:00",
-        "retryCount": 0,
-        "maxRetries": 3,
-        "childTaskIds": [],
-        "tags": ["a"],
-        "category": "gathering",
-        "solver": "acquisition",
-        "subtaskKey": "s",
-    }
-
-
-def test_metadata_patch_never_writes_origin_or_identity() -> None:
-    current = {"createdAt": "t0", "updatedAt": "t0", "note": "old"}
-    patch = apply_metadata_patch(
-        current,
-        {"origin": {"kind": "api"}, "goalKey": "x:y", "createdAt": "t9", "note": "new"},
-        now_iso="t1",
-    )
-    assert patch.metadata == {"createdAt": "t0", "updatedAt": "t1", "note": "new"}
-    assert patch.ignored == ("createdAt", "goalKey", "origin")
-    assert current == {"createdAt": "t0", "updatedAt": "t0", "note": "old"}
 
 
 def test_origin_to_wire() -> None:
@@ -424,80 +331,3 @@ def test_drive_tick_thought_converts_with_its_own_origin_and_tags() -> None:
     assert decision.draft.metadata["taskProvenance"]["extractedGoalSource"] == (
         "drive-tick"
     )
-
-
-# --- stall taxonomy (the agency contract §7.3) ----------------------------------------------------------
-
-
-def stall(**overrides: Any) -> StallClass | None:
-    values: dict[str, Any] = {
-        "status": P,
-        "action": "collect",
-        "goal_key": "collect:oak_log",
-        "progress": 0.0,
-        "created_ms": 0,
-        "blocked_reason": "",
-        "blocked_at_ms": None,
-        "source_convert_eligible": True,
-        "executor_seen_ms": MIN,
-    }
-    now = overrides.pop("now_ms", MIN)
-    values.update(overrides)
-    return classify_stall(StallInputs(**values), now_ms=now, executor_stale_ms=2 * MIN)
-
-
-@pytest.mark.parametrize(
-    ("overrides", "expected"),
-    [
-        ({}, None),
-        ({"status": C, "source_convert_eligible": False}, None),
-        ({"status": F, "action": "dance"}, None),
-        ({"source_convert_eligible": False}, StallClass.CONVERT_ELIGIBLE_GATE),
-        ({"source_convert_eligible": None}, None),
-        ({"action": "dance"}, StallClass.UNPLANNABLE),
-        ({"goal_key": None}, StallClass.GOAL_KEY_MISSING),
-        ({"goal_key": ""}, StallClass.GOAL_KEY_MISSING),
-        (
-            {"status": A, "blocked_reason": "no_path", "blocked_at_ms": 0},
-            StallClass.BLOCKED_REASON,
-        ),
-        ({"blocked_reason": "no_path", "blocked_at_ms": None}, None),
-        ({"executor_seen_ms": None}, StallClass.EXECUTOR_UNAVAILABLE),
-        (
-            {"executor_seen_ms": 0, "now_ms": 2 * MIN + 1},
-            StallClass.EXECUTOR_UNAVAILABLE,
-        ),
-        (
-            {"now_ms": STUCK_PENDING_MS, "executor_seen_ms": STUCK_PENDING_MS},
-            StallClass.STUCK_PENDING,
-        ),
-        (
-            {
-                "now_ms": STUCK_PENDING_MS,
-                "executor_seen_ms": STUCK_PENDING_MS,
-                "progress": 0.1,
-                "status": A,
-            },
-            None,
-        ),
-        (
-            {"action": "dance", "goal_key": None, "executor_seen_ms": None},
-            StallClass.UNPLANNABLE,
-        ),
-    ],
-)
-def test_stall_classes_and_their_precedence(
-    overrides: dict[str, Any], expected: StallClass | None
-) -> None:
-    assert stall(**overrides) == expected
-
-
-def test_stall_class_values_are_the_seeds_names() -> None:
-    assert [c.value for c in StallClass] == [
-        "convertEligible_gate",
-        "unplannable",
-        "goalKey_missing",
-        "blocked_reason",
-        "executor_unavailable",
-        "stuck_pending",
-    ]
