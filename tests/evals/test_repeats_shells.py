@@ -141,6 +141,7 @@ def test_run_page_shows_each_figure_with_its_interval_and_the_advice(
     # The scripted model replays one output per scenario.
     assert "within-scenario variance 0" in page
     assert f"{SMOKE_IDS[0]}%232" in page  # the epoch's link, '#' escaped
+    assert f"cases passed ({len(SMOKE_IDS)} scenarios × 3 repeats)" in page
 
 
 def test_eval_run_with_repeats_prints_the_intervals(suites: Path) -> None:
