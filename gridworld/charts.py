@@ -315,17 +315,19 @@ def episode_series_figure(receipt: dict[str, Any]) -> dict[str, Any]:
 def _profile_axes(profile: Profile) -> dict[str, Any]:
     metric = profile.metric
     better = "higher" if metric.higher_is_better else "lower"
+    name = metric.key.replace("_", " ")
     return {
-        "title.text": f"Performance profile: {metric.label}",
-        "xaxis.title.text": f"threshold τ ({metric.unit}; {better} is better)",
-        "yaxis.title.text": f"share of episodes with {metric.key} > τ",
+        "xaxis.title.text": f"\u03c4: {name} ({metric.unit}, {better} is better)",
+        "yaxis.title.text": "share of episodes above \u03c4",
     }
 
 
 def profile_figure(profiles: Sequence[Profile]) -> dict[str, Any]:
     """Performance profiles (share of episodes whose metric exceeds tau),
-    one line per batch, one metric at a time: a menu above the chart picks
-    the metric (the first one shows first)."""
+    one line per batch, one metric at a time: a menu at the top right picks
+    the metric (the first one shows first). The legend sits in the lower
+    left of the plot, where falling profiles leave room, so that nothing
+    above the plot has to share a phone's width with the menu."""
     data = []
     buttons = []
     per_metric = [len(p.shares) for p in profiles]
@@ -338,10 +340,11 @@ def profile_figure(profiles: Sequence[Profile]) -> dict[str, Any]:
                     "line": {"shape": "hv"},
                     "name": label,
                     "legendgroup": label,
+                    "showlegend": True,
                     "visible": number == 0,
                     "x": list(profile.thresholds),
                     "y": list(shares),
-                    "hovertemplate": "τ %{x}: %{y:.1%} of episodes above"
+                    "hovertemplate": "\u03c4 %{x}: %{y:.1%} of episodes above"
                     "<extra>%{fullData.name}</extra>",
                 }
             )
@@ -361,16 +364,31 @@ def profile_figure(profiles: Sequence[Profile]) -> dict[str, Any]:
     return {
         "data": data,
         "layout": {
-            "title": TITLE_ABOVE_LEGEND
-            | {"text": first.get("title.text", "Performance profile")},
-            "xaxis": {"title": {"text": first.get("xaxis.title.text", "")}},
+            "title": {
+                "text": "Performance profile",
+                "x": 0,
+                "xref": "paper",
+                "xanchor": "left",
+                "y": 0.98,
+                "yanchor": "top",
+            },
+            "xaxis": {
+                "title": {"text": first.get("xaxis.title.text", "")},
+                "zeroline": False,
+            },
             "yaxis": {
                 "title": {"text": first.get("yaxis.title.text", "")},
                 "range": [0, 1.05],
                 "tickformat": ".0%",
             },
-            "legend": LEGEND_ABOVE,
-            "margin": {**MARGIN, "t": 110},
+            "legend": {
+                "x": 0.01,
+                "xanchor": "left",
+                "y": 0.02,
+                "yanchor": "bottom",
+                "bgcolor": "rgba(255,255,255,0.85)",
+            },
+            "margin": {**MARGIN, "t": 80},
             "height": 380,
             "updatemenus": [
                 {
@@ -379,7 +397,7 @@ def profile_figure(profiles: Sequence[Profile]) -> dict[str, Any]:
                     "active": 0,
                     "x": 1,
                     "xanchor": "right",
-                    "y": 1.22,
+                    "y": 1.04,
                     "yanchor": "bottom",
                     "showactive": True,
                 }

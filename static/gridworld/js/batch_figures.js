@@ -6,5 +6,6 @@
   var target = document.getElementById("gw-profile");
   if (!data || !target || !window.Plotly) { return; }
   var figure = JSON.parse(data.textContent);
-  window.Plotly.newPlot(target, figure.data, figure.layout, { responsive: true, displaylogo: false });
+  // No mode bar: it would cover the metric menu at the top right.
+  window.Plotly.newPlot(target, figure.data, figure.layout, { responsive: true, displayModeBar: false });
 })();
