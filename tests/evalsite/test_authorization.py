@@ -32,9 +32,9 @@ from core.scopes import (
     key_may,
     required_scope,
 )
-from evals.models import BaselineSnapshot, Benchmark
+from evals.models import BaselineSnapshot
 from stream.models import Agent, Task
-from stream.services.agents import agent_create
+from tests.builders import agent_make, benchmark_make, key_client
 
 pytestmark = pytest.mark.django_db
 
@@ -86,19 +86,19 @@ OPERATIONS = operations()
 def world(owner: Any, member: Any, stranger: Any, staff: Any) -> dict[str, Any]:
     """An agent of the owner (the member belongs to it), one of a stranger,
     a task of the owner's agent, a pack and a baseline."""
-    mine = agent_create(name="mine", owner=owner, scopes=SCOPES).agent
+    mine = agent_make(name="mine", owner=owner, scopes=SCOPES).agent
     mine.members.add(member)
-    theirs = agent_create(name="theirs", owner=stranger)
+    theirs = agent_make(name="theirs", owner=stranger)
     now = timezone.now()
     task = Task.objects.create(
         agent=mine, title="t", action="collect", created_at=now, updated_at=now
     )
-    Benchmark.objects.create(benchmark_id="pack-1", kind="pack", title="p")
+    benchmark_make("pack-1", kind="pack", title="p")
     BaselineSnapshot.objects.create(
         snapshot_id="main", created_at=timezone.now(), document={}
     )
     keys = {
-        scope: agent_create(
+        scope: agent_make(
             name=f"key-{scope.replace(':', '-')}", owner=owner, scopes=[scope]
         ).api_key
         for scope in SCOPES
@@ -143,12 +143,6 @@ def call(client: Any, method: str, path: str) -> Any:
         if isinstance(client, APIClient)
         else getattr(client, method.lower())(path)
     )
-
-
-def key_client(key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
 
 
 def session(user: Any) -> APIClient:

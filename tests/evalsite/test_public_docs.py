@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from core.scopes import ANY_KEY, PUBLIC_PATHS, SCOPES, required_scope
+from tests.builders import agent_make, key_client
 
 pytestmark = pytest.mark.django_db
 
@@ -25,11 +26,8 @@ def test_the_api_description_answers_without_a_key(
 def test_a_key_of_any_scope_reads_the_api_description(
     owner: Any, scope: str, path: str
 ) -> None:
-    from stream.services.agents import agent_create
-
-    key = agent_create(name=f"k-{scope}", owner=owner, scopes=(scope,)).api_key
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    key = agent_make(name=f"k-{scope}", owner=owner, scopes=(scope,)).api_key
+    client = key_client(key)
 
     assert client.get(path).status_code == 200
 
