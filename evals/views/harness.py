@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import CoreError, NotFound, SchemaInvalid
 from evals import charts
-from evals.core.run_uncertainty import WITHIN_ZERO, format_figure
+from evals.core.run_uncertainty import WITHIN_ZERO, format_figure, repeats_of
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.core.stats_input import MAX_REPEATS
 from evals.models import Run
@@ -50,8 +50,9 @@ from evals.views.dashboard import metric_value_rows
 from evals.views.pack_runs import pack_run_detail
 from evalsite.paths import scrubbed
 
-# A gridworld run's case id: its episode index (gridworld/services).
-EPISODE_CASE = re.compile(r"episode-(\d+)")
+# A gridworld run's case id: its episode index (gridworld/services); in a
+# batch with repeats K, ``episode-<i>#<e>`` is episode i + e * (total / K).
+EPISODE_CASE = re.compile(r"episode-(\d+)(?:#(\d+))?")
 
 RUNS_PER_PAGE = 25
 RECENT_RUNS = 10
@@ -224,7 +225,9 @@ def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResp
     episode = EPISODE_CASE.fullmatch(case_id)
     if run.benchmark.kind == "gridworld" and episode:
         return redirect(
-            "gridworld:run-episode", run_id=run.run_id, index=int(episode[1])
+            "gridworld:run-episode",
+            run_id=run.run_id,
+            index=_episode_index(run, episode),
         )
     return render(
         request,
@@ -237,6 +240,12 @@ def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResp
             **_timing(_artifact(case.details)),
         },
     )
+
+
+def _episode_index(run: Run, case: re.Match[str]) -> int:
+    """The episode a gridworld case id names (``EPISODE_CASE``)."""
+    epoch = int(case[2] or 0)
+    return int(case[1]) + epoch * (run.total_cases // repeats_of(run.config))
 
 
 def _artifact(details: dict[str, Any] | None) -> ScenarioArtifact | None:

@@ -2,7 +2,7 @@
 
 Everything a client chooses (profile, mode, model, sampler, seed) is checked
 before anything is stored; then the suite's ``Benchmark`` and
-``SuiteVersion``, the run (through ``evals.services.lifecycle.run_create``)
+``SuiteVersion``, the run (through ``evals.services.runs.lifecycle.run_create``)
 and, in end_to_end mode, the run's own inactive agent are written in one
 transaction, and the run's chord is sent after commit.
 """

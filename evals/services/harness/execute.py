@@ -1,7 +1,7 @@
 """Executing a scenario eval run: the harness's case executor.
 
 ``SuiteExecutor`` is the lifecycle's executor of benchmarks of kind
-``suite`` (see ``evals.services.lifecycle``). Each chunk re-reads the suite
+``suite`` (see ``evals.services.runs.lifecycle``). Each chunk re-reads the suite
 and refuses to go on when its sha256 is no longer the run's; each scenario
 goes through the same thinking pipeline the live agent uses
 (``stream.core.pipeline.run_pipeline``) and, in ``end_to_end`` mode, through
