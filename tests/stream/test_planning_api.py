@@ -11,6 +11,7 @@ from stream.core.planning import OriginKind, TaskOrigin
 from stream.models import Task
 from stream.services.planning_task_store import task_add
 from tests.api_errors import error_fields
+from tests.builders import agent_make
 
 pytestmark = pytest.mark.django_db
 
@@ -147,9 +148,7 @@ def test_fail_needs_a_reason(agent_client: APIClient, agent: Any) -> None:
 def test_unknown_or_foreign_task_is_404(
     agent_client: APIClient, agent: Any, owner: Any
 ) -> None:
-    from stream.services.agents import agent_create
-
-    foreign = add(agent_create(name="beta", owner=owner).agent)
+    foreign = add(agent_make(name="beta", owner=owner).agent)
     for url in (
         f"/api/tasks/{foreign.pk}/complete",
         f"/api/tasks/{foreign.pk + 1000}/progress",

@@ -19,8 +19,8 @@ from stream.selectors import (
     queue_holds_more_than,
     recent_content_hashes,
 )
-from stream.services.agents import agent_create
 from stream.services.counters import counters_get, counters_increment
+from tests.builders import agent_make
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,7 @@ def _thought(agent: Any, n: int, *, kind: str = "reflection", at: Any) -> Though
 
 
 def test_recent_hashes_match_the_orm_query(agent: Any, owner: Any) -> None:
-    other = agent_create(name="other", owner=owner).agent
+    other = agent_make(name="other", owner=owner).agent
     now = timezone.now()
     rows = [
         # Ties on created_at: the greater pk is newer.
@@ -88,7 +88,7 @@ def orm_counter(agent: Any, name: str) -> int | None:
 
 
 def test_queue_holds_more_than_answers_as_the_orm_query(agent: Any, owner: Any) -> None:
-    other = agent_create(name="other", owner=owner).agent
+    other = agent_make(name="other", owner=owner).agent
     now = timezone.now()
     Thought.objects.bulk_create([_thought(other, 100 + n, at=now) for n in range(9)])
     for stored in range(6):

@@ -14,6 +14,7 @@ from django.utils import timezone
 from stream.core.goals import accepted_actions_text
 from stream.models import Thought
 from tests.api_errors import error_fields
+from tests.builders import agent_make
 
 pytestmark = pytest.mark.django_db
 
@@ -113,10 +114,9 @@ def test_mv_e3_acked_thoughts_never_reappear(
 def test_ack_is_idempotent_and_reports_unknown_and_foreign_ids(
     perceive: Any, publish: Any, agent_client: Any, calm_facts: Any, owner: Any
 ) -> None:
-    from stream.services.agents import agent_create
     from stream.services.thoughts import ThoughtInput, thoughts_publish
 
-    other = agent_create(name="other", owner=owner).agent
+    other = agent_make(name="other", owner=owner).agent
     (foreign,) = thoughts_publish(agent=other, items=[ThoughtInput(content="hi")])
     perceive(calm_facts)
     mine = publish(GOAL).json()["id"]

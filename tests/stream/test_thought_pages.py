@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from stream.models import Thought
-from stream.services.agents import agent_create
 from stream.services.planning import planning_poll_once
+from tests.builders import agent_make
 
 pytestmark = pytest.mark.django_db
 
@@ -94,7 +94,7 @@ def test_an_eval_run_id_links_its_run_page_when_it_can_be_one(
 def test_strangers_unknown_ids_and_other_agents_thoughts_are_404(
     stranger_client: Any, owner_client: Any, client: Any, owner: Any, grounded: Thought
 ) -> None:
-    other = agent_create(name="beta", owner=owner).agent
+    other = agent_make(name="beta", owner=owner).agent
     url = f"/stream/alpha/thoughts/{grounded.pk}/"
 
     assert stranger_client.get(url).status_code == 404

@@ -20,7 +20,7 @@ from stream.services.planning_task_executor import (
     task_fail,
     task_progress,
 )
-from tests.builders import T0, task_pending
+from tests.builders import T0, agent_make, task_pending
 
 pytestmark = pytest.mark.django_db
 
@@ -145,9 +145,7 @@ def test_fail_from_pending_records_the_reason(agent: Any) -> None:
 
 
 def test_another_agents_task_is_not_found(agent: Any, owner: Any) -> None:
-    from stream.services.agents import agent_create
-
-    other = agent_create(name="beta", owner=owner).agent
+    other = agent_make(name="beta", owner=owner).agent
     task = task_pending(other, "collect:oak_log", T0)
     with pytest.raises(NotFound):
         task_claim(agent=agent, executor="ex", task_id=task.pk)

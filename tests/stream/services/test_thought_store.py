@@ -14,9 +14,9 @@ from django.db.models.signals import post_save, pre_save
 from django.utils import timezone
 
 from stream.models import AgencyCounters, Thought
-from stream.services.agents import agent_create
 from stream.services.counters import COUNTER_FIELDS, counters_get, counters_increment
 from stream.services.thought_store import thoughts_store
+from tests.builders import agent_make
 
 OUTSIDE = pytest.mark.django_db(transaction=True)
 INSIDE = pytest.mark.django_db
@@ -96,7 +96,7 @@ def _counters(agent: Any) -> dict[str, int]:
 
 
 def _same_as_the_orm(agent: Any, owner: Any, n: int) -> None:
-    twin = agent_create(name="twin", owner=owner).agent
+    twin = agent_make(name="twin", owner=owner).agent
     counters_get(agent=agent)
     counters_get(agent=twin)
     for _ in range(2):
@@ -130,7 +130,7 @@ def test_stores_what_the_orm_stores_inside_a_transaction(
 def test_a_missing_counters_row_is_created_as_the_orm_does(
     agent: Any, owner: Any
 ) -> None:
-    twin = agent_create(name="twin", owner=owner).agent
+    twin = agent_make(name="twin", owner=owner).agent
     AgencyCounters.objects.filter(agent__in=[agent, twin]).delete()
     stored, expected = _thoughts(agent, 3), _thoughts(twin, 3)
     thoughts_store(agent=agent, thoughts=stored, increments=INCREMENTS)
