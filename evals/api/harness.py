@@ -24,7 +24,7 @@ from evals.api.outputs import (
     page_schema,
 )
 from evals.api.paging import PAGING, limit_offset
-from evals.core.run_uncertainty import check_reducer, shows_repeats
+from evals.core.repeats import check_reducer, shows_repeats
 from evals.core.stats_input import MAX_REPEATS, StatInputError, parse_reducer
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import CoreError, NotFound, SchemaInvalid
 from evals import charts
-from evals.core.run_uncertainty import WITHIN_ZERO, format_figure, repeats_of
+from evals.core.repeats import WITHIN_ZERO, format_figure, repeats_of
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.core.stats_input import MAX_REPEATS
 from evals.models import Run

@@ -18,7 +18,7 @@ from django.core.management.base import (
 
 from core.errors import CoreError
 from evals.core.metrics import format_metric
-from evals.core.run_uncertainty import WITHIN_ZERO, format_figure, shows_repeats
+from evals.core.repeats import WITHIN_ZERO, format_figure, shows_repeats
 from evals.core.stats_input import MAX_REPEATS
 from evals.core.suite_types import SuiteInvalid
 from evals.models import Run

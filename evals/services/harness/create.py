@@ -26,7 +26,7 @@ from core.canonical import sha256_hex
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
 from evals.core.bundles import bundle_paths, new_run_id
 from evals.core.provenance import pipeline_versions
-from evals.core.run_uncertainty import check_reducer, check_repeats, repeat_case_ids
+from evals.core.repeats import check_reducer, check_repeats, repeat_case_ids
 from evals.core.stats_input import MEAN, Reducer, StatInputError
 from evals.core.suite_types import LoadedSuite
 from evals.models import Benchmark, Run, SuiteVersion

@@ -32,7 +32,7 @@ from evals.core.outcomes import (
     model_config_of,
     scenario_artifact_of,
 )
-from evals.core.run_uncertainty import epoch_case_id, repeat_case_ids, repeats_of
+from evals.core.repeats import epoch_case_id, repeat_case_ids, repeats_of
 from evals.core.scenario_artifact import PlanningRecord
 from evals.core.suite_types import Scenario, SuiteInvalid
 from evals.models import CaseResult, Run

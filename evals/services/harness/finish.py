@@ -29,7 +29,8 @@ from evals.core.metrics import (
     metrics_to_wire,
 )
 from evals.core.outcomes import model_config_of
-from evals.core.run_uncertainty import reducer_of, repeats_of, run_uncertainty
+from evals.core.repeats import reducer_of, repeats_of
+from evals.core.run_uncertainty import run_uncertainty
 from evals.core.scenario_artifact import is_scenario_artifact
 from evals.core.stats import split_epoch
 from evals.core.stats_input import StatInputError
