@@ -6,7 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Case, Count, F, Q, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.shortcuts import get_object_or_404
 
 from gridworld.core.batch_figures import (
@@ -77,39 +88,46 @@ def episode_points(batch: EpisodeBatch, limit: int) -> list[EpisodePoint]:
 
 
 def batch_facts(batch: EpisodeBatch) -> BatchFacts:
-    """What decides whether ``batch`` pairs with another by seed."""
+    """What decides whether ``batch`` pairs with another by seed; the seeds
+    are those of its stored episodes (a batch with repeats plays more seeds
+    than its config's range), the config's range before any is stored."""
+    seeds = batch.episode_rows.aggregate(first=Min("seed"), last=Max("seed"))
     return BatchFacts(
         pk=batch.pk,
         map_name=batch.grid_map.name,
         map_digest=batch.grid_map.digest,
         drift_period=int(batch.config.get("drift_period", DEFAULT_DRIFT_PERIOD)),
         max_steps=int(batch.config.get("max_steps", DEFAULT_MAX_STEPS)),
-        first_seed=batch.seed,
-        last_seed=batch.seed + batch.episodes - 1,
+        first_seed=batch.seed if seeds["first"] is None else seeds["first"],
+        last_seed=(
+            batch.seed + batch.episodes - 1 if seeds["last"] is None else seeds["last"]
+        ),
         active=batch.run.status in ACTIVE_STATUSES,
     )
 
 
 def batch_pair_candidates(batch: EpisodeBatch, limit: int) -> list[EpisodeBatch]:
     """Other batches whose episodes pair with ``batch``'s by seed: the same
-    map, goal drift period and step limit, at least one seed in common;
-    those of the same benchmark first, then the newest."""
+    map, goal drift period and step limit, and a stored episode on a seed
+    that ``batch`` played; those of the same benchmark first, then the
+    newest."""
     facts = batch_facts(batch)
     same_benchmark = Case(
         When(run__benchmark_id=batch.run.benchmark_id, then=Value(0)),
         default=Value(1),
     )
+    shared = Episode.objects.filter(
+        batch_id=OuterRef("pk"), seed__in=batch.episode_rows.values("seed")
+    )
     return list(
         batch_list()
         .exclude(pk=batch.pk)
         .filter(
+            Exists(shared),
             grid_map_id=batch.grid_map_id,
             config__drift_period=facts.drift_period,
             config__max_steps=facts.max_steps,
-            seed__lte=facts.last_seed,
         )
-        .alias(end=F("seed") + F("episodes"))
-        .filter(end__gt=facts.first_seed)
         .order_by(same_benchmark, "-created_at", "-pk")[:limit]
     )
 
@@ -125,6 +143,7 @@ class BatchStats:
 
     points: list[EpisodePoint]
     figures: list[MetricFigures]
+    capped: bool = False
     resamples: int = MIN_RESAMPLES
     seed: int = FIGURE_SEED
 
@@ -141,7 +160,13 @@ def batch_stats(batch: EpisodeBatch) -> BatchStats | None:
     """The figures of a finished batch with stored episodes, else ``None``."""
     if batch.run.status in ("queued", "running"):
         return None
-    points = episode_points(batch, FIGURE_EPISODES)
+    points, capped = figure_points(batch)
     if not points:
         return None
-    return BatchStats(points, batch_figures(points))
+    return BatchStats(points, batch_figures(points), capped)
+
+
+def figure_points(batch: EpisodeBatch) -> tuple[list[EpisodePoint], bool]:
+    """The episodes the figures use, and whether the batch has more."""
+    points = episode_points(batch, FIGURE_EPISODES + 1)
+    return points[:FIGURE_EPISODES], len(points) > FIGURE_EPISODES

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from gridworld import charts
 from gridworld.core.batch_figures import FIGURE_SEED, profiles
 from gridworld.core.batch_pairing import differing_pairs, improvements, pairing_problem
-from gridworld.core.stats import MIN_RESAMPLES
+from gridworld.core.stats import MIN_RESAMPLES, StatsInputError
 from gridworld.models import EpisodeBatch
 from gridworld.selectors import (
     FIGURE_EPISODES,
@@ -23,7 +23,7 @@ from gridworld.selectors import (
     batch_get,
     batch_pair_candidates,
     batch_stats,
-    episode_points,
+    figure_points,
 )
 
 CANDIDATES = 50
@@ -43,7 +43,6 @@ def figures_context(batch: EpisodeBatch) -> dict[str, Any]:
         "stats": stats,
         "profile_figure": profile,
         "candidates": batch_pair_candidates(batch, CANDIDATES),
-        "figure_limit": FIGURE_EPISODES,
     }
 
 
@@ -53,23 +52,30 @@ def batch_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
     metric with its interval, both profiles, the seeds whose episodes passed
     on one side only; or, for batches that do not pair, why not."""
     a, b = batch_get(pk), batch_get(other)
-    problem = pairing_problem(batch_facts(a), batch_facts(b))
+    a_facts, b_facts = batch_facts(a), batch_facts(b)
+    problem = pairing_problem(a_facts, b_facts)
     context: dict[str, Any] = {
         "a": a,
         "b": b,
+        "a_facts": a_facts,
+        "b_facts": b_facts,
         "problem": problem,
         "candidates": batch_pair_candidates(a, CANDIDATES),
         "figure_limit": FIGURE_EPISODES,
     }
     if problem is None:
-        left = episode_points(a, FIGURE_EPISODES)
-        right = episode_points(b, FIGURE_EPISODES)
-        if not left or not right:
-            context["problem"] = "A batch without stored episodes has nothing to pair."
+        (left, left_capped), (right, right_capped) = figure_points(a), figure_points(b)
+        try:
+            found = improvements(left, right)
+        except StatsInputError:
+            context["problem"] = (
+                f"Batch #{a.pk} and batch #{b.pk} have no stored episode on a "
+                "common seed: nothing to pair."
+            )
         else:
             pairs, differing = differing_pairs(left, right)
             context |= {
-                "improvements": improvements(left, right),
+                "improvements": found,
                 "resamples": MIN_RESAMPLES,
                 "seed": FIGURE_SEED,
                 "pairs": pairs,
@@ -77,6 +83,6 @@ def batch_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
                 "profile_figure": charts.profile_figure(
                     profiles([(batch_label(a), left), (batch_label(b), right)])
                 ),
-                "capped": max(a.episodes, b.episodes) > FIGURE_EPISODES,
+                "capped": left_capped or right_capped,
             }
     return render(request, "gridworld/batch_compare.html", context)

@@ -118,10 +118,12 @@ def test_batch_page_lists_pairable_batches_and_its_form_goes_to_compare(
     owner_client: Any, planner: EpisodeBatch, greedy: EpisodeBatch
 ) -> None:
     other_map = played(map="maze")
+    other_seeds = played(seed=100)
     html = owner_client.get(planner.get_absolute_url()).content.decode()
 
     assert f'<option value="{greedy.pk}">' in html
     assert f'<option value="{other_map.pk}">' not in html
+    assert f'<option value="{other_seeds.pk}">' not in html
     response = owner_client.get(f"{planner.get_absolute_url()}?compare={greedy.pk}")
     assert response.status_code == 302
     assert (
@@ -184,3 +186,15 @@ def test_compare_page_needs_a_login(client: Any, planner: EpisodeBatch) -> None:
 
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/")
+
+
+def test_figures_of_a_batch_past_the_limit_say_they_use_the_first_episodes(
+    owner_client: Any, planner: EpisodeBatch, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr("gridworld.selectors.FIGURE_EPISODES", 4)
+
+    html = owner_client.get(planner.get_absolute_url()).content.decode()
+    body = owner_client.get(f"/api/gridworld/batches/{planner.pk}").json()
+
+    assert "n = 4 episodes (the first 4 stored: figures use at most 4)" in html
+    assert body["figures"]["episodes"] == 4
