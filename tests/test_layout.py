@@ -199,8 +199,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
 # module -> why it has no test module of its own yet (the gaps of tests/README.md)
 NOT_MIRRORED_YET: dict[str, str] = {
     "stream.services.adapters": "exercised only through the keep-alive loop",
-    "stream.core.dedup": "exercised only through the publish API",
-    "stream.core.retention": "exercised only through the publish API",
     "stream.core.thought_input": "exercised only through the publish API",
     "evals.services.access": "exercised only through the authorization tests",
     "evals.services.columns": "exercised only through the import and the API",
@@ -226,7 +224,6 @@ NOT_MIRRORED_YET: dict[str, str] = {
     "gridworld.core.batch_figures": "new; its tests are being written beside it",
     "gridworld.core.batch_pairing": "new; its tests are being written beside it",
     "gridworld.core.stats": "tested by tests/evals/test_stats_gridworld.py, being reworked",
-    "core.times": "exercised only through the formats' instants",
     "accounts.core.keys": "tested by tests/accounts/, being reworked",
     # prkeepalive: its tests are being reworked; they move once that is done
     "prkeepalive.services.actions": "prkeepalive's tests are being reworked",
