@@ -202,7 +202,6 @@ NOT_MIRRORED_YET: dict[str, str] = {
     "stream.core.thought_input": "exercised only through the publish API",
     "evals.services.access": "exercised only through the authorization tests",
     "evals.services.columns": "exercised only through the import and the API",
-    "evals.services.features": "exercised only through the API and the commands",
     "evals.services.invalid_uploads": "exercised only through the admin pages",
     "evals.services.store_export": "exercised through the import's round trips",
     "evals.services.compare": "its tests are being reworked beside the compare page",
