@@ -218,7 +218,6 @@ NOT_MIRRORED_YET: dict[str, str] = {
     "evals.core.stats": "tested by tests/evals/test_stats*.py, being reworked",
     "evals.core.stats_input": "tested by tests/evals/test_stats*.py, being reworked",
     "evals.core.stats_paired": "tested by tests/evals/test_stats_paired.py, being reworked",
-    "evals.core.store_staging": "exercised only through the export",
     "gridworld.core.batch_figures": "new; its tests are being written beside it",
     "gridworld.core.batch_pairing": "new; its tests are being written beside it",
     "gridworld.core.stats": "tested by tests/evals/test_stats_gridworld.py, being reworked",
