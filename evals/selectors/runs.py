@@ -7,18 +7,22 @@ artifact; only the drill-down reads the two artifacts it shows.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db.models import (
+    Count,
     F,
+    Max,
     OuterRef,
     QuerySet,
     Subquery,
+    TextField,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Cast, Coalesce
 
 from core.errors import NotFound
 from evals.core.compare import CaseRow
@@ -144,23 +148,25 @@ def case_rows(run_pks: Sequence[int]) -> dict[int, list[CaseRow]]:
             "latency_ms",
             "stimulus_kind",
             "affordance",
-            "tags",
+            # As text: cases share a few tag lists, each parsed once.
+            Cast("tags", TextField()),
             "error",
         )
     )
+    parsed: dict[str | None, tuple[str, ...]] = {}
     for run_pk, case_id, passed, latency, kind, affordance, tags, error in rows:
+        shown = parsed.get(tags)
+        if shown is None:
+            shown = parsed[tags] = _tag_tuple(tags)
         out[run_pk].append(
-            CaseRow(
-                case_id=case_id,
-                passed=passed,
-                latency_ms=latency,
-                stimulus_kind=kind,
-                affordance=affordance,
-                tags=tuple(str(tag) for tag in tags or ()),
-                error=error,
-            )
+            CaseRow(case_id, passed, latency, kind, affordance, shown, error)
         )
     return out
+
+
+def _tag_tuple(text: str | None) -> tuple[str, ...]:
+    loaded = json.loads(text) if text else None
+    return tuple(str(tag) for tag in loaded or ())
 
 
 def case_pair(
@@ -227,3 +233,16 @@ def run_config_shown(config: dict[str, Any]) -> dict[str, Any]:
         else value
         for key, value in config.items()
     }
+
+
+def case_fingerprints(run_pks: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Per run, how many case results it has and its newest case row's pk
+    (one query): the case rows changed when either did."""
+    rows = (
+        CaseResult.objects.filter(run_id__in=list(run_pks))
+        .values_list("run_id")
+        .annotate(count=Count("id"), newest=Max("id"))
+        .order_by()
+    )
+    found = {run_pk: (count, newest) for run_pk, count, newest in rows}
+    return {pk: found.get(pk, (0, 0)) for pk in run_pks}

@@ -1,6 +1,6 @@
-"""Comparisons for the dashboard: run vs run, a snapshot vs the latest runs,
-and the per-case drill-down (the overview's standings:
-``evals.services.standings``).
+"""Comparisons for the dashboard: run vs run and a snapshot vs the latest
+runs (the per-case drill-down: ``evals.services.compare_case``; the
+overview's standings: ``evals.services.standings``).
 
 The verdict on every page is the CI gate's own: runs and snapshots are read
 from the database, turned into the core's input types (``RunSummary``,
@@ -15,11 +15,12 @@ number of cases (see ``evals.selectors``).
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from core.errors import CoreError, NotFound
+from core.errors import CoreError
 from evals.core.baselines import validate_baseline_snapshot
 from evals.core.compare import (
     ONLY_BASE,
@@ -29,7 +30,6 @@ from evals.core.compare import (
     CaseDiff,
     CaseRow,
     MetricRow,
-    case_change,
     diff_cases,
     metric_rows,
     numeric_metrics,
@@ -56,12 +56,12 @@ from evals.core.run_configs import (
 )
 from evals.core.stats_input import StatInputError
 from evals.core.store import StoreContents, StoredItem, StoreKind
-from evals.models import CaseResult, Run
+from evals.models import Run
 from evals.selectors.baselines import (
     snapshot_get,
 )
 from evals.selectors.runs import (
-    case_pair,
+    case_fingerprints,
     case_rows,
     latest_completed_runs,
     run_get,
@@ -223,11 +223,31 @@ def _section(
 # --- the two comparisons ------------------------------------------------------
 
 
+# The comparisons of two completed runs made last, newest last: the pages of
+# one comparison (filters, pagination, flip order, downloads) are one
+# request each, and a completed run's case results no longer change.
+_RECENT: OrderedDict[tuple[object, ...], Comparison] = OrderedDict()
+_RECENT_KEPT = 2
+_RECENT_LOCK = threading.Lock()
+
+
+def recent_comparisons_clear() -> None:
+    """Forget the comparisons kept in memory (the next view builds anew)."""
+    with _RECENT_LOCK:
+        _RECENT.clear()
+
+
+def _run_key(run: Run, cases: tuple[int, int]) -> tuple[object, ...]:
+    return (run.pk, run.run_id, run.created_at, run.updated_at, run.status, cases)
+
+
 def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Comparison:
     """Run ``candidate_run_id`` against run ``base_run_id`` of the same
     benchmark, judged by the gate in stores mode (the base run is the
     baseline). Raises ``NotFound`` for an unknown run and
-    ``ComparisonRefused`` for runs of two benchmarks. Three queries."""
+    ``ComparisonRefused`` for runs of two benchmarks. Three queries; for
+    two completed runs one more, and the last comparisons of completed
+    runs whose rows and case results did not change are kept in memory."""
     runs = runs_by_id([base_run_id, candidate_run_id])
     base = runs.get(base_run_id) or run_get(run_id=base_run_id)
     candidate = runs.get(candidate_run_id) or run_get(run_id=candidate_run_id)
@@ -238,6 +258,25 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
             f"{benchmark_id} vs {candidate.benchmark.benchmark_id}",
             details={"base": base_run_id, "candidate": candidate_run_id},
         )
+    if base.status != Run.Status.COMPLETED or candidate.status != Run.Status.COMPLETED:
+        return _runs_comparison(base, candidate)
+    cases = case_fingerprints([base.pk, candidate.pk])
+    key = (_run_key(base, cases[base.pk]), _run_key(candidate, cases[candidate.pk]))
+    with _RECENT_LOCK:
+        kept = _RECENT.get(key)
+        if kept is not None:
+            _RECENT.move_to_end(key)
+            return kept
+    comparison = _runs_comparison(base, candidate)
+    with _RECENT_LOCK:
+        _RECENT[key] = comparison
+        while len(_RECENT) > _RECENT_KEPT:
+            _RECENT.popitem(last=False)
+    return comparison
+
+
+def _runs_comparison(base: Run, candidate: Run) -> Comparison:
+    benchmark_id = base.benchmark.benchmark_id
     rows = case_rows([base.pk, candidate.pk])
     base_store = store_of(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])])
     candidate_store = store_of(
@@ -401,38 +440,3 @@ def comparison_for_snapshot(*, snapshot_id: str) -> Comparison:
         snapshot_get(snapshot_id=snapshot_id).document
     )
     return _snapshot_comparison(document, with_cases=True)
-
-
-# --- drill-down ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CasePair:
-    """One case of two runs, artifacts included, for the side-by-side page."""
-
-    case_id: str
-    base_run: Run
-    candidate_run: Run
-    base: CaseResult | None
-    candidate: CaseResult | None
-
-    @property
-    def change(self) -> CaseChange | None:
-        return case_change(
-            self.base.passed if self.base is not None else None,
-            self.candidate.passed if self.candidate is not None else None,
-        )
-
-
-def case_pair_get(*, base_run_id: str, candidate_run_id: str, case_id: str) -> CasePair:
-    """Case ``case_id`` of both runs. ``NotFound`` when a run is unknown or
-    neither run has the case. Two queries."""
-    runs = runs_by_id([base_run_id, candidate_run_id])
-    base = runs.get(base_run_id) or run_get(run_id=base_run_id)
-    candidate = runs.get(candidate_run_id) or run_get(run_id=candidate_run_id)
-    base_case, candidate_case = case_pair(
-        base=base, candidate=candidate, case_id=case_id
-    )
-    if base_case is None and candidate_case is None:
-        raise NotFound(f"neither run has case {case_id!r}", details={"caseId": case_id})
-    return CasePair(case_id, base, candidate, base_case, candidate_case)

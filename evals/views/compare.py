@@ -49,10 +49,10 @@ from evals.selectors.runs import recent_run_ids
 from evals.services.compare import (
     Comparison,
     ComparisonRefused,
-    case_pair_get,
     comparison_for_runs,
     comparison_for_snapshot,
 )
+from evals.services.compare_case import case_pair_get
 from evals.services.runs.recording import METRIC_INPUTS_KEY
 from evals.views.compare_stats import stat_context
 from evals.views.dashboard import (
