@@ -200,7 +200,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
 NOT_MIRRORED_YET: dict[str, str] = {
     "stream.services.adapters": "exercised only through the keep-alive loop",
     "stream.core.thought_input": "exercised only through the publish API",
-    "evals.services.access": "exercised only through the authorization tests",
     "evals.services.invalid_uploads": "exercised only through the admin pages",
     "evals.services.store_export": "exercised through the import's round trips",
     "evals.services.compare": "its tests are being reworked beside the compare page",
