@@ -198,7 +198,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
 
 # module -> why it has no test module of its own yet (the gaps of tests/README.md)
 NOT_MIRRORED_YET: dict[str, str] = {
-    "stream.services.adapters": "exercised only through the keep-alive loop",
     "stream.core.thought_input": "exercised only through the publish API",
     "evals.services.invalid_uploads": "exercised only through the admin pages",
     "evals.services.store_export": "exercised through the import's round trips",
