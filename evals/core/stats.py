@@ -23,20 +23,21 @@ input error live in ``evals.core.stats_input`` (no numpy: the command line
 parses them without importing the numerics).
 
 Case ids carry the epoch as ``<scenario>#<epoch>`` (digits after the last
-``#``); an id without it is its scenario's only epoch. Pure numpy/scipy.
+``#``); an id without it is its scenario's only epoch. Pure numpy/scipy;
+the t and normal quantiles from ``evals.core.stats_dist`` (``scipy.special``,
+no ``scipy.stats``).
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
+from evals.core.stats_dist import norm_ppf, t_ppf
 from evals.core.stats_input import (
     MAX_REPEATS,
     MEAN,
@@ -44,14 +45,6 @@ from evals.core.stats_input import (
     ReducerKind,
     StatInputError,
 )
-
-
-def _sps() -> ModuleType:
-    """scipy.stats, imported on first use: it costs about half a second, which
-    every process that loads the app registry (each manage.py command, the
-    plain gate) would otherwise pay without computing an interval."""
-    return importlib.import_module("scipy.stats")
-
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -208,7 +201,7 @@ def t_interval(
     """``mean +- t_{(1+c)/2, n-1} * se``; no interval below 2 units."""
     if n < 2:
         return Interval(math.nan, math.nan, "none")
-    half = float(_sps().t.ppf(0.5 + confidence / 2, n - 1)) * se
+    half = t_ppf(0.5 + confidence / 2, n - 1) * se
     return Interval(mean - half, mean + half, "t")
 
 
@@ -216,7 +209,7 @@ def wilson_interval(rate: float, n: int, confidence: float = CONFIDENCE) -> Inte
     """Wilson's score interval of a proportion ``rate`` of ``n``."""
     if n < 1:
         return Interval(math.nan, math.nan, "none")
-    z = float(_sps().norm.ppf(0.5 + confidence / 2))
+    z = norm_ppf(0.5 + confidence / 2)
     z2 = z * z
     centre = (rate + z2 / (2 * n)) / (1 + z2 / n)
     half = z / (1 + z2 / n) * math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n))

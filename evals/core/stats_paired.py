@@ -51,13 +51,16 @@ from evals.core.stats import (
     t_interval,
     wilson_interval,
 )
+from evals.core.stats_dist import norm_cdf, norm_ppf, norm_sf, t_cdf, t_ppf, t_sf
 from evals.core.stats_input import MEAN, Reducer, StatInputError
 
 
 def _sps() -> ModuleType:
     """scipy.stats, imported on first use: it costs about half a second, which
     every process that loads the app registry (each manage.py command, the
-    plain gate) would otherwise pay without computing an interval."""
+    plain gate) would otherwise pay without computing an interval. Only the
+    exact McNemar test needs it; t and normal come from
+    ``evals.core.stats_dist``."""
     return importlib.import_module("scipy.stats")
 
 
@@ -139,8 +142,8 @@ def minimum_detectable_effect(se: float, n: int, power: float = POWER) -> float:
     """``(t_{1-alpha/2, n-1} + t_{power, n-1}) * se``; inf below 2 pairs."""
     if n < 2 or math.isnan(se):
         return math.inf
-    quantiles = _sps().t.ppf(1 - ALPHA / 2, n - 1) + _sps().t.ppf(power, n - 1)
-    return float(quantiles) * se
+    quantiles = t_ppf(1 - ALPHA / 2, n - 1) + t_ppf(power, n - 1)
+    return quantiles * se
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -159,8 +162,8 @@ def _margin_p(good: float, se: float, n: int, margin: float) -> float:
         return 1.0
     if se == 0:
         return 0.0 if abs(good) > margin else 1.0
-    below = float(_sps().t.cdf((good + margin) / se, n - 1))
-    above = float(_sps().t.sf((good - margin) / se, n - 1))
+    below = t_cdf((good + margin) / se, n - 1)
+    above = t_sf((good - margin) / se, n - 1)
     return min(1.0, 2 * min(below, above))
 
 
@@ -324,12 +327,12 @@ def compare_proportions(
         "newcombe",
     )
     se = math.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
-    z = _sps().norm.ppf(1 - ALPHA / 2) + _sps().norm.ppf(POWER)
+    z = norm_ppf(1 - ALPHA / 2) + norm_ppf(POWER)
     if se == 0:
         p_value = 0.0 if abs(delta) > margin else 1.0
     else:
-        below = float(_sps().norm.cdf((delta + margin) / se))
-        above = float(_sps().norm.sf((delta - margin) / se))
+        below = norm_cdf((delta + margin) / se)
+        above = norm_sf((delta - margin) / se)
         p_value = min(1.0, 2 * min(below, above))
     comparison = PairedComparison(
         metric=metric,
@@ -342,7 +345,7 @@ def compare_proportions(
         delta=delta,
         se=se,
         interval=interval,
-        mde=float(z) * se,
+        mde=z * se,
         p_value=p_value,
         p_adjusted=p_value,
         verdict=Verdict.INCONCLUSIVE,
