@@ -1,4 +1,5 @@
-"""eval_store_export / eval_store_import: the database as a seed-002 eval store."""
+"""eval_store_import: an on-disk eval store into the database, and the round
+trips through the export (evals.services.store_import)."""
 
 from __future__ import annotations
 
@@ -14,127 +15,32 @@ from django.core.management.base import CommandError
 
 from evals.core.store import store_json_bytes
 from evals.models import (
-    BaselineSnapshot,
     Benchmark,
     CaseResult,
     InvalidUpload,
-    PackFile,
     Run,
-    ShadowRecord,
 )
-from evals.services.baselines import baseline_snapshot_create
-from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
-from evals.services.shadow_records import shadow_records_ingest
+from tests.evals.services.store_support import (
+    fill_all_kinds,
+    manifest,
+    run_summary,
+    store_flags_on,
+    tree,
+    wipe,
+)
 
 pytestmark = pytest.mark.django_db
 
 
-def manifest(benchmark_id: str, **extra: Any) -> dict:
-    return {
-        "schemaVersion": 1,
-        "benchmarkId": benchmark_id,
-        "title": f"{benchmark_id} — ünïcode title",
-        "tags": ["b", "a"],
-        "cases": [
-            {"id": "case-0", "prompt": "p0", "expectedSignals": ["objective-state"]},
-            {"id": "case-1", "prompt": "p1"},
-        ],
-        **extra,
-    }
-
-
-def run_summary(run_id: str, benchmark_id: str, hour: int, **extra: Any) -> dict:
-    return {
-        "schemaVersion": 1,
-        "runId": run_id,
-        "benchmarkId": benchmark_id,
-        "status": "completed",
-        "startedAt": f"2026-03-06T{hour:02d}:00:00.000Z",
-        "completedAt": f"2026-03-06T{hour:02d}:02:00.123456789Z",
-        "totalCases": 2,
-        "passedCases": 1,
-        "failedCases": 1,
-        "metrics": {"zeta": 1, "actionOutcomeScore": 0.333333333333},
-        **extra,
-    }
-
-
-def shadow(trace_id: str, day: str) -> dict:
-    return {
-        "schemaVersion": 1,
-        "traceId": trace_id,
-        "recordedAt": f"{day}T23:59:59+02:00",
-        "sessionKey": "agent:main",
-        "promptHash": "abc123",
-        "promptLength": 42,
-        "retrievalQueryHash": "def456",
-        "retrievalQueryLength": 42.5,
-        "recallMode": "graph_mode",
-        "recallResultLimit": 4,
-        "source": "cold_fallback",
-        "recalledMemoryCount": 0,
-        "injected": False,
-        "contextChars": 0,
-        "memoryIds": [],
-        "durationMs": 1.25,
-    }
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }
-
-
 @pytest.fixture
 def flags_on(settings: Any) -> Any:
-    settings.EVAL_HARNESS_ENABLED = True
-    settings.EVAL_SHADOW_MODE_ENABLED = True
-    settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
-    settings.MEMORY_RED_TEAM_BENCH_ENABLED = True
-    return settings
+    return store_flags_on(settings)
 
 
 @pytest.fixture
 def filled(flags_on: Any) -> None:
-    """All four kinds, an extra pack file, case results and a suite's run."""
-    benchmark_pack_create(document=manifest("ama"), extra_files={"data/x.bin": b"\0"})
-    benchmark_pack_create(
-        document=manifest(
-            "poison",
-            benchmarkType="memory-red-team",
-            attackClass="provenance-spoofing",
-            targetSurface="trust-zone-promotion",
-        )
-    )
-    Benchmark.objects.create(benchmark_id="smoke", kind="suite", title="smoke")
-    benchmark_run_record(
-        document=run_summary(
-            "r1",
-            "ama",
-            9,
-            caseResults=[
-                {"caseId": "case-0", "passed": True, "score": 0.9},
-                {"caseId": "case-1", "passed": False, "durationMs": 3},
-            ],
-            notes="first",
-            gitRef="main@1",
-        )
-    )
-    benchmark_run_record(document=run_summary("r2", "poison", 10))
-    benchmark_run_record(document=run_summary("r3", "smoke", 11))
-    shadow_records_ingest(
-        documents=[shadow("t1", "2026-03-06"), shadow("t2", "2026-03-07")]
-    )
-    baseline_snapshot_create(snapshot_id="required-main", notes="main")
-
-
-def wipe() -> None:
-    for model in (CaseResult, Run, ShadowRecord, BaselineSnapshot, Benchmark):
-        model.objects.all().delete()
+    fill_all_kinds()
 
 
 def test_round_trip_db_export_import_export_is_identical(
@@ -172,34 +78,6 @@ def test_round_trip_db_export_import_export_is_identical(
         CaseResult.objects.order_by("case_id").values_list("case_id", "passed")
     ) == [("case-0", True), ("case-1", False)]
     assert Run.objects.get(run_id="r1").source == "import"
-
-
-def test_export_writes_canonical_store_files(filled: None, tmp_path: Path) -> None:
-    out = io.StringIO()
-    call_command("eval_store_export", str(tmp_path), stdout=out)
-
-    run = run_summary(
-        "r2",
-        "poison",
-        10,
-    )
-    assert (tmp_path / "runs" / "r2.json").read_bytes() == store_json_bytes(
-        {**run, "metrics": {"actionOutcomeScore": 0.333333333333, "zeta": 1}}
-    )
-    assert out.getvalue() == (
-        f"exported to {tmp_path}: 2 benchmark pack(s), 3 run(s), 2 shadow "
-        "record(s), 1 baseline snapshot(s)\n"
-    )
-
-
-def test_export_defaults_to_eval_store_dir(
-    filled: None, settings: Any, tmp_path: Path
-) -> None:
-    settings.EVAL_STORE_DIR = tmp_path / "store"
-
-    call_command("eval_store_export", stdout=io.StringIO())
-
-    assert (tmp_path / "store" / "runs" / "r1.json").is_file()
 
 
 def test_import_twice_changes_nothing(filled: None, tmp_path: Path) -> None:
@@ -365,50 +243,6 @@ def test_uploading_the_pack_fills_a_placeholder(flags_on: Any, tmp_path: Path) -
     assert result.outcome == "created"
     assert Benchmark.objects.get().case_count == 2
     assert InvalidUpload.objects.count() == 0
-
-
-def test_failed_export_leaves_the_target_as_it_was(
-    filled: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    target = tmp_path / "store"
-    call_command("eval_store_export", str(target), stdout=io.StringIO())
-    (target / "notes.txt").write_text("mine")
-    before = tree(target)
-    Run.objects.filter(run_id="r1").update(
-        summary={**Run.objects.get(run_id="r1").summary, "notes": "changed"}
-    )
-
-    def disk_full(*args: Any, **kwargs: Any) -> None:
-        raise OSError(28, "No space left on device")
-
-    # Fails after packs and runs were written, before the baselines.
-    monkeypatch.setattr("evals.core.store_writer.EvalStore.write_baseline", disk_full)
-    with pytest.raises(CommandError) as caught:
-        call_command("eval_store_export", str(target), stdout=io.StringIO())
-
-    assert str(caught.value) == (
-        f"export to {target} failed and wrote nothing: "
-        "[Errno 28] No space left on device"
-    )
-    assert tree(target) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
-
-
-def test_export_skips_a_pack_whose_file_name_cannot_be_written(
-    filled: None, tmp_path: Path
-) -> None:
-    long_name = "n" * 300 + ".txt"
-    PackFile.objects.filter(benchmark__benchmark_id="ama").update(path=long_name)
-    err = io.StringIO()
-
-    call_command("eval_store_export", str(tmp_path), stdout=io.StringIO(), stderr=err)
-
-    assert not (tmp_path / "benchmarks" / "ama").exists()
-    assert (tmp_path / "benchmarks" / "poison" / "manifest.json").is_file()
-    assert err.getvalue().splitlines()[0] == (
-        "skipped (invalid in the database): benchmarks/ama/manifest.json"
-    )
-    assert "has a component longer than 255 bytes" in err.getvalue()
 
 
 def test_round_trip_keeps_each_run_files_relative_path(
