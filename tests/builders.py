@@ -114,3 +114,12 @@ def benchmark_make(
     return Benchmark.objects.create(
         benchmark_id=benchmark_id, kind=kind, title=title, **fields
     )
+
+
+def batch_finished(config: Any, *, user: Any = None) -> Any:
+    """A gridworld batch of ``config``, created unscheduled and played to the
+    end in this process: its finished ``Run``."""
+    from evals.services.runs.lifecycle import run_execute
+    from gridworld.services.batches import batch_create
+
+    return run_execute(run=batch_create(config=config, user=user, schedule=False).run)

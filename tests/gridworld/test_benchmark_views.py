@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from evals.models import Run
-from evals.services.runs.lifecycle import run_chunk_execute, run_execute, run_resume
+from evals.services.runs.lifecycle import run_chunk_execute, run_resume
 from gridworld.models import Episode
 from gridworld.services.batches import batch_create
+from tests.builders import batch_finished
 
 pytestmark = pytest.mark.django_db
 
@@ -38,10 +39,8 @@ def test_resume_plays_only_the_missing_episodes(
 
 
 def test_compare_and_trends_show_two_batches(owner_client: Any) -> None:
-    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
-    second = run_execute(
-        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
-    )
+    first = batch_finished(CONFIG)
+    second = batch_finished({**CONFIG, "seed": 50})
     compare = owner_client.get(
         f"/evals/compare?base={first.run_id}&candidate={second.run_id}"
     )
@@ -61,10 +60,8 @@ def test_an_episode_case_opens_its_episode_page(owner_client: Any) -> None:
     """The compare page's case links of a batch lead to the episode's own page
     (map, steps, receipt), named as such, not to a scenario page showing the
     stored dict."""
-    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
-    second = run_execute(
-        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
-    )
+    first = batch_finished(CONFIG)
+    second = batch_finished({**CONFIG, "seed": 50})
     case = owner_client.get(
         f"/evals/compare/case?base={first.run_id}&candidate={second.run_id}"
         "&case=episode-2"
@@ -86,10 +83,8 @@ def test_compare_of_batches_leaves_out_the_scenario_columns(
     owner_client: Any,
 ) -> None:
     """Episodes have no stimulus or affordance: no column of "—" for them."""
-    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
-    second = run_execute(
-        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
-    )
+    first = batch_finished(CONFIG)
+    second = batch_finished({**CONFIG, "seed": 50})
     html = owner_client.get(
         f"/evals/compare?base={first.run_id}&candidate={second.run_id}"
     ).content.decode()
@@ -107,10 +102,8 @@ def test_two_safe_batches_with_other_seeds_are_no_regression(
     neutral, never as a regression."""
     from evals.services.compare import comparison_for_runs
 
-    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
-    second = run_execute(
-        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
-    )
+    first = batch_finished(CONFIG)
+    second = batch_finished({**CONFIG, "seed": 50})
     assert first.pass_rate == second.pass_rate == 1.0
     assert first.metrics["mean_distance"] != second.metrics["mean_distance"]
     comparison = comparison_for_runs(
@@ -143,10 +136,8 @@ def test_two_safe_batches_with_other_seeds_are_no_regression(
 def test_the_episode_drill_down_is_a_metrics_table(owner_client: Any) -> None:
     """One row per field and per episode metric on both sides, the ones that
     differ marked; no JSON blob."""
-    first = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
-    second = run_execute(
-        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
-    )
+    first = batch_finished(CONFIG)
+    second = batch_finished({**CONFIG, "seed": 50})
     html = owner_client.get(
         f"/evals/compare/case?base={first.run_id}&candidate={second.run_id}"
         "&case=episode-2"
@@ -166,11 +157,9 @@ def test_the_overview_shows_no_open_regression_for_another_seed(
     from evals.services.baselines import baseline_snapshot_create
 
     settings.BENCHMARK_BASELINE_SNAPSHOTS_ENABLED = True
-    first = run_execute(
-        run=batch_create(config={**CONFIG, "seed": 50}, schedule=False).run
-    )
+    first = batch_finished({**CONFIG, "seed": 50})
     baseline_snapshot_create(snapshot_id="required-main")
-    second = run_execute(run=batch_create(config=CONFIG, schedule=False).run)
+    second = batch_finished(CONFIG)
     assert first.metrics["mean_distance"] < second.metrics["mean_distance"]
     assert first.pass_rate == second.pass_rate == 1.0
     html = owner_client.get("/").content.decode()
