@@ -16,6 +16,7 @@ from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from core.scopes import SCOPES
+from tests.builders import user_make
 
 # Property tests check answers, not time: no per-example deadline (the
 # default 200 ms fails examples at random on a loaded 2-core machine).
@@ -92,27 +93,23 @@ def _no_network_call_inside_a_transaction(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.fixture
-def owner(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="alice", password="pw-alice")
+def owner(db: None) -> Any:
+    return user_make("alice", password="pw-alice")
 
 
 @pytest.fixture
-def member(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="bob", password="pw-bob")
+def member(db: None) -> Any:
+    return user_make("bob", password="pw-bob")
 
 
 @pytest.fixture
-def stranger(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(
-        username="charlie", password="pw-charlie"
-    )
+def stranger(db: None) -> Any:
+    return user_make("charlie", password="pw-charlie")
 
 
 @pytest.fixture
-def staff(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(
-        username="staff", password="pw-staff", is_staff=True, is_superuser=True
-    )
+def staff(db: None) -> Any:
+    return user_make("staff", password="pw-staff", is_staff=True, is_superuser=True)
 
 
 @pytest.fixture
