@@ -6,6 +6,7 @@ checks) on generated stores, valid and invalid."""
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import random
 import tempfile
@@ -428,3 +429,20 @@ def test_counted_only_runs_are_still_checked(
     assert fast == reference
     assert fast.valid_counts.runs == 1
     assert [item.path for item in fast.invalid_runs] == ["runs/run-2.json"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_building_case_results_leaves_the_collector_as_it_found_it(
+    enabled: bool,
+) -> None:
+    document = _bench_like_run(3, 2, seed=7)
+    stored = runs.read_stored_run(json.dumps(document).encode())
+    assert stored is not None
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        cases = run_case_results.stored_case_results(stored.run.caseResults)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert [case.to_wire() for case in cases] == document["caseResults"]
