@@ -123,3 +123,47 @@ def batch_finished(config: Any, *, user: Any = None) -> Any:
     from gridworld.services.batches import batch_create
 
     return run_execute(run=batch_create(config=config, user=user, schedule=False).run)
+
+
+# The issue body of a PR the keepalive may work on (scope, tasks, acceptance).
+ISSUE_BODY = (
+    "## Scope\nFix the widget parser.\n## Tasks\n- [ ] add a failing test\n"
+    "- [ ] fix it\n## Acceptance Criteria\n- the parser test passes"
+)
+
+
+def pr_waiting(
+    github: Any,
+    *,
+    gate: str | None = "success",
+    body: str = ISSUE_BODY,
+    labels: tuple[str, ...] = ("agents:keepalive",),
+) -> tuple[int, int]:
+    """PR 41 on the fake GitHub server, labelled for keepalive, its Gate run
+    concluded ``gate`` (none when ``None``) and a person's ``@codex please
+    continue`` comment: ``(pull number, comment id)``."""
+    pull = github.state.add_pull(41, labels=labels, body=body)
+    if gate is not None:
+        github.state.add_run("Gate", pull["head"]["sha"], conclusion=gate, pulls=(41,))
+    cid = github.state.add_comment(41, "@codex please continue")
+    return 41, cid
+
+
+def delivery_make(
+    guid: str = "g-1",
+    *,
+    event: str = "issue_comment",
+    repository: Any = None,
+    payload: Any = None,
+    **fields: Any,
+) -> Any:
+    """A stored webhook delivery (an empty payload unless given)."""
+    from prkeepalive.models import Delivery
+
+    return Delivery.objects.create(
+        guid=guid,
+        event=event,
+        repository=repository,
+        payload={} if payload is None else payload,
+        **fields,
+    )
