@@ -3,10 +3,11 @@ and the database, decide with the core, take the lock, record the decision,
 start the round.
 
 The walk of a delivery: ``delivery_process`` parses the stored event once
-and routes it (``core.lanes.route``); ``decide_and_record`` gathers the
-facts (``gather``: reads only, every rule about what to read is in
-``core.reading``), hands them to ``core.facts.decide`` and records what it
-decided with its inputs (``core.inputs``).
+and routes it (``prkeepalive.core.lanes.route``); ``decide_and_record``
+gathers the facts (``gather``: reads only, every rule about what to read is
+in ``prkeepalive.core.reading``), hands them to
+``prkeepalive.core.facts.decide`` and records what it decided with its
+inputs (``prkeepalive.core.inputs``).
 
 GitHub is never called inside a database transaction: reads happen first,
 then one short transaction takes the lock (the round row), then the 🚀
@@ -111,7 +112,8 @@ def read_pull(
 ) -> tuple[Facts, PullInfo | None]:
     """What GitHub tells about the event's PR: the PR with its comments and
     labels, Gate on its head, the instruction's issue text, a fork PR's
-    head-commit PRs. Reads only: what to read is ``core.reading``'s."""
+    head-commit PRs. Reads only: what to read is
+    ``prkeepalive.core.reading``'s."""
     commit_pulls = head_commit_pulls(client, event)
     number = pull_number(event, commit_pulls)
     if number is None:
