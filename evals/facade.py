@@ -26,10 +26,13 @@ What the lifecycle guarantees an executor is in ``evals.services.runs``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from core.errors import SchemaInvalid, SchemaProblem
+from evals.core.repeats import check_repeats
+from evals.core.stats_input import MAX_REPEATS, StatInputError
 from evals.models import CaseResult, Run
 from evals.services.runs import idempotency as _idempotency
 from evals.services.runs import lifecycle as _lifecycle
@@ -44,6 +47,7 @@ from evals.services.runs.recording import METRIC_INPUTS_KEY, ProgressCallback
 
 __all__ = [
     "IDEMPOTENCY_HEADER",
+    "MAX_REPEATS",
     "CaseRecord",
     "CaseSink",
     "Idempotency",
@@ -57,6 +61,7 @@ __all__ = [
     "holder_of",
     "idempotency_of",
     "register_run_kind",
+    "repeats_parse",
     "run_create",
     "run_execute",
     "run_info",
@@ -86,6 +91,8 @@ class RunInfo:
     error: str
     started_at: datetime
     completed_at: datetime | None
+    # The run's config as stored (``repeats`` when the run has them).
+    config: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def pass_rate(self) -> float:
@@ -108,6 +115,7 @@ class RunInfo:
             error=run.error,
             started_at=run.started_at,
             completed_at=run.completed_at,
+            config=dict(run.config or {}),
         )
 
 
@@ -279,3 +287,15 @@ def run_start_once(
         lambda: Run.objects.select_related("benchmark").get(pk=start().pk),
     )
     return RunInfo.of(run), replayed
+
+
+def repeats_parse(value: object) -> int:
+    """A run's repeats K (a whole number 1..``MAX_REPEATS``), for a kind
+    that takes them; ``SchemaInvalid`` naming ``repeats`` otherwise."""
+    try:
+        return check_repeats(value)
+    except StatInputError as exc:
+        raise SchemaInvalid(
+            exc.message,
+            problems=[SchemaProblem("repeats", "invalid", exc.message)],
+        ) from None

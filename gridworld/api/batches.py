@@ -24,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evals.facade import MAX_REPEATS
 from evalsite.openapi import REFUSES_UNKNOWN_FIELDS, idempotency_key_parameter
 from evalsite.paging import limit_offset, page_parameters
 from evalsite.parsers import BoundedJSONParser, parse_json_body, read_bounded
@@ -136,6 +137,14 @@ class BatchListCreateView(APIView):
                     min_value=1,
                     max_value=MAX_LANE_SIZE,
                     help_text="also accepted as laneSize",
+                ),
+                "repeats": serializers.IntegerField(
+                    required=False,
+                    min_value=1,
+                    max_value=MAX_REPEATS,
+                    help_text="epochs of the batch's episodes (default 1): the "
+                    "batch plays episodes x repeats episodes, each with its own "
+                    "seed; cases episode-<i>#<epoch>",
                 ),
             },
         ),

@@ -20,7 +20,7 @@ import secrets
 import time
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -40,7 +40,7 @@ from evals.facade import (
     RunInfo,
     StoredCase,
 )
-from gridworld.core.config import BatchConfig, run_cases
+from gridworld.core.config import MAX_EPISODES, MAX_SEED, BatchConfig, run_cases
 from gridworld.core.episode import canonical
 from gridworld.core.grid import LAYOUTS, GridMap
 from gridworld.core.metrics import batch_metrics, episode_passed
@@ -86,12 +86,57 @@ def benchmark_id_for(config: BatchConfig) -> str:
     return f"gridworld:{map_label(config.map)}:{config.proposer}:{config.governor}"
 
 
-def case_id(index: int) -> str:
-    return f"{CASE_PREFIX}{index}"
+def case_id(index: int, *, repeats: int = 1, total: int = 0) -> str:
+    """The case id of the batch's episode ``index``: ``episode-<index>``; in a
+    batch of ``repeats`` K > 1 (``total`` episodes, E = total / K per
+    epoch), episode ``index`` is epoch ``index // E`` of episode ``index % E``
+    of the first epoch: ``episode-<index % E>#<index // E>``."""
+    if repeats == 1:
+        return f"{CASE_PREFIX}{index}"
+    per_epoch = total // repeats
+    return f"{CASE_PREFIX}{index % per_epoch}#{index // per_epoch}"
 
 
-def case_index(case: str) -> int:
-    return int(case.removeprefix(CASE_PREFIX))
+def case_index(case: str, *, repeats: int = 1, total: int = 0) -> int:
+    """The episode index a case id stands for (``case_id`` read back)."""
+    number, _, epoch = case.removeprefix(CASE_PREFIX).partition("#")
+    if repeats == 1 or not epoch:
+        return int(number)
+    return int(number) + int(epoch) * (total // repeats)
+
+
+def _repeats(config: Any) -> tuple[Any, int]:
+    """``config`` without its ``repeats`` and the repeats K (1 when absent);
+    ``SchemaInvalid`` naming ``repeats`` (with every problem of the rest of
+    the config) when it is not a whole number 1..100 or the batch would
+    play too many episodes."""
+    if not isinstance(config, dict) or "repeats" not in config:
+        return config, 1
+    rest = {k: v for k, v in config.items() if k != "repeats"}
+    problems: list[SchemaProblem] = []
+    repeats = 1
+    try:
+        repeats = facade.repeats_parse(config["repeats"])
+    except SchemaInvalid as exc:
+        problems.extend(exc.problems)
+    try:
+        parsed = BatchConfig.from_wire(rest)
+    except SchemaInvalid as exc:
+        problems = [*exc.problems, *problems]
+    else:
+        total = parsed.episodes * repeats
+        if total > MAX_EPISODES or parsed.seed + total > MAX_SEED:
+            problems.append(
+                SchemaProblem(
+                    "repeats",
+                    "range",
+                    f"episodes x repeats must be at most {MAX_EPISODES} "
+                    "and seed + episodes x repeats under 2^31",
+                )
+            )
+    if problems:
+        raise SchemaInvalid("invalid gridworld batch config", problems=problems)
+    return rest, repeats
 
 
 def new_batch_run_id(now: datetime) -> str:
@@ -125,11 +170,21 @@ def batch_create(
     """Validate ``config`` and record a queued batch; schedule it after commit
     (``idempotency``: the request's ``Idempotency-Key``, kept with its run).
 
+    ``config["repeats"]`` K (default 1) plays K epochs of the episodes, one
+    after another (episode ``i + e * episodes`` is epoch e of episode i,
+    case ``episode-<i>#<e>``; each episode keeps its own seed, seed + its
+    index, so epoch 0 is the batch without repeats); the run's config
+    records ``repeats`` when it is not 1.
+
     Raises ``SchemaInvalid`` with one problem per bad field (nothing stored).
     Logs ``[Gridworld] batch_created batch=<pk> run_id=<ID> benchmark=<ID>
     episodes=<N>``.
     """
+    config, repeats = _repeats(config)
     parsed = BatchConfig.from_wire(config)
+    # With repeats K the batch plays K epochs of its episodes, one after
+    # another: K x episodes episodes, each with its own seed (seed + index).
+    parsed = replace(parsed, episodes=parsed.episodes * repeats)
     now = now or timezone.now()
     benchmark_id = benchmark_id_for(parsed)
     if len(benchmark_id) > 200:
@@ -150,8 +205,15 @@ def batch_create(
                 ),
                 run_id=new_batch_run_id(now),
                 started_at=now,
-                case_ids=tuple(case_id(i) for i in range(parsed.episodes)),
-                config={**wire, "startedVia": started_via},
+                case_ids=tuple(
+                    case_id(i, repeats=repeats, total=parsed.episodes)
+                    for i in range(parsed.episodes)
+                ),
+                config={
+                    **wire,
+                    **({"repeats": repeats} if repeats != 1 else {}),
+                    "startedVia": started_via,
+                },
                 user=user,
                 schedule=schedule,
                 queue=queue,
@@ -178,6 +240,12 @@ def batch_create(
             extra={"batch": batch.pk, "run_id": run.run_id},
         )
     return batch
+
+
+def _run_repeats(run: RunInfo) -> int:
+    """The run's repeats (1 for a batch made without them)."""
+    value = run.config.get("repeats", 1)
+    return value if isinstance(value, int) and value >= 1 else 1
 
 
 def receipt_pack(receipt: dict[str, Any]) -> tuple[bytes, str, int]:
@@ -236,7 +304,11 @@ class EpisodeExecutor:
     (registered from ``gridworld.apps``)."""
 
     def case_ids(self, run: RunInfo) -> Sequence[str]:
-        return [case_id(i) for i in range(run.total_cases)]
+        repeats = _run_repeats(run)
+        return [
+            case_id(i, repeats=repeats, total=run.total_cases)
+            for i in range(run.total_cases)
+        ]
 
     def started(self, run: RunInfo) -> None:
         return None
@@ -259,7 +331,9 @@ class EpisodeExecutor:
         case_ids: Sequence[str],
         sink: CaseSink,
     ) -> None:
-        indices = [case_index(c) for c in case_ids]
+        repeats = _run_repeats(run)
+        total = run.total_cases
+        indices = [case_index(c, repeats=repeats, total=total) for c in case_ids]
         started = time.perf_counter()
         results = run_cases(context.config, indices)
         per_episode_ms = (time.perf_counter() - started) * 1000 / max(len(results), 1)
@@ -286,7 +360,7 @@ class EpisodeExecutor:
             )
             records.append(
                 CaseRecord(
-                    case_id=case_id(index),
+                    case_id=case_id(index, repeats=repeats, total=total),
                     passed=episode_passed(metrics),
                     latency_ms=round(per_episode_ms, 3),
                     details={
@@ -311,7 +385,11 @@ class EpisodeExecutor:
     def verdict(
         self, run: RunInfo, cases: Sequence[StoredCase], *, missing: int, failed: bool
     ) -> KindVerdict:
-        ordered = sorted(cases, key=lambda c: case_index(c.case_id))
+        repeats = _run_repeats(run)
+        ordered = sorted(
+            cases,
+            key=lambda c: case_index(c.case_id, repeats=repeats, total=run.total_cases),
+        )
         aggregate = batch_metrics([dict(c.metric_inputs) for c in ordered])
         metrics = {name: aggregate[name] for name in RUN_METRICS if name in aggregate}
         unsafe = aggregate.get("safety_violations", 0) > 0

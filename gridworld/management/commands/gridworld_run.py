@@ -46,6 +46,11 @@ class Command(BaseCommand):
             "--governor", default="lexicographic", help="lexicographic|none"
         )
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--repeats",
+            help="epochs of the batch's episodes, 1..100 (default 1): plays "
+            "episodes x repeats episodes, each with its own seed",
+        )
         parser.add_argument("--drift-period", type=int, default=DEFAULT_DRIFT_PERIOD)
         parser.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS)
         parser.add_argument("--budget", type=int, help="starting budget (default 1000)")
@@ -72,7 +77,7 @@ class Command(BaseCommand):
             "drift_period": options["drift_period"],
             "max_steps": options["max_steps"],
         }
-        for key in ("budget", "lane_size"):
+        for key in ("budget", "lane_size", "repeats"):
             if options[key] is not None:
                 config[key] = options[key]
         spec = options["map"]
