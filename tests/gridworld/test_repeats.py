@@ -116,3 +116,12 @@ def test_gridworld_run_takes_repeats_and_exits_2_on_bad_ones() -> None:
         )  # fmt: skip
     assert caught.value.returncode == 2
     assert stored() == before
+
+
+def test_an_epoch_case_of_a_batch_opens_its_episode(owner_client: Any) -> None:
+    batch = batch_create(config={**CONFIG, "repeats": 2}, schedule=False)
+    run = run_execute(run=batch.run)
+    response = owner_client.get(f"/evals/runs/{run.run_id}/scenarios/episode-1%231/")
+    assert response.status_code == 302
+    # Epoch 1 of episode 1 in a batch of 3 episodes per epoch: episode 4.
+    assert response["Location"] == f"/gridworld/runs/{run.run_id}/episodes/4/"
