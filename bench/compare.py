@@ -100,7 +100,12 @@ def artifact(run_id: str, case_id: str, index: int, passed: bool) -> dict[str, o
             "actionAffordance": AFFORDANCES[index % len(AFFORDANCES)],
         },
         "frame": {"text": FRAME, "facts": 10, "memories": 1, "deltas": 0},
-        "model": {"id": "scripted", "adapter": "scripted", "sampler": "standard"},
+        "model": {
+            "id": "scripted",
+            "adapter": "scripted",
+            "sampler": "standard",
+            "seed": 0,
+        },
         "rawOutput": "The meadow is quiet and three sheep graze nearby.",
         "thought": "The meadow is quiet and three sheep graze nearby.",
         "extractedGoal": None,
