@@ -199,7 +199,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
 # module -> why it has no test module of its own yet (the gaps of tests/README.md)
 NOT_MIRRORED_YET: dict[str, str] = {
     "stream.core.thought_input": "exercised only through the publish API",
-    "evals.services.invalid_uploads": "exercised only through the admin pages",
     "evals.services.compare": "its tests are being reworked beside the compare page",
     "evals.services.compare_case": "new; its tests are being written beside it",
     "evals.core.case_sides": "exercised only through the compare page",
