@@ -177,7 +177,7 @@ def log_gate(verdict: GateVerdict) -> None:
 
 
 def load_gate_stores(
-    request: GateRequest, executor: Executor | None
+    request: GateRequest, executor: Executor | None, *, case_columns: bool = False
 ) -> tuple[StoreContents, StoreContents]:
     """The base and candidate stores as far as the gate reads them.
 
@@ -185,12 +185,15 @@ def load_gate_stores(
     the latest completed run per benchmark is kept. In snapshot mode the
     base store is read for its baselines, then for the runs the snapshot
     names (their case results give the flipped cases), never in full.
+    ``case_columns``: the runs' case results as columns, not built (what
+    the ``--stat`` gate reads; ``evals.core.store_reader.load_store``).
     """
     shadows_counted = {StoreKind.SHADOWS}
     candidate = load_store(
         request.candidate,
         counted_only=shadows_counted,
         latest_runs_only=True,
+        case_columns=case_columns,
         executor=executor,
     )
     if request.snapshot_id is None:
@@ -198,6 +201,7 @@ def load_gate_stores(
             request.base,
             counted_only=shadows_counted,
             latest_runs_only=True,
+            case_columns=case_columns,
             executor=executor,
         )
     else:
@@ -211,6 +215,7 @@ def load_gate_stores(
                 request.base,
                 kinds={StoreKind.BASELINES, StoreKind.RUNS},
                 run_file_names=names,
+                case_columns=case_columns,
             )
     return base, candidate
 
@@ -237,7 +242,7 @@ def _run_stat(
     from evals import cli_stat_run
 
     request = request_of(vars(args))
-    base, candidate = load_gate_stores(request, executor)
+    base, candidate = load_gate_stores(request, executor, case_columns=True)
     verdict = cli_stat_run.decide_stat(
         base,
         candidate,

@@ -29,10 +29,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from evals.core.formats_types import CaseResult, RunSummary
+from evals.core.case_columns import CaseColumns, case_columns_of
+from evals.core.formats_types import RunSummary
 from evals.core.gate import BaselineSource, GateVerdict, SnapshotRef, invalid_messages
 from evals.core.metric_registry import MetricDirection, direction, threshold
-from evals.core.stats import CaseGroups, Estimate, epochs_of, estimate, group_cases
+from evals.core.stats import Estimate, epochs_of, estimate, group_cases
 from evals.core.stats_input import MEAN, Reducer
 from evals.core.stats_paired import (
     Flip,
@@ -99,7 +100,7 @@ def run_estimates(run: RunSummary, reducer: Reducer = MEAN) -> dict[str, Estimat
         outcomes = [1.0] * run.passed_cases + [0.0] * run.failed_cases
         ids = [f"case-{index}" for index in range(len(outcomes))]
         return {PASS_RATE: estimate(epochs_of(ids, outcomes), reducer)}
-    groups = _groups(run.case_results)
+    groups = group_cases([case.case_id for case in run.case_results])
     found = {
         PASS_RATE: estimate(
             groups.epochs([float(c.passed) for c in run.case_results]), reducer
@@ -112,22 +113,34 @@ def run_estimates(run: RunSummary, reducer: Reducer = MEAN) -> dict[str, Estimat
     return found
 
 
-def _run_index(*stores: StoreContents) -> dict[tuple[str, str], RunSummary]:
-    index: dict[tuple[str, str], RunSummary] = {}
+# A stored run and its case results as columns when the reader kept them so.
+_Indexed = tuple[RunSummary, CaseColumns | None]
+
+
+def _run_index(*stores: StoreContents) -> dict[tuple[str, str], _Indexed]:
+    index: dict[tuple[str, str], _Indexed] = {}
     for store in reversed(stores):
         for stored in store.runs:
-            index[(stored.item.benchmark_id, stored.item.run_id)] = stored.item
+            run = stored.item
+            index[(run.benchmark_id, run.run_id)] = (run, stored.columns)
     return index
 
 
-def _groups(cases: tuple[CaseResult, ...]) -> CaseGroups:
-    return group_cases([case.case_id for case in cases])
+def _columns(indexed: _Indexed | None) -> CaseColumns | None:
+    """A run's case results as columns (read so, or from the built ones);
+    ``None`` for a run without case results."""
+    if indexed is None:
+        return None
+    run, columns = indexed
+    if columns is None and run.case_results is not None:
+        return case_columns_of(run.case_results)
+    return columns
 
 
 def _benchmark(
     benchmark_id: str,
-    base: RunSummary | None,
-    candidate: RunSummary,
+    base_indexed: _Indexed | None,
+    candidate_indexed: _Indexed,
     *,
     margin: float | None,
     reducer: Reducer,
@@ -141,6 +154,9 @@ def _benchmark(
             direction(name, overrides=overrides) is not MetricDirection.LOWER_IS_BETTER
         )
 
+    base = base_indexed[0] if base_indexed is not None else None
+    candidate = candidate_indexed[0]
+    cases_a, cases_b = _columns(base_indexed), _columns(candidate_indexed)
     if base is not None:
         require_same_benchmark(base.benchmark_id, candidate.benchmark_id)
     base_id = base.run_id if base is not None else ""
@@ -148,7 +164,7 @@ def _benchmark(
         ((base.metrics or {}) if base is not None else {}).keys()
         & (candidate.metrics or {}).keys()
     )
-    if base is None or base.case_results is None or candidate.case_results is None:
+    if base is None or cases_a is None or cases_b is None:
         counts_a = (base.passed_cases, base.total_cases) if base is not None else (0, 0)
         rate = compare_proportions(
             counts_a,
@@ -159,9 +175,9 @@ def _benchmark(
             benchmark_id, base_id, candidate.run_id, False, (rate,),
             tuple(summary_metrics), (),
         )  # fmt: skip
-    groups_a, groups_b = _groups(base.case_results), _groups(candidate.case_results)
-    passed_a = groups_a.epochs([float(c.passed) for c in base.case_results])
-    passed_b = groups_b.epochs([float(c.passed) for c in candidate.case_results])
+    groups_a, groups_b = group_cases(cases_a.case_ids), group_cases(cases_b.case_ids)
+    passed_a = groups_a.epochs([float(passed) for passed in cases_a.passed])
+    passed_b = groups_b.epochs([float(passed) for passed in cases_b.passed])
     comparisons = [
         compare(
             passed_a,
@@ -172,9 +188,8 @@ def _benchmark(
             reducer=reducer,
         )
     ]
-    scores_a = [c.score for c in base.case_results]
-    scores_b = [c.score for c in candidate.case_results]
-    if all(s is not None for s in scores_a + scores_b) and scores_a and scores_b:
+    scores_a, scores_b = cases_a.scores, cases_b.scores
+    if None not in scores_a and None not in scores_b and scores_a and scores_b:
         comparisons.append(
             compare(
                 groups_a.epochs([float(s) for s in scores_a if s is not None]),

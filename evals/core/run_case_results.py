@@ -24,6 +24,7 @@ from typing import Annotated, Any
 import msgspec
 
 from core.errors import SchemaProblem
+from evals.core.case_columns import CaseColumns
 from evals.core.format_rules import NUMBER_LIMIT
 from evals.core.formats_types import CaseResult
 
@@ -195,3 +196,14 @@ def stored_case_results(cases: list[StoredCase]) -> tuple[CaseResult, ...]:
     finally:
         if collecting:
             gc.enable()
+
+
+def stored_case_columns(cases: list[StoredCase]) -> CaseColumns:
+    """``case_columns_of(stored_case_results(cases))`` without building the
+    case results."""
+    unset = _UNSET
+    return CaseColumns(
+        tuple([case.caseId for case in cases]),
+        tuple([case.passed for case in cases]),
+        tuple([None if case.score is unset else case.score for case in cases]),
+    )

@@ -34,6 +34,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import CoreError, SchemaInvalid, SchemaProblem
+from evals.core.case_columns import CaseColumns
 from evals.core.format_rules import MAX_JSON_DEPTH, json_depth
 from evals.core.formats_types import (
     BaselineSnapshot,
@@ -80,10 +81,15 @@ class StoreUnreadable(CoreError):
 
 @dataclass(frozen=True, slots=True)
 class StoredItem[T]:
-    """A valid document and its path relative to the store root (POSIX)."""
+    """A valid document and its path relative to the store root (POSIX).
+
+    ``columns``: a run's case results as columns, only when the reader was
+    asked for them (``load_store(case_columns=True)``, the ``--stat`` gate);
+    the run's ``case_results`` are then ``None``: not built."""
 
     path: str
     item: T
+    columns: CaseColumns | None = None
 
 
 @dataclass(frozen=True, slots=True)

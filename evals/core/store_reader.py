@@ -35,7 +35,6 @@ from evals.core.runs import (
     StoredRunFile,
     read_stored_run,
     run_summary_problems,
-    stored_run_summary,
     validate_run_summary,
 )
 from evals.core.runs import fast_valid as fast_valid_run
@@ -55,6 +54,7 @@ from evals.core.store import (
     StoreKind,
     StoreUnreadable,
 )
+from evals.core.store_columns import stored_run_item
 from evals.core.store_compat import (
     run_as_reference_reads,
     snapshot_as_reference_reads,
@@ -179,6 +179,7 @@ class _Job:
     memory_red_team_enabled: bool
     keep: bool
     latest_only: bool = False
+    columns: bool = False
 
 
 def _to_millisecond(instant: datetime) -> datetime:
@@ -249,17 +250,21 @@ def _offer_stored(
     return True
 
 
-def _keep_stored(
-    _latest: _Latest, valid: list[StoredItem[Any]], relative: str, data: bytes
-) -> bool:
+def _keeper(columns: bool) -> _Quick:
     """Keep a run file built straight from its bytes if ``read_stored_run``
-    vouches for them (the runs a snapshot names, with their case results).
-    ``False`` proves nothing."""
-    stored = read_stored_run(data)
-    if stored is None:
-        return False
-    valid.append(StoredItem(relative, stored_run_summary(stored)))
-    return True
+    vouches for them (the runs a snapshot names, with their case results,
+    as columns with ``columns``). ``False`` proves nothing."""
+
+    def keep(
+        _latest: _Latest, valid: list[StoredItem[Any]], relative: str, data: bytes
+    ) -> bool:
+        stored = read_stored_run(data)
+        if stored is None:
+            return False
+        valid.append(stored_run_item(relative, stored, columns=columns))
+        return True
+
+    return keep
 
 
 def _offer_latest(latest: _Latest, relative: str, document: Any) -> None:
@@ -289,7 +294,7 @@ def _quick_check(job: _Job) -> _Quick | None:
     if job.kind is StoreKind.RUNS and job.latest_only:
         return _offer_stored
     if job.kind is StoreKind.RUNS and job.keep:
-        return _keep_stored
+        return _keeper(job.columns)
     if job.kind is StoreKind.SHADOWS and not job.keep:
         return _count_stored
     return None
@@ -326,10 +331,9 @@ def _load_chunk(job: _Job) -> _ChunkResult:
             invalid.append(InvalidItem(relative, error.problems))
     if job.latest_only:
         valid = [
-            StoredItem(
-                relative,
-                entry if isinstance(entry, RunSummary) else stored_run_summary(entry),
-            )
+            StoredItem(relative, entry)
+            if isinstance(entry, RunSummary)
+            else stored_run_item(relative, entry, columns=job.columns)
             for _, relative, entry in sorted(latest.values(), key=lambda e: e[1])
         ]
     return _ChunkResult(tuple(valid), tuple(invalid), count)
@@ -343,6 +347,7 @@ def load_store(
     counted_only: Iterable[StoreKind] = (),
     run_file_names: Collection[str] | None = None,
     latest_runs_only: bool = False,
+    case_columns: bool = False,
     executor: Executor | None = None,
 ) -> StoreContents:
     """Read and validate every document of the given kinds under ``root``.
@@ -355,6 +360,9 @@ def load_store(
     limits the runs read to those file names, e.g. the runs a snapshot refers
     to. ``latest_runs_only`` validates and counts every run but keeps only
     the latest completed one per benchmark (what the gate compares).
+    ``case_columns`` keeps the case results of runs read through the fast
+    path as columns (``StoredItem.columns``), their ``case_results`` not
+    built (``None``): what the ``--stat`` gate reads of them.
     ``executor`` (e.g. a process pool) spreads validation over workers;
     the result is identical with or without one. Raises ``StoreUnreadable``
     when ``root`` is not a readable directory.
@@ -385,8 +393,17 @@ def load_store(
             keep = kind not in counted
             # Runs that are only counted keep no latest one either.
             latest_only = latest_runs_only and kind is StoreKind.RUNS and keep
+            columns = case_columns and kind is StoreKind.RUNS
             jobs.append(
-                _Job(base, kind, chunk, memory_red_team_enabled, keep, latest_only)
+                _Job(
+                    base,
+                    kind,
+                    chunk,
+                    memory_red_team_enabled,
+                    keep,
+                    latest_only,
+                    columns,
+                )
             )
     if executor is None or len(jobs) < 2:
         results = [_load_chunk(job) for job in jobs]

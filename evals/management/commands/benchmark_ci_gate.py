@@ -75,9 +75,11 @@ class Command(BaseCommand):
                 with ProcessPoolExecutor(
                     max_workers=min(workers, os.cpu_count() or 1)
                 ) as pool:
-                    base, candidate = cli.load_gate_stores(request, pool)
+                    base, candidate = cli.load_gate_stores(
+                        request, pool, case_columns=True
+                    )
             else:
-                base, candidate = cli.load_gate_stores(request, None)
+                base, candidate = cli.load_gate_stores(request, None, case_columns=True)
             verdict = cli_stat_run.decide_stat(
                 base,
                 candidate,
