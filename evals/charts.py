@@ -416,7 +416,7 @@ def forest_figure(
             "Candidate minus base, with 95% intervals",
             height=max(220, 110 + 60 * len(rows)),
             xaxis={
-                "title": {"text": "change (candidate − base)"},
+                "title": {"text": "candidate − base"},
                 "range": [low - pad, high + pad],
                 "zeroline": True,
                 "zerolinecolor": "#57606a",

@@ -109,6 +109,17 @@ def _linked(
     return sorted(out, key=lambda r: order[(r.benchmark_id, r.scenario)])
 
 
+def _forest_label(
+    benchmark_id: str, metric: str, several: bool, one_metric: bool
+) -> str:
+    """A row of the forest plot: the metric, or with several benchmarks the
+    benchmark (and the metric when a benchmark has more than one); short,
+    so that the plot keeps its width on a phone."""
+    if not several:
+        return metric
+    return benchmark_id if one_metric else f"{benchmark_id} · {metric}"
+
+
 def stat_context(
     request: HttpRequest,
     comparison: Comparison,
@@ -127,10 +138,11 @@ def stat_context(
         for b in stat.benchmarks
         for c in b.comparisons
     ]
+    one_metric = all(len(b.comparisons) == 1 for b in stat.benchmarks)
     forest = charts.forest_figure(
         [
             (
-                f"{b.benchmark_id} · {c.metric}" if several else c.metric,
+                _forest_label(b.benchmark_id, c.metric, several, one_metric),
                 c.delta,
                 *shown_interval(c),
                 c.verdict.value,

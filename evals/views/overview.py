@@ -54,8 +54,10 @@ def overview_context(request: HttpRequest) -> dict[str, Any]:
         }
         for benchmark in page.object_list
     ]
+    verdicts = baseline_verdicts()
     return {
-        "baseline_verdicts": baseline_verdicts(),
+        "baseline_verdicts": verdicts,
+        "verdict_regressions": sum(v.text.word == "regression" for v in verdicts),
         "cards": cards,
         "page": page,
         "kind": kind,
