@@ -11,7 +11,10 @@
    (best of 3) and through JSON Schema and the full checks alone, what it
    was before runs with caseResults took the fast paths (once; skip it with
    ``--no-reference``); and the whole ``python -m evals.gate --stat``
-   command's wall time, interpreter start included (warm, best of 3).
+   command's wall time, interpreter start included (warm, best of 3), beside
+   the same command as it was before the ``--stat`` gate read case results
+   as columns and took t and normal from ``scipy.special`` (scipy.stats
+   imported, case results built), with the ratio of their CPU times.
    Target for the command: under 1 s.
 2. The gridworld figures over 1,000 episodes on 10 maps: IQM and mean with
    a stratified bootstrap of 2,000 resamples, and the probability of
@@ -134,10 +137,29 @@ def read_through_json_schema(read: Callable[[], object]) -> tuple[float, float]:
         return time.perf_counter() - started, _cpu_now() - cpu
 
 
-def gate_command_s(argv: list[str]) -> tuple[float, float]:
+# The gate command as it was before the --stat gate read case results as
+# columns and took t and normal from scipy.special: scipy.stats imported,
+# every case result built.
+_GATE_AS_BEFORE = """
+import sys
+import scipy.stats
+from evals import cli
+_load = cli.load_gate_stores
+cli.load_gate_stores = lambda request, executor, case_columns=False: _load(
+    request, executor
+)
+cli.run()
+"""
+
+
+def gate_command_s(argv: list[str], *, as_before: bool = False) -> tuple[float, float]:
     """Wall time and CPU time of ``python -m evals.gate ARGV``, warm: each
-    the best of 3 after one run (exit 0 or 1: a decision)."""
-    command = [sys.executable, "-m", "evals.gate", *argv]
+    the best of 3 after one run (exit 0 or 1: a decision). ``as_before``:
+    the command as it was before columns and scipy.special (``_GATE_AS_BEFORE``)."""
+    if as_before:
+        command = [sys.executable, "-c", _GATE_AS_BEFORE, *argv]
+    else:
+        command = [sys.executable, "-m", "evals.gate", *argv]
 
     def once() -> None:
         done = subprocess.run(command, cwd=ROOT, capture_output=True, check=False)
@@ -172,9 +194,14 @@ def bench_gate(scenarios: int, repeats: int, *, reference: bool) -> bool:
         def read() -> tuple[Any, Any]:
             return cli.load_gate_stores(request, None)
 
-        base_store, candidate_store = read()
+        def read_columns() -> tuple[Any, Any]:
+            return cli.load_gate_stores(request, None, case_columns=True)
+
+        read()
         read_s = best_of(3, read)
         read_cpu_s = cpu_best_of(3, read)
+        base_store, candidate_store = read_columns()
+        columns_cpu_s = cpu_best_of(3, read_columns)
         reference_s = read_through_json_schema(read) if reference else None
         plain = evaluate_gate(base=base_store, candidate=candidate_store)
 
@@ -192,6 +219,7 @@ def bench_gate(scenarios: int, repeats: int, *, reference: bool) -> bool:
         )
         verdict = evaluate_stat_gate(plain, base=base_store, candidate=candidate_store)
         command_s, command_cpu_s = gate_command_s(argv[:-2])
+        before_s, before_cpu_s = gate_command_s(argv[:-2], as_before=True)
     shown = ", ".join(
         f"{c.metric} {c.delta:+.4f} [{c.interval.low:+.4f}, {c.interval.high:+.4f}] {c.verdict.value}"
         for c in verdict.benchmarks[0].comparisons
@@ -211,6 +239,10 @@ def bench_gate(scenarios: int, repeats: int, *, reference: bool) -> bool:
         read_s,
         None,
     )
+    print(
+        "  the same read with the case results as columns (what --stat reads): "
+        f"CPU {columns_cpu_s * 1000:.0f} ms, {read_cpu_s / columns_cpu_s:.1f}x"
+    )
     if reference_s is not None:
         verdict_line(
             "  the same read through JSON Schema and the full checks (the "
@@ -224,6 +256,12 @@ def bench_gate(scenarios: int, repeats: int, *, reference: bool) -> bool:
         f"read, decision, reports; CPU {command_cpu_s * 1000:.0f} ms)",
         command_s,
         GATE_TARGET_S,
+    )
+    print(
+        "  the same command as before columns and scipy.special (scipy.stats "
+        f"imported, case results built): {before_s * 1000:.0f} ms, CPU "
+        f"{before_cpu_s * 1000:.0f} ms; now {before_cpu_s / command_cpu_s:.2f}x "
+        "less CPU"
     )
     return ok and command_ok
 
