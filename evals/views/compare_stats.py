@@ -174,6 +174,7 @@ def stat_context(
             (b.benchmark_id, b.not_judged) for b in stat.benchmarks if b.not_judged
         ],
         "flip_k": k,
+        "flips_unknown": not any(b.paired for b in stat.benchmarks),
         "flip_page": flip_page,
         "flip_rows": _linked(comparison, list(flip_page.object_list), pairs),
         "flip_total": len(flips),

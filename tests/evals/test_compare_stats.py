@@ -306,3 +306,22 @@ def test_a_running_run_is_never_kept(owner_client: Any) -> None:
     )
 
     assert again is not first
+
+
+def test_runs_without_case_results_are_compared_from_counts(
+    owner_client: Any,
+) -> None:
+    for run_id, passed, minutes in (("r1", 40, 0), ("r2", 30, 10)):
+        posted_run("pack", run_id, {}, minutes=minutes)
+        Run.objects.filter(run_id=run_id).update(
+            total_cases=40, passed_cases=passed, failed_cases=40 - passed
+        )
+
+    response = owner_client.get("/evals/compare?base=r1&candidate=r2")
+    html = response.content.decode()
+
+    (verdict,) = response.context["verdicts"]
+    assert verdict.paired is False
+    assert "counts only, not paired" in html
+    assert "flips cannot be told" in html
+    assert "No scenario flipped" not in html
