@@ -189,7 +189,7 @@ def make_runs(prefix: str, scenarios: int) -> tuple[str, str]:
 def first_view(client: Client, url: str) -> tuple[float, float]:
     """(wall s, CPU s) of a view whose comparison is not kept in memory yet
     (a warm process: session, templates and statement caches warm)."""
-    from evals.services.compare import recent_comparisons_clear
+    from evals.services.compare_kept import recent_comparisons_clear
 
     recent_comparisons_clear()
     started, cpu = time.perf_counter(), time.process_time()

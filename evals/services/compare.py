@@ -15,8 +15,7 @@ number of cases (see ``evals.selectors``).
 
 from __future__ import annotations
 
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -67,6 +66,7 @@ from evals.selectors.runs import (
     run_get,
     runs_by_id,
 )
+from evals.services.compare_kept import kept_or_built, run_key
 
 # A queued run is, for the gate's format, a run that has not finished.
 _STATUS = {
@@ -223,31 +223,14 @@ def _section(
 # --- the two comparisons ------------------------------------------------------
 
 
-# The comparisons of two completed runs made last, newest last: the pages of
-# one comparison (filters, pagination, flip order, downloads) are one
-# request each, and a completed run's case results no longer change.
-_RECENT: OrderedDict[tuple[object, ...], Comparison] = OrderedDict()
-_RECENT_KEPT = 2
-_RECENT_LOCK = threading.Lock()
-
-
-def recent_comparisons_clear() -> None:
-    """Forget the comparisons kept in memory (the next view builds anew)."""
-    with _RECENT_LOCK:
-        _RECENT.clear()
-
-
-def _run_key(run: Run, cases: tuple[int, int]) -> tuple[object, ...]:
-    return (run.pk, run.run_id, run.created_at, run.updated_at, run.status, cases)
-
-
 def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Comparison:
     """Run ``candidate_run_id`` against run ``base_run_id`` of the same
     benchmark, judged by the gate in stores mode (the base run is the
     baseline). Raises ``NotFound`` for an unknown run and
     ``ComparisonRefused`` for runs of two benchmarks. Three queries; for
     two completed runs one more, and the last comparisons of completed
-    runs whose rows and case results did not change are kept in memory."""
+    runs whose rows and case results did not change are kept in memory
+    (``evals.services.compare_kept``)."""
     runs = runs_by_id([base_run_id, candidate_run_id])
     base = runs.get(base_run_id) or run_get(run_id=base_run_id)
     candidate = runs.get(candidate_run_id) or run_get(run_id=candidate_run_id)
@@ -261,18 +244,8 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
     if base.status != Run.Status.COMPLETED or candidate.status != Run.Status.COMPLETED:
         return _runs_comparison(base, candidate)
     cases = case_fingerprints([base.pk, candidate.pk])
-    key = (_run_key(base, cases[base.pk]), _run_key(candidate, cases[candidate.pk]))
-    with _RECENT_LOCK:
-        kept = _RECENT.get(key)
-        if kept is not None:
-            _RECENT.move_to_end(key)
-            return kept
-    comparison = _runs_comparison(base, candidate)
-    with _RECENT_LOCK:
-        _RECENT[key] = comparison
-        while len(_RECENT) > _RECENT_KEPT:
-            _RECENT.popitem(last=False)
-    return comparison
+    key = (run_key(base, cases[base.pk]), run_key(candidate, cases[candidate.pk]))
+    return kept_or_built(key, lambda: _runs_comparison(base, candidate))
 
 
 def _runs_comparison(base: Run, candidate: Run) -> Comparison:

@@ -325,3 +325,18 @@ def test_runs_without_case_results_are_compared_from_counts(
     assert "counts only, not paired" in html
     assert "flips cannot be told" in html
     assert "No scenario flipped" not in html
+
+
+def test_a_kept_comparison_is_rebuilt_when_a_run_is_updated_in_place() -> None:
+    base, candidate = runs_with_flips(10)
+    first = comparison_for_runs(
+        base_run_id=base.run_id, candidate_run_id=candidate.run_id
+    )
+    Run.objects.filter(pk=candidate.pk).update(metrics={"score": 0.5})
+
+    after = comparison_for_runs(
+        base_run_id=base.run_id, candidate_run_id=candidate.run_id
+    )
+
+    assert after is not first
+    assert [row.name for row in after.sections[0].metrics] == ["passRate", "score"]
