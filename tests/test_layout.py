@@ -177,6 +177,67 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "tests/gridworld/core/test_env.py",
         "records and enums only",
     ),
+    # prkeepalive: the decision's modules are checked together, by decision
+    "prkeepalive.services.reconcile": (
+        "tests/prkeepalive/test_lock_client_reconcile.py",
+        "the reconciler against the fake GitHub, with the lock and the client",
+    ),
+    "prkeepalive.services.rounds": (
+        "tests/prkeepalive/test_round_start_task.py",
+        "a round's start through its task",
+    ),
+    "prkeepalive.services.sending": (
+        "tests/prkeepalive/test_webhook_queue_down.py",
+        "sending is what a queue that is down tests",
+    ),
+    "prkeepalive.core.facts": (
+        "tests/prkeepalive/core/test_rules.py",
+        "the facts a decision reads",
+    ),
+    "prkeepalive.core.inputs": (
+        "tests/prkeepalive/core/test_rules_and_inputs.py",
+        "the decision inputs' wire form",
+    ),
+    "prkeepalive.core.instruction": (
+        "tests/prkeepalive/core/test_lines.py",
+        "instructions are checked with the lines they print",
+    ),
+    "prkeepalive.core.labels": (
+        "tests/prkeepalive/core/test_rules.py",
+        "labels are read by the rules",
+    ),
+    "prkeepalive.core.lanes": (
+        "tests/prkeepalive/core/test_rules_and_inputs.py",
+        "the one routing of an event",
+    ),
+    "prkeepalive.core.markers": (
+        "tests/prkeepalive/core/test_lines.py",
+        "markers are checked with the lines they print",
+    ),
+    "prkeepalive.core.reading": (
+        "tests/prkeepalive/core/test_rules_and_inputs.py",
+        "what the gatherers read",
+    ),
+    "prkeepalive.core.summary": (
+        "tests/prkeepalive/core/test_lines.py",
+        "the summary lines",
+    ),
+    "prkeepalive.core.sync": (
+        "tests/prkeepalive/core/test_lines.py",
+        "branch sync",
+    ),
+    "prkeepalive.core.types": (
+        "tests/prkeepalive/core/test_rules.py",
+        "records and enums only",
+    ),
+    "prkeepalive.core.wire": (
+        "tests/prkeepalive/test_lock_client_reconcile.py",
+        "the wire form of a decision, as the reconciler stores it",
+    ),
+    "prkeepalive.core.worker": (
+        "tests/prkeepalive/core/test_lines.py",
+        "the worker guard",
+    ),
     # the shared core
     "core.health": (
         "tests/evalsite/test_health_page.py",
@@ -218,29 +279,10 @@ NOT_MIRRORED_YET: dict[str, str] = {
     "gridworld.core.batch_pairing": "new; its tests are being written beside it",
     "gridworld.core.stats": "tested by tests/evals/test_stats_gridworld.py, being reworked",
     "accounts.core.keys": "tested by tests/accounts/, being reworked",
-    # prkeepalive: its tests are being reworked; they move once that is done
-    "prkeepalive.services.actions": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.config": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.dispatch": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.explain": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.intake": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.reconcile": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.rounds": "prkeepalive's tests are being reworked",
-    "prkeepalive.services.sending": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.delivery": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.facts": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.inputs": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.instruction": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.labels": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.lanes": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.markers": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.reading": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.rules": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.summary": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.sync": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.types": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.wire": "prkeepalive's tests are being reworked",
-    "prkeepalive.core.worker": "prkeepalive's tests are being reworked",
+    # prkeepalive: exercised through the commands and the API only
+    "prkeepalive.services.actions": "exercised only through the commands",
+    "prkeepalive.services.config": "exercised only through the webhook and commands",
+    "prkeepalive.services.explain": "exercised only through the dry-run page and API",
 }
 
 

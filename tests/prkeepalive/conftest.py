@@ -19,6 +19,7 @@ from fake_github import FakeGitHub  # noqa: E402
 
 from prkeepalive.models import Repository  # noqa: E402
 from prkeepalive.services.intake import sign  # noqa: E402
+from tests.builders import ISSUE_BODY  # noqa: F401 (the tests import it from here)
 
 SECRET = "webhook-secret"
 
@@ -98,9 +99,6 @@ def post_webhook(client: Client) -> Poster:
         )
 
     return post
-
-
-ISSUE_BODY = "## Scope\nFix the widget parser.\n## Tasks\n- [ ] add a failing test\n- [ ] fix it\n## Acceptance Criteria\n- the parser test passes"
 
 
 def comment_payload(

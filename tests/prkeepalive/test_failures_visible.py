@@ -19,6 +19,7 @@ from prkeepalive.github import GitHubClient, GitHubError
 from prkeepalive.models import Decision, Delivery, PullRequest, Repository
 from prkeepalive.services.dispatch import delivery_process, delivery_will_retry
 from prkeepalive.services.reconcile import reconcile_all
+from tests.builders import delivery_make
 
 pytestmark = pytest.mark.django_db
 
@@ -75,9 +76,7 @@ def test_a_failed_delivery_shows_on_the_pr_page_index_and_overview(
 def test_a_retrying_delivery_says_when_it_is_tried_again(
     github: Any, repo: Any, client: Any, owner: Any
 ) -> None:
-    delivery = Delivery.objects.create(
-        guid="g-1",
-        event="issue_comment",
+    delivery = delivery_make(
         action="created",
         repository=repo,
         pull_number=41,
@@ -145,10 +144,8 @@ def test_delivery_of_a_paused_or_removed_repository_is_ignored_not_retried(
         == "the repository acme/widgets is paused (not active)"
     )
     # A delivery queued before its repository was removed: ignored, no GitHub.
-    queued = Delivery.objects.create(
-        guid="queued-1",
-        event="issue_comment",
-        repository=None,
+    queued = delivery_make(
+        "queued-1",
         payload=payload,
         status=Delivery.Status.QUEUED,
     )

@@ -13,6 +13,7 @@ from prkeepalive.models import Delivery, PullRequest, Repository, Round
 from prkeepalive.services import dispatch as dispatch_service
 from prkeepalive.services import rounds as rounds_service
 from prkeepalive.tasks.rounds import start_round
+from tests.builders import delivery_make
 
 
 @pytest.mark.django_db
@@ -63,9 +64,7 @@ def test_a_round_that_started_keeps_its_status(
 def test_a_failed_delivery_is_retried_with_backoff_then_given_up(
     repo: Repository, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
-    delivery = Delivery.objects.create(
-        guid="g-1", event="issue_comment", repository=repo, payload={}
-    )
+    delivery = delivery_make(repository=repo)
 
     def broken(*, delivery_pk: int) -> str:
         Delivery.objects.filter(pk=delivery_pk).update(status=Delivery.Status.FAILED)

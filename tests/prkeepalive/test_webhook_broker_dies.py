@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import redis
 from conftest import comment_payload
-from test_webhook_flow import setup_pr
 
 from prkeepalive.models import Decision, Delivery
 from prkeepalive.services.reconcile import requeue_stale_deliveries
 from prkeepalive.services.sending import NOT_SENT
+from tests.builders import pr_waiting
 from tests.throwaway import RedisServer, redis_server
 
 pytestmark = [pytest.mark.redis, pytest.mark.integration]
@@ -84,7 +84,7 @@ def test_a_webhook_during_a_broker_outage_is_stored_and_runs_once_when_it_is_bac
 ) -> None:
     from prkeepalive.tasks.deliveries import process_delivery
 
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     with redis_server(tmp_path / "first") as first:
         point_broker(first)

@@ -12,12 +12,12 @@ import pytest
 from conftest import comment_payload
 from django.utils import timezone
 from kombu.exceptions import OperationalError
-from test_webhook_flow import setup_pr
 
 from prkeepalive.models import Decision, Delivery
 from prkeepalive.services.reconcile import requeue_stale_deliveries
 from prkeepalive.services.sending import NOT_SENT
 from prkeepalive.tasks.deliveries import process_delivery
+from tests.builders import pr_waiting
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +46,7 @@ def test_a_delivery_the_queue_refused_is_stored_202_and_the_reconciler_runs_it_o
     queue_down: pytest.MonkeyPatch,
     log_lines: Any,
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     with django_capture_on_commit_callbacks(execute=True):
         response = post_webhook("issue_comment", payload, guid="g-1")
@@ -91,7 +91,7 @@ def test_the_webhook_answers_stored_when_the_send_after_commit_fails(
 ) -> None:
     """Outside a test transaction the commit happens in the request, so the
     answer itself says the delivery is stored and not yet sent."""
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     response = post_webhook(
         "issue_comment", comment_payload(github, number, cid), guid="g-1"
     )
@@ -123,7 +123,7 @@ def test_a_delivery_whose_message_the_broker_lost_is_sent_again(
 ) -> None:
     """Queued, retrying or processing past PRKEEPALIVE_STALE_DELIVERY_S with
     no message left on the queue (a broker without persistence restarted)."""
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     post_webhook("issue_comment", comment_payload(github, number, cid), guid="g-1")
     long_ago = timezone.now() - timedelta(
         seconds=settings.PRKEEPALIVE_STALE_DELIVERY_S + 5
@@ -140,7 +140,7 @@ def test_a_delivery_whose_message_the_broker_lost_is_sent_again(
 def test_a_queued_delivery_younger_than_the_stale_time_is_left_alone(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     post_webhook("issue_comment", comment_payload(github, number, cid), guid="g-1")
     with django_capture_on_commit_callbacks(execute=True):
         assert requeue_stale_deliveries() == 0

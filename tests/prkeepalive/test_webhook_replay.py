@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from conftest import comment_payload
 from django.utils import timezone
-from test_webhook_flow import setup_pr
 
 from prkeepalive.models import Decision, Delivery
+from tests.builders import pr_waiting
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def test_twenty_replays_with_new_guids_make_no_github_call(
     django_capture_on_commit_callbacks: Any,
     log_lines: Any,
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     with django_capture_on_commit_callbacks(execute=True):
         first = post_webhook("issue_comment", payload, guid="original")
@@ -70,7 +70,7 @@ def test_github_redelivery_keeps_its_guid_and_is_not_a_replay(
     """A redelivery of a delivery that never ran (its message was lost) is
     sent again and processed once; a redelivery of a handled one does
     nothing."""
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     stored = post_webhook("issue_comment", payload, guid="g-1")  # never sent
     assert stored.status_code == 202

@@ -9,28 +9,15 @@ from conftest import ISSUE_BODY, comment_payload, run_payload
 
 from prkeepalive.models import Decision, Delivery, PullRequest, Round
 from tests.api_errors import error_fields
+from tests.builders import pr_waiting
 
 pytestmark = pytest.mark.django_db
-
-
-def setup_pr(
-    github: Any,
-    *,
-    gate: str | None = "success",
-    body: str = ISSUE_BODY,
-    labels: tuple[str, ...] = ("agents:keepalive",),
-) -> tuple[int, int]:
-    pull = github.state.add_pull(41, labels=labels, body=body)
-    if gate is not None:
-        github.state.add_run("Gate", pull["head"]["sha"], conclusion=gate, pulls=(41,))
-    cid = github.state.add_comment(41, "@codex please continue")
-    return 41, cid
 
 
 def test_bad_or_missing_signature_is_401_and_stores_nothing(
     github: Any, repo: Any, post_webhook: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     wrong = post_webhook("issue_comment", payload, secret="not-the-secret")
     missing = post_webhook("issue_comment", payload, signature="")
@@ -80,7 +67,7 @@ def test_malformed_payload_is_400_with_fields(
 def test_comment_before_gate_is_gate_pending(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github, gate=None)
+    number, cid = pr_waiting(github, gate=None)
     with django_capture_on_commit_callbacks(execute=True):
         response = post_webhook("issue_comment", comment_payload(github, number, cid))
     assert response.status_code == 202 and response.json()["status"] == "queued"
@@ -96,7 +83,7 @@ def test_comment_before_gate_is_gate_pending(
 def test_full_round_dispatch_instruction_worker_and_sync(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     head = github.state.pulls[41]["head"]["sha"]
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("issue_comment", comment_payload(github, number, cid), guid="g-1")
@@ -158,7 +145,7 @@ def test_full_round_dispatch_instruction_worker_and_sync(
 def test_redelivery_is_a_noop(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     with django_capture_on_commit_callbacks(execute=True):
         first = post_webhook("issue_comment", payload, guid="same")
@@ -175,7 +162,7 @@ def test_redelivery_is_a_noop(
 def test_second_delivery_of_same_activation_is_lock_held(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     # A second delivery naming the same activation; its body differs, since
     # an identical body under a new GUID is a replay, refused before deciding.
     second = {**comment_payload(github, number, cid), "sender": {"login": "alice"}}
@@ -190,7 +177,7 @@ def test_second_delivery_of_same_activation_is_lock_held(
 def test_gate_lane_replays_the_activation_and_continues_rounds(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github, gate=None)
+    number, cid = pr_waiting(github, gate=None)
     head = github.state.pulls[41]["head"]["sha"]
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("issue_comment", comment_payload(github, number, cid))
@@ -239,7 +226,7 @@ def test_wrong_author_when_bot_would_post(
 ) -> None:
     repo.instruction_token = "bot"
     repo.save()
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     head = github.state.pulls[41]["head"]["sha"][:7]
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("issue_comment", comment_payload(github, number, cid))
@@ -260,7 +247,7 @@ def test_wrong_author_when_bot_would_post(
 def test_branch_sync_escalates_and_labels(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     head = github.state.pulls[41]["head"]["sha"]
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("issue_comment", comment_payload(github, number, cid))
@@ -280,7 +267,7 @@ def test_branch_sync_escalates_and_labels(
 def test_branch_sync_create_pr_lands_output(
     github: Any, repo: Any, post_webhook: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     head = github.state.pulls[41]["head"]["sha"]
     github.state.branches.add("codex/ka-41-r1")
     with django_capture_on_commit_callbacks(execute=True):
@@ -301,7 +288,7 @@ def test_failed_delivery_is_retried_by_redelivery(
     post_webhook: Any,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     payload = comment_payload(github, number, cid)
     settings.PRKEEPALIVE_GITHUB_RETRIES = 1
     github.state.fail_next = [(500, {})] * 2
@@ -327,7 +314,7 @@ def test_a_gate_run_while_the_instruction_is_being_posted_starts_no_second_round
     over and dispatched round 2 from the head round 1 had started from
     (bench/prkeepalive.py's burst: 1 double dispatch in 350). The round is
     now recognised by the trace its instruction carries."""
-    number, cid = setup_pr(github)
+    number, cid = pr_waiting(github)
     head = github.state.pulls[41]["head"]["sha"]
     with django_capture_on_commit_callbacks(execute=True):
         post_webhook("issue_comment", comment_payload(github, number, cid))
