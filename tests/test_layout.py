@@ -282,7 +282,6 @@ NOT_MIRRORED_YET: dict[str, str] = {
     # prkeepalive: exercised through the commands and the API only
     "prkeepalive.services.actions": "exercised only through the commands",
     "prkeepalive.services.config": "exercised only through the webhook and commands",
-    "prkeepalive.services.explain": "exercised only through the dry-run page and API",
 }
 
 
