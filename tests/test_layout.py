@@ -281,7 +281,6 @@ NOT_MIRRORED_YET: dict[str, str] = {
     "accounts.core.keys": "tested by tests/accounts/, being reworked",
     # prkeepalive: exercised through the commands and the API only
     "prkeepalive.services.actions": "exercised only through the commands",
-    "prkeepalive.services.config": "exercised only through the webhook and commands",
 }
 
 
