@@ -133,8 +133,14 @@ def fill(template: str, values: dict[str, Any]) -> str:
             values.get(name, "1" if name.endswith(("pk", "id", "number")) else "x")
         )
 
+    def route_value(match: re.Match[str]) -> str:
+        converter, name = match.group(1), match.group(2)
+        if converter == "int" and name not in values:
+            return "1"  # an int route never matches the "x" fallback
+        return value(name)
+
     path = re.sub(r"\{(\w+)\}", lambda m: value(m.group(1)), template)
-    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: value(m.group(1)), path)
+    return re.sub(r"<(?:(\w+):)?(\w+)>", route_value, path)
 
 
 def call(client: Any, method: str, path: str) -> Any:
