@@ -23,8 +23,12 @@ CARTESIAN_TRACES = BASIC_TRACES | {
     "scatterternary",
     "violin",
 }
-# "type" values in figure dicts that are not trace types.
-NOT_TRACES = {"buttons", "category", "date", "dropdown", "linear", "log"}
+# "type" values in figure dicts that are not trace types (axis and menu types,
+# and error bars' "data" / "percent" / "constant" / "sqrt").
+NOT_TRACES = {
+    "buttons", "category", "date", "dropdown", "linear", "log",
+    "data", "percent", "constant", "sqrt",
+}  # fmt: skip
 BUNDLE_OF_APP = {
     "evals": ("plotly-basic-3.7.0.min.js", BASIC_TRACES),
     "prkeepalive": ("plotly-basic-3.7.0.min.js", BASIC_TRACES),
