@@ -1,5 +1,9 @@
 from django.apps import AppConfig
 
+# The collector pause notes how many objects the interpreter holds frozen of
+# its own, before a worker freezes its heap (a tiny pure module).
+import gridworld.core.collector  # noqa: F401
+
 
 class GridworldConfig(AppConfig):
     name = "gridworld"
@@ -11,9 +15,6 @@ class GridworldConfig(AppConfig):
         from gridworld.services.batches import KIND, EpisodeExecutor
 
         facade.register_run_kind(KIND, EpisodeExecutor())
-        # The collector pause notes how many objects the interpreter holds
-        # frozen of its own, before a worker freezes its heap (tiny module).
-        import gridworld.core.collector  # noqa: F401
         from evalsite.overview import Link, Section, register
 
         register(

@@ -48,6 +48,7 @@ from stream.services.adapters import (
     model_id,
     sampler_profile,
 )
+from stream.services.agents import agent_create
 
 logger = logging.getLogger(__name__)
 
@@ -344,8 +345,6 @@ def _suite_benchmark_upsert(suite: LoadedSuite) -> Benchmark:
 def _eval_agent_create(run_id: str, *, owner: Any) -> str:
     # Inactive: no keep-alive ticks, no API authentication; only this run
     # publishes into it and polls it.
-    from stream.services.agents import agent_create
-
     name = eval_agent_name(run_id)
     agent_create(name=name, owner=owner, is_active=False)
     return name

@@ -57,6 +57,9 @@ from stream.core.types import (
     RenderedFrame,
     SituationFacts,
 )
+from stream.selectors import agent_list_visible
+from stream.services.planning import planning_poll_once
+from stream.services.thoughts import ThoughtInput, thoughts_publish
 
 logger = logging.getLogger(__name__)
 
@@ -179,8 +182,6 @@ def run_context(run: Run) -> RunContext:
 
 
 def _eval_agent(run: Run) -> Any:
-    from stream.selectors import agent_list_visible
-
     owner = get_user_model().objects.get(pk=run.config["agentOwnerId"])
     return agent_list_visible(user=owner).get(name=run.config["agent"])
 
@@ -367,9 +368,6 @@ def _publish_and_plan(
     so content dedup and goalKey idempotency see only that case's state:
     scenarios with the same goal give the same results in any order.
     """
-    from stream.services.planning import planning_poll_once
-    from stream.services.thoughts import ThoughtInput, thoughts_publish
-
     thoughts = thoughts_publish(
         agent=agent,
         items=[
