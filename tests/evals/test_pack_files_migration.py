@@ -26,6 +26,16 @@ def migrate(targets: list[tuple[str, str]]) -> Any:
     return executor.loader.project_state(targets).apps
 
 
+@pytest.fixture(autouse=True)
+def _latest_schema_after() -> Any:
+    """Each test ends on the latest migrations of every app: a later test
+    (in this process) must not find a column of a newer migration missing."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_migration_moves_base64_pack_files_to_the_store_and_back() -> None:
     old = migrate(BEFORE)
