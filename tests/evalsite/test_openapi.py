@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from core.errors import SchemaInvalid
+from evals import facade
 from gridworld.core.config import parse_batch_config
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +82,16 @@ def test_gridworld_batch_schema_states_the_config_limits(owner_client: Any) -> N
     }
     assert set(bounded) == {
         "episodes", "seed", "drift_period", "max_steps", "budget", "lane_size",
+        "repeats",
     }  # fmt: skip
+    # repeats is the run's, not the gridworld config's: the facade checks it.
+    low, high = bounded.pop("repeats")
+    assert facade.repeats_parse(low) == low
+    assert facade.repeats_parse(high) == high
+    for value in (low - 1, high + 1):
+        with pytest.raises(SchemaInvalid) as refused:
+            facade.repeats_parse(value)
+        assert [p.path for p in refused.value.problems] == ["repeats"], value
     for name, (low, high) in bounded.items():
         base = {"map": "simple", "episodes": 1, "seed": 0}
         for value in (low, high):
