@@ -10,7 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -51,6 +56,17 @@ from evals.services.runs.idempotency import (
 from evalsite.api import core_field
 from evalsite.openapi import EMPTY_IS_ABSENT, idempotency_key_parameter
 
+# The names the reducer parser accepts (k from 1 to 100), stated in the schema
+# so that a client (and schemathesis) knows them before asking.
+REDUCER_PATTERN = (
+    r"^(mean|majority|max|pass_at_([1-9][0-9]?|100)|pass\^([1-9][0-9]?|100))$"
+)
+
+
+@extend_schema_field({"type": "string", "pattern": REDUCER_PATTERN})
+class ReducerField(serializers.CharField):
+    """A reducer's name; its check (with its message) is the parser's."""
+
 
 class EvalRunCreateInputSerializer(serializers.Serializer):
     suite = serializers.CharField(
@@ -81,7 +97,7 @@ class EvalRunCreateInputSerializer(serializers.Serializer):
         help_text="epochs per scenario; each is its own case "
         "`<scenario>#<epoch>` with its own seed (default 1)",
     )
-    reducer = serializers.CharField(
+    reducer = ReducerField(
         required=False,
         default=DEFAULT_REDUCER,
         max_length=20,

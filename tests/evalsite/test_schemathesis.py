@@ -82,6 +82,7 @@ SEMANTIC_REFUSALS: dict[str, list[str]] = {
     ],
     "POST /api/evals/runs": [
         r"^\$\.(suite|script) (no \w+ named|.* is outside the suites directory)",
+        r"^\$\.reducer \S+ needs at least \d+ repeats",  # two fields that must agree
         UNSAFE_TEXT,
     ],
     "POST /api/gridworld/batches": [
