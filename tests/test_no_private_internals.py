@@ -9,7 +9,15 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("core", "evalsite", "stream", "evals", "gridworld", "prkeepalive")
+PACKAGES = (
+    "core",
+    "evalsite",
+    "stream",
+    "evals",
+    "gridworld",
+    "prkeepalive",
+    "accounts",
+)
 PRIVATE = re.compile(
     r"\._state\b|_srcfile\b|\._result_cache\b|\._prefetched_objects_cache\b"
 )
