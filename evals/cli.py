@@ -31,7 +31,6 @@ commands and ``evals.services.benchmark_reports`` use them.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -44,7 +43,11 @@ from typing import Any, NoReturn
 from core.errors import CoreError
 from evals.cli_stat import StatOptions, add_stat_arguments, stat_options_of
 from evals.core.gate import BaselineSource, GateVerdict, evaluate_gate, resolve_snapshot
-from evals.core.gate_report import verdict_to_json, verdict_to_markdown
+from evals.core.gate_report import (
+    verdict_to_json,
+    verdict_to_markdown,
+    write_report_files,
+)
 from evals.core.metric_registry import parse_overrides
 from evals.core.store import StoreContents, StoreKind
 from evals.core.store_reader import load_store
@@ -147,15 +150,12 @@ def write_reports(
 ) -> str:
     """Write the requested report files; the markdown report. ``OSError``
     when a file cannot be written."""
-    markdown = verdict_to_markdown(verdict)
-    for path, text in (
-        (json_path, json.dumps(verdict_to_json(verdict), indent=2) + "\n"),
-        (markdown_path, markdown),
-    ):
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    return markdown
+    return write_report_files(
+        verdict_to_markdown(verdict),
+        verdict_to_json(verdict),
+        json_path=json_path,
+        markdown_path=markdown_path,
+    )
 
 
 def log_gate(verdict: GateVerdict) -> None:

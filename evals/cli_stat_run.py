@@ -6,13 +6,13 @@ write the reports, log the line. Imports the numerics (numpy, scipy), so
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from pathlib import Path
 
 from evals.cli_stat import StatOptions
 from evals.core.gate import evaluate_gate
+from evals.core.gate_report import write_report_files
 from evals.core.gate_stat import StatGateVerdict, evaluate_stat_gate
 from evals.core.gate_stat_report import stat_verdict_to_json, stat_verdict_to_markdown
 from evals.core.metric_registry import MetricDirection
@@ -55,15 +55,12 @@ def write_stat_reports(
 ) -> str:
     """Write the requested report files; the markdown report. ``OSError``
     when a file cannot be written."""
-    markdown = stat_verdict_to_markdown(verdict)
-    for path, text in (
-        (json_path, json.dumps(stat_verdict_to_json(verdict), indent=2) + "\n"),
-        (markdown_path, markdown),
-    ):
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    return markdown
+    return write_report_files(
+        stat_verdict_to_markdown(verdict),
+        stat_verdict_to_json(verdict),
+        json_path=json_path,
+        markdown_path=markdown_path,
+    )
 
 
 def log_stat_gate(verdict: StatGateVerdict) -> None:

@@ -4,6 +4,8 @@ verdict, same bytes."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from evals.core.gate import BenchmarkDelta, GateVerdict, format_number
@@ -147,3 +149,22 @@ def verdict_to_markdown(verdict: GateVerdict) -> str:
         entries.append(entry)
     _bullets(lines, entries)
     return "\n".join(lines) + "\n"
+
+
+def write_report_files(
+    markdown: str,
+    document: Any,
+    *,
+    json_path: Path | None,
+    markdown_path: Path | None,
+) -> str:
+    """Write a gate's JSON and markdown reports where asked (folders made);
+    returns the markdown. ``OSError`` when a file cannot be written."""
+    for path, text in (
+        (json_path, json.dumps(document, indent=2) + "\n"),
+        (markdown_path, markdown),
+    ):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return markdown
