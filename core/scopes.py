@@ -20,6 +20,8 @@ Scopes:
   (``force``; implies write);
 - ``baselines:write``: storing baseline snapshots, which the CI gate compares
   against (implies read).
+- ``traces``: sending spans over OTLP (``POST /v1/traces``) and reading the
+  key's own agent's spans and traces (``/api/traces/``, ``/api/spans``).
 
 New keys get ``stream`` only; a stream key can do nothing else.
 Deterministic, no I/O.
@@ -36,6 +38,7 @@ PRKEEPALIVE_READ: Final = "prkeepalive:read"
 BENCHMARKS_WRITE: Final = "benchmarks:write"
 BENCHMARKS_REPLACE: Final = "benchmarks:replace"
 BASELINES_WRITE: Final = "baselines:write"
+TRACES: Final = "traces"
 # Any valid key: who am I, and the public API description.
 ANY_KEY: Final = ""
 
@@ -46,6 +49,7 @@ SCOPES: Final = (
     BENCHMARKS_WRITE,
     BENCHMARKS_REPLACE,
     BASELINES_WRITE,
+    TRACES,
 )
 DEFAULT_SCOPES: Final = (STREAM,)
 IMPLIED: Final = {
@@ -71,6 +75,7 @@ _PRKEEPALIVE_PREFIX: Final = "/api/prkeepalive/"
 # Writes that compute and store nothing count as reads.
 _READ_ONLY_POSTS: Final = ("/api/gridworld/verify", "/api/prkeepalive/explain")
 _BASELINE_PATHS: Final = ("/api/benchmarks/baselines",)
+_TRACES_PREFIXES: Final = ("/v1/traces", "/api/traces", "/api/spans")
 
 
 class UnknownScope(ValueError):
@@ -114,6 +119,8 @@ def required_scope(method: str, path: str) -> str | None:
         return ANY_KEY
     if path.startswith(_STREAM_PREFIXES):
         return STREAM
+    if path.startswith(_TRACES_PREFIXES):
+        return TRACES
     if path.startswith(_PRKEEPALIVE_PREFIX):
         # The webhook authenticates by its signature; no key writes here.
         if method in SAFE_METHODS or path.rstrip("/") in _READ_ONLY_POSTS:

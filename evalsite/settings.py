@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "evals",
     "gridworld",
     "prkeepalive",
+    "traces",
 ]
 
 MIDDLEWARE = [

@@ -17,6 +17,7 @@ from evalsite.env import (
     env_int,
     env_path,
     env_secret,
+    env_secret_url,
     env_str,
     env_url,
     env_var_dir,
@@ -88,6 +89,9 @@ refuse(
 OPENAI_API_KEY = env_secret("OPENAI_API_KEY")
 OPENAI_TIMEOUT_S = env_int("OPENAI_TIMEOUT_S", 30, minimum=1)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 2, minimum=0)
+# Ask the endpoint to stream (server-sent events), so calls record the time
+# to the first token; the text and usage are the same either way.
+OPENAI_STREAM = env_bool("OPENAI_STREAM", False)
 
 # Eval harness: suites are read from disk on every run; bundles land under
 # <EVALS_ARTIFACTS_DIR>/evals/<suite>/<profile>/<run-id>/; a run fans out in
@@ -135,3 +139,25 @@ PRKEEPALIVE_STALE_DELIVERY_S = env_int("PRKEEPALIVE_STALE_DELIVERY_S", 600, mini
 # within this many seconds is a replay: recorded, answered, never processed
 # (0 turns the check off). GitHub's own redeliveries keep their GUID.
 PRKEEPALIVE_REPLAY_WINDOW_S = env_int("PRKEEPALIVE_REPLAY_WINDOW_S", 3600, minimum=0)
+
+# Traces: model calls and OTLP spans (docs/traces.md). Spans older than
+# TRACE_RETENTION_DAYS are deleted in batches by beat (0 keeps them forever).
+TRACE_RETENTION_DAYS = env_int("TRACE_RETENTION_DAYS", 30, minimum=0)
+TRACE_RETENTION_BATCH = env_int("TRACE_RETENTION_BATCH", 5000, minimum=1)
+# Keep the prompt and completion text spans carry (false drops it at
+# ingestion; the harness's text stays in its artifacts either way).
+TRACE_STORE_CONTENT = env_bool("TRACE_STORE_CONTENT", True)
+# POST /v1/traces: the largest body taken, compressed or not (413 above it).
+TRACE_MAX_BODY_BYTES = env_int("TRACE_MAX_BODY_BYTES", 16 * 1024 * 1024, minimum=1024)
+# Scores out: each finished run's scores as OTLP gen_ai.evaluation.result
+# events to an OTLP/HTTP logs endpoint (https://collector:4318/v1/logs).
+# Empty (the default) sends nothing.
+OTLP_EXPORT_ENDPOINT = env_secret_url(
+    "OTLP_EXPORT_ENDPOINT", ("http", "https"), "http://127.0.0.1:4318/v1/logs"
+)
+# Extra headers for it, "Name=value,Name2=value2" (e.g. an Authorization).
+OTLP_EXPORT_HEADERS = env_secret("OTLP_EXPORT_HEADERS")
+OTLP_EXPORT_TIMEOUT_S = env_int("OTLP_EXPORT_TIMEOUT_S", 10, minimum=1)
+OTLP_EXPORT_RETRIES = env_int("OTLP_EXPORT_RETRIES", 3, minimum=0)
+# Pending exports kept at most; when full, the oldest is marked dropped.
+OTLP_EXPORT_QUEUE_MAX = env_int("OTLP_EXPORT_QUEUE_MAX", 1000, minimum=1)

@@ -24,6 +24,7 @@ urlpatterns = [
     path("", include("evals.urls")),
     path("", include("gridworld.urls")),
     path("", include("prkeepalive.urls")),
+    path("", include("traces.urls")),
 ]
 
 handler400 = "evalsite.views_errors.bad_request"

@@ -14,6 +14,7 @@ CORE_PACKAGES = (
     "evals/core",
     "gridworld/core",
     "prkeepalive/core",
+    "traces/core",
 )
 
 

@@ -1,0 +1,3 @@
+"""Routes: see traces/urls/__init__.py."""
+
+urlpatterns: list = []
