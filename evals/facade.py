@@ -13,6 +13,8 @@ this module: frozen dataclasses in, frozen dataclasses out, no ``Run`` or
 - ``run_execute(run_pk, on_progress=) -> RunInfo``: every chunk in this
   process, then finalize (CLI ``--wait``, demo, bench).
 - ``run_info(run_pk) -> RunInfo``: a run as it is now.
+- ``run_scores(run_id, max_cases=) -> RunScores | None``: a run with its
+  first recorded case verdicts by case id (the score export of traces).
 - ``idempotency_of`` / ``holder_of`` / ``IDEMPOTENCY_HEADER`` and
   ``run_start_once(idempotency, start) -> (RunInfo, replayed)``: an
   ``Idempotency-Key`` retry answers the first run.
@@ -50,6 +52,7 @@ __all__ = [
     "MAX_REPEATS",
     "CaseRecord",
     "CaseSink",
+    "CaseVerdict",
     "Idempotency",
     "KindVerdict",
     "ProgressCallback",
@@ -57,6 +60,7 @@ __all__ = [
     "RunCreate",
     "RunInfo",
     "RunKindExecutor",
+    "RunScores",
     "StoredCase",
     "holder_of",
     "idempotency_of",
@@ -65,6 +69,7 @@ __all__ = [
     "run_create",
     "run_execute",
     "run_info",
+    "run_scores",
     "run_start_once",
 ]
 
@@ -266,6 +271,40 @@ def run_create(request: RunCreate) -> RunInfo:
 
 def run_info(run_pk: int) -> RunInfo:
     return RunInfo.of(Run.objects.select_related("benchmark").get(pk=run_pk))
+
+
+@dataclass(frozen=True, slots=True)
+class CaseVerdict:
+    """One recorded case: passed or not, and the error it ended with."""
+
+    case_id: str
+    passed: bool
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunScores:
+    """A run with its first ``len(cases)`` of ``cases_recorded`` recorded
+    cases, by case id."""
+
+    run: RunInfo
+    cases: tuple[CaseVerdict, ...]
+    cases_recorded: int
+
+
+def run_scores(run_id: str, *, max_cases: int) -> RunScores | None:
+    """The run ``run_id`` and its first ``max_cases`` case verdicts by case
+    id (three queries); None when there is no such run."""
+    run = Run.objects.select_related("benchmark").filter(run_id=run_id).first()
+    if run is None:
+        return None
+    results = CaseResult.objects.filter(run=run).order_by("case_id")
+    rows = results.values_list("case_id", "passed", "error")[: max(max_cases, 0)]
+    return RunScores(
+        run=RunInfo.of(run),
+        cases=tuple(CaseVerdict(*row) for row in rows),
+        cases_recorded=results.count(),
+    )
 
 
 def run_execute(run_pk: int, *, on_progress: ProgressCallback | None = None) -> RunInfo:
