@@ -10,6 +10,9 @@ because it does network I/O,
 - Adapters in the core never read the clock: they return ``latency_ms`` only
   when they know it (a recorded latency) and leave timing to the caller's
   injected clock otherwise.
+- Every adapter reports the call it made (``Generation.call``, a
+  ``ModelCall``); the built-in ones as provider ``evalsite`` with the
+  adapter's name as the model and no usage (nothing was counted).
 - Same prompt, sampler, seed and scenario give the same output (the
   baseline's rules: ``stream.core.baseline``).
 """
@@ -18,13 +21,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 from core.errors import CoreError, NotFound
+from stream.core.model_calls import PROVIDER_BUILTIN, sampled_call
 from stream.core.types import (
     Generation,
+    ModelCall,
     RenderedFrame,
     SamplerProfile,
 )
@@ -37,13 +42,29 @@ SAMPLERS: Final[dict[str, SamplerProfile]] = {
 DEFAULT_SAMPLER: Final = "standard"
 
 
-class ModelUnavailable(CoreError):
+class ModelCallFailed(CoreError):
+    """A model call that failed; ``call`` records it (attempts, timings, the
+    error) when the adapter knows it, so a failed call is stored too."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+        call: ModelCall | None = None,
+    ) -> None:
+        super().__init__(message, code=code, details=details)
+        self.call = call
+
+
+class ModelUnavailable(ModelCallFailed):
     """The model could not be reached (connection refused, timeouts, 5xx)."""
 
     code = "model_unavailable"
 
 
-class ModelError(CoreError):
+class ModelError(ModelCallFailed):
     """The model answered, but not with a usable completion."""
 
     code = "model_error"
@@ -198,4 +219,9 @@ class ScriptedAdapter:
                 f"no scripted output for scenario_id={scenario_id} in {self.source}",
                 details={"scenario_id": scenario_id, "path": self.source},
             )
-        return Generation(recorded.output, recorded.latency_ms)
+        call = sampled_call(PROVIDER_BUILTIN, self.name, sampler=sampler, seed=seed)
+        return Generation(
+            recorded.output,
+            recorded.latency_ms,
+            replace(call, latency_ms=recorded.latency_ms, finish_reason="stop"),
+        )

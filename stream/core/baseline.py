@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from core.canonical import sha256_hex
@@ -29,6 +29,7 @@ from stream.core.frames import (
     SECTION_WORLD,
     TIME_LABELS,
 )
+from stream.core.model_calls import PROVIDER_BUILTIN, sampled_call
 from stream.core.types import (
     Generation,
     RenderedFrame,
@@ -265,4 +266,5 @@ class BaselineAdapter:
         output = " ".join(sentences)
         if goal is not None:
             output += "\n" + goal[1]
-        return Generation(output, None)
+        call = sampled_call(PROVIDER_BUILTIN, self.name, sampler=sampler, seed=seed)
+        return Generation(output, None, replace(call, finish_reason="stop"))

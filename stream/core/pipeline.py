@@ -14,12 +14,14 @@ eval measures production behaviour. Invariants:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from stream.core.adapters import ModelAdapter
 from stream.core.eligibility import decide_eligibility
 from stream.core.frames import render_frame
 from stream.core.goals import ROUTABLE_ACTIONS
 from stream.core.grounding import ground
+from stream.core.model_calls import sampled_call
 from stream.core.prompt_guard import check_prompt
 from stream.core.prompts import build_prompt
 from stream.core.sanitizer import sanitize
@@ -61,10 +63,12 @@ def run_pipeline(
 
     ``generation.latency_ms`` is the adapter's own figure when it reports one
     (a recorded or transport-measured latency), else the ``clock`` difference
-    around the call. A prompt that would carry goal text raises
-    ``PromptViolation`` before the adapter is called (I-1, KA-A1). Errors
-    from the adapter (``CoreError`` subclasses)
-    propagate unchanged.
+    around the call. ``generation.call`` is the adapter's record of the call
+    with that latency filled in when it had none (an adapter that reports no
+    record gets one naming its ``model_id`` and the sampling sent). A prompt
+    that would carry goal text raises ``PromptViolation`` before the adapter
+    is called (I-1, KA-A1). Errors from the adapter (``CoreError``
+    subclasses) propagate unchanged.
     """
     frame = render_frame(facts, profile=profile)
     prompt = build_prompt(frame)
@@ -75,12 +79,17 @@ def run_pipeline(
     )
     elapsed_ms = (clock() - started) * 1000.0
     latency = generated.latency_ms if generated.latency_ms is not None else elapsed_ms
+    call = generated.call or sampled_call(
+        "", adapter.model_id, sampler=sampler, seed=seed
+    )
+    if call.latency_ms is None:
+        call = replace(call, latency_ms=latency)
     sanitized, grounding, eligibility = evaluate_output(generated.text, facts=facts)
     goal = sanitized.goal
     return PipelineResult(
         frame=frame,
         prompt=prompt,
-        generation=Generation(generated.text, latency),
+        generation=Generation(generated.text, latency, call),
         sanitized=sanitized,
         grounding=grounding,
         eligibility=eligibility,

@@ -10,7 +10,8 @@ Optional wire fields are ``None`` when the wire document leaves them out, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 
 
@@ -251,11 +252,69 @@ class SamplerProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class CallUsage:
+    """Tokens of one call as the endpoint reported them (``None``: not said)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One call to a model, successful or not.
+
+    ``request_model`` is the model asked for, ``response_model`` the one
+    the endpoint says answered ("" when it did not say). ``latency_ms``
+    covers the whole call, retries included; ``ttft_ms`` (streaming only)
+    is the time from the start of the call to the first piece of text.
+    ``retries`` is the number of attempts after the first; ``error`` is
+    ``"<code>: <message>"`` for a failed call, else "".
+    """
+
+    provider: str
+    request_model: str
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    response_model: str = ""
+    response_id: str = ""
+    usage: CallUsage | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    latency_ms: float | None = None
+    ttft_ms: float | None = None
+    finish_reason: str = ""
+    retries: int = 0
+    error: str = ""
+    streamed: bool = False
+
+    @property
+    def request_params(self) -> dict[str, float | int]:
+        """The sampling parameters that were sent, by their wire names."""
+        sent = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+        return {name: value for name, value in sent.items() if value is not None}
+
+
+@dataclass(frozen=True, slots=True)
 class Generation:
-    """Model output; ``latency_ms`` is ``None`` when the adapter did not time it."""
+    """Model output; ``latency_ms`` is ``None`` when the adapter did not time it.
+
+    ``call`` is the record of the call that produced it (``None`` from an
+    adapter that reports none). It takes no part in comparisons: the same
+    output with the same latency is the same generation, whenever it ran.
+    """
 
     text: str
     latency_ms: float | None = None
+    call: ModelCall | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ def model_adapter(name: str, *, script_path: str | Path | None = None) -> ModelA
             api_key=settings.OPENAI_API_KEY or None,
             timeout_s=settings.OPENAI_TIMEOUT_S,
             max_retries=settings.OPENAI_MAX_RETRIES,
+            stream=settings.OPENAI_STREAM,
         )
     raise CoreError(
         f"unknown model {name!r}; one of {', '.join(MODEL_CHOICES)}", code="invalid"
