@@ -68,7 +68,7 @@ class Priced:
 
 @dataclass(slots=True)
 class _Cache:
-    stamp: tuple[int, str] | None = None
+    stamp: tuple[int, str, datetime] | None = None
     prices: ActivePrices | None = None
     loaded_at: float = 0.0
 
@@ -98,7 +98,13 @@ def rule_spec(row: PriceRule) -> PriceRuleSpec:
 
 def active_prices() -> ActivePrices | None:
     """The active price table (``None`` when no table is active)."""
-    stamp = PriceTable.objects.filter(active=True).values_list("pk", "version").first()
+    # created_at too: a table rolled back and made again (the tests) may
+    # get the same pk and version.
+    stamp = (
+        PriceTable.objects.filter(active=True)
+        .values_list("pk", "version", "created_at")
+        .first()
+    )
     if stamp is None:
         prices_forget()
         return None
