@@ -110,6 +110,11 @@ def beat_schedule(
             "task": "prkeepalive.reconcile_all",
             "schedule": timedelta(seconds=prkeepalive_reconcile_s),
         },
+        # Pending score exports whose send was lost (traces.services.export_queue).
+        "traces-score-export-sweep": {
+            "task": "traces.sweep_score_exports",
+            "schedule": timedelta(seconds=60),
+        },
     }
 
 
