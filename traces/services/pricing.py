@@ -23,16 +23,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Final
 
 from django.db import transaction
 
-from core.errors import Conflict
+from core.errors import Conflict, NotFound, SchemaInvalid, SchemaProblem
 from traces.core.prices import (
     PriceRuleSpec,
     PriceTableSpec,
     Usage,
     match_rule,
+    price_table_from_text,
     span_cost,
 )
 from traces.core.records import (
@@ -47,6 +49,7 @@ from traces.models import PriceRule, PriceTable, Span
 logger = logging.getLogger(__name__)
 
 PRICES_RECHECK_S: Final = 60.0
+PRICE_FILE_MAX_BYTES: Final = 4 * 1024 * 1024
 REPRICE_BATCH: Final = 1000
 
 
@@ -199,6 +202,24 @@ def apply_prices(rows: Sequence[Span], records: Sequence[SpanRecord]) -> None:
         row.cost_usd = priced.cost_usd
         row.cost_source = priced.cost_source
         row.price_version = priced.price_version
+
+
+def price_file_read(path: Path) -> PriceTableSpec:
+    """The price table in the file at ``path``: ``NotFound`` when there is
+    no such file, ``SchemaInvalid`` (every problem, by rule index and
+    field) when it is no valid price table."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        raise NotFound(f"no price file at {path}") from None
+    if not path.is_file():
+        raise NotFound(f"{path} is not a file")
+    if size > PRICE_FILE_MAX_BYTES:
+        problem = SchemaProblem(
+            "$", "too_large", f"{size} bytes; at most {PRICE_FILE_MAX_BYTES}"
+        )
+        raise SchemaInvalid("the price file is too large", problems=[problem])
+    return price_table_from_text(path.read_bytes())
 
 
 @dataclass(frozen=True, slots=True)
