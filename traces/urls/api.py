@@ -1,3 +1,15 @@
-"""Routes: see traces/urls/__init__.py."""
+"""Routes of the spans and traces REST API (``traces.api.spans``)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from traces.api import spans
+
+urlpatterns: list = [
+    path("api/spans", spans.SpanListView.as_view(), name="traces-api-spans"),
+    path("api/spans/<int:pk>", spans.SpanDetailView.as_view(), name="traces-api-span"),
+    path(
+        "api/traces/<str:trace_id>",
+        spans.TraceDetailView.as_view(),
+        name="traces-api-trace",
+    ),
+]
