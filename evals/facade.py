@@ -15,6 +15,10 @@ this module: frozen dataclasses in, frozen dataclasses out, no ``Run`` or
 - ``run_info(run_pk) -> RunInfo``: a run as it is now.
 - ``run_scores(run_id, max_cases=) -> RunScores | None``: a run with its
   first recorded case verdicts by case id (the score export of traces).
+- ``case_texts(run_id, case_id) -> CaseTexts | None``: what the model of a
+  harness case was shown and what it answered, from its scenario artifact
+  (the traces app shows them beside the case's span; they are not stored
+  twice).
 - ``idempotency_of`` / ``holder_of`` / ``IDEMPOTENCY_HEADER`` and
   ``run_start_once(idempotency, start) -> (RunInfo, replayed)``: an
   ``Idempotency-Key`` retry answers the first run.
@@ -34,6 +38,7 @@ from typing import Any, Protocol
 
 from core.errors import SchemaInvalid, SchemaProblem
 from evals.core.repeats import check_repeats
+from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.core.stats_input import MAX_REPEATS, StatInputError
 from evals.models import CaseResult, Run
 from evals.services.runs import idempotency as _idempotency
@@ -52,6 +57,7 @@ __all__ = [
     "MAX_REPEATS",
     "CaseRecord",
     "CaseSink",
+    "CaseTexts",
     "CaseVerdict",
     "Idempotency",
     "KindVerdict",
@@ -62,6 +68,7 @@ __all__ = [
     "RunKindExecutor",
     "RunScores",
     "StoredCase",
+    "case_texts",
     "holder_of",
     "idempotency_of",
     "register_run_kind",
@@ -338,3 +345,28 @@ def repeats_parse(value: object) -> int:
             exc.message,
             problems=[SchemaProblem("repeats", "invalid", exc.message)],
         ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseTexts:
+    """A harness case's model input (the situation frame) and raw output."""
+
+    prompt: str
+    output: str
+
+
+def case_texts(run_id: str, case_id: str) -> CaseTexts | None:
+    """The frame text and raw model output of a case's scenario artifact;
+    None when the case is not stored or holds no scenario artifact."""
+    case = (
+        CaseResult.objects.filter(run__run_id=run_id, case_id=case_id)
+        .only("details")
+        .first()
+    )
+    if case is None or not is_scenario_artifact(case.details):
+        return None
+    artifact = ScenarioArtifact.from_wire(case.details)
+    return CaseTexts(
+        prompt=artifact.frame.text if artifact.frame is not None else "",
+        output=artifact.raw_output or "",
+    )
