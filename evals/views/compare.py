@@ -53,8 +53,10 @@ from evals.services.compare import (
     comparison_for_snapshot,
 )
 from evals.services.compare_case import case_pair_get
+from evals.services.compare_usage import comparison_usage, usage_to_json
 from evals.services.runs.recording import METRIC_INPUTS_KEY
 from evals.views.compare_stats import stat_context
+from evals.views.compare_usage import usage_context
 from evals.views.dashboard import (
     CASES_PER_PAGE,
     DIRECTION_TEXT,
@@ -197,6 +199,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     wanted = _case_filter(request)
     cases = filter_cases(comparison.cases, wanted)
     stem = "compare-" + "-".join(value for _, value in identity)
+    usage = comparison_usage(comparison)
     answer = download(
         request,
         {
@@ -208,6 +211,8 @@ def compare(request: HttpRequest) -> HttpResponse:
                     if comparison.stat is not None
                     else None,
                     "statisticsNote": comparison.stat_note or None,
+                    # What the runs' model calls cost and how long they took.
+                    "costAndLatency": usage_to_json(usage),
                 },
                 f"{stem}.json",
             ),
@@ -252,6 +257,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "evals/compare.html",
         {
             **stat_context(request, comparison, identity=identity, pairs=pairs),
+            **usage_context(usage),
             "comparison": comparison,
             "verdict": comparison.verdict,
             "markdown": verdict_to_markdown(comparison.verdict),
