@@ -77,9 +77,11 @@ def beat_schedule(
     evals_sweep_s: int,
     planning_poll_s: int,
     prkeepalive_reconcile_s: int,
+    trace_retention_s: int = 3600,
 ) -> dict[str, dict[str, Any]]:
     """``CELERY_BEAT_SCHEDULE``: every periodic task, at the intervals settings
-    read (the stream's prune runs every 30 seconds)."""
+    read (the stream's prune runs every 30 seconds, the spans' retention
+    every hour)."""
     return {
         "heartbeat": {
             "task": "evalsite.record_heartbeat",
@@ -109,6 +111,10 @@ def beat_schedule(
         "prkeepalive-reconcile": {
             "task": "prkeepalive.reconcile_all",
             "schedule": timedelta(seconds=prkeepalive_reconcile_s),
+        },
+        "traces-prune-spans": {
+            "task": "traces.prune_spans",
+            "schedule": timedelta(seconds=trace_retention_s),
         },
         # Pending score exports whose send was lost (traces.services.export_queue).
         "traces-score-export-sweep": {

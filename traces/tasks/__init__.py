@@ -3,3 +3,5 @@
 Celery's autodiscovery imports this package; every task module is imported
 here so its tasks are registered.
 """
+
+from traces.tasks import retention  # noqa: F401 - registers its tasks
