@@ -49,6 +49,7 @@ from evals.services.runs.lifecycle import ACTIVE_STATUSES
 from evals.views.dashboard import metric_value_rows
 from evals.views.pack_runs import pack_run_detail
 from evalsite.paths import scrubbed
+from traces.facade import run_page_usage, trace_url_for_case
 
 # A gridworld run's case id: its episode index (gridworld/services); in a
 # batch with repeats K, ``episode-<i>#<e>`` is episode i + e * (total / K).
@@ -173,6 +174,7 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "metric_rows": metric_value_rows(run.metrics),
             "uncertainty": uncertainty_rows(stored_run_uncertainty(run)),
             "has_summary_file": _has_artifact(run, "summary.json"),
+            "usage": run_page_usage(run.run_id),
         },
     )
 
@@ -237,6 +239,7 @@ def scenario_detail(request: HttpRequest, run_id: str, case_id: str) -> HttpResp
             "case": case,
             "artifact": _artifact(case.details),
             "details": case.details,
+            "trace_url": trace_url_for_case(run.run_id, case.case_id),
             **_timing(_artifact(case.details)),
         },
     )

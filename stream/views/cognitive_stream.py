@@ -20,8 +20,11 @@ from stream.selectors import (
 )
 from stream.services.counters import counters_get, counters_to_wire
 from stream.services.retention import retention_text, thought_was_pruned
+from traces.facade import agent_spend, agent_spend_figure, trace_url_for_thought
 
 RECENT_ON_PAGE = 50
+# The agent page's spend chart covers this many days.
+SPEND_DAYS = 30
 
 
 @login_required
@@ -62,7 +65,16 @@ def _stream_context(agent: Agent) -> dict[str, object]:
 @login_required
 def agent_stream(request: HttpRequest, name: str) -> HttpResponse:
     agent = _visible_agent(request, name)
-    return render(request, "stream/agent_stream.html", _stream_context(agent))
+    spend = agent_spend(agent.pk, agent_name=agent.name, days=SPEND_DAYS)
+    return render(
+        request,
+        "stream/agent_stream.html",
+        {
+            **_stream_context(agent),
+            "spend": spend,
+            "spend_figure": agent_spend_figure(spend),
+        },
+    )
 
 
 @login_required
@@ -111,6 +123,7 @@ def thought_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
             "grounding": grounding,
             "tasks": list(thought.tasks.order_by("pk")),
             "eval_run_url": _eval_run_url(thought.eval_run_id),
+            "trace_url": trace_url_for_thought(thought.pk),
             "metadata_json": json.dumps(thought.metadata, indent=2, sort_keys=True),
         },
     )
