@@ -9,7 +9,8 @@ the same stream and planning services, on the run's isolated agent. Per
 scenario it logs EV-C3's ``scenario_run`` line, then PA-D2's
 ``goal_emitted`` or PA-D3's ``no_goal`` line, and PA-D1's ``[Grounding]
 fail`` line on a hallucination; writes the scenario artifact, then hands the
-case to the recorder.
+case to the recorder. Each case's model call becomes a span, the chunk's
+spans stored in one batch at its end (``evals.services.harness.call_spans``).
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ from evals.services.harness.artifacts import (
     case_record,
     write_artifact,
 )
+from evals.services.harness.call_spans import ChunkCalls
 from evals.services.harness.create import adapter_for
 from evals.services.harness.finish import suite_run_finished, suite_run_verdict
 from evals.services.harness.suites import suite_read
 from evals.services.runs.executors import BaseCaseExecutor, RunBroken, RunVerdict
 from evals.services.runs.recording import CaseRecorder
-from stream.core.adapters import SAMPLERS, ScriptedAdapter
+from stream.core.adapters import SAMPLERS, ModelCallFailed, ScriptedAdapter
 from stream.core.claims import claims_to_wire, ground_claims
 from stream.core.frames import facts_from_valid_wire, render_frame
 from stream.core.pipeline import run_pipeline
@@ -95,35 +97,18 @@ class SuiteExecutor(BaseCaseExecutor):
         case_ids: Sequence[str],
         recorder: CaseRecorder,
     ) -> None:
-        wanted = set(case_ids)
-        repeats = repeats_of(run.config)
-        epochs = [
-            (scenario, epoch, epoch_case_id(scenario.scenario_id, epoch, repeats))
-            for scenario in context.suite.scenarios
-            for epoch in range(repeats)
-        ]
-        epochs = [item for item in epochs if item[2] in wanted]
-        if context.mode == "end_to_end":
-            agent = _eval_agent(run)
-            for scenario, epoch, case_id in epochs:
-                seeded = epoch_context(context, epoch)
-                ran = _run_scenario(run, seeded, scenario, case_id)
-                _record_end_to_end(run, seeded, scenario, ran, agent, recorder, case_id)
-            return
-        for scenario, epoch, case_id in epochs:
-            seeded = epoch_context(context, epoch)
-            ran = _run_scenario(run, seeded, scenario, case_id)
-            artifact = scenario_artifact_of(
-                run.run_id,
-                seeded,
-                scenario,
-                ran,
-                planning=None,
-                claims=_claims(run, scenario, ran),
-            )
-            encoded = artifact_bytes(artifact)
-            write_artifact(run, scenario, encoded, case_id)
-            recorder.add(case_record(scenario, artifact, encoded, case_id=case_id))
+        calls = ChunkCalls(run.run_id)
+        try:
+            _execute_cases(run, context, case_ids, recorder, calls)
+        except BaseException:
+            # The calls were made (and maybe paid for) even if the chunk
+            # failed: keep them, without hiding the chunk's own error.
+            try:
+                calls.store()
+            except Exception:
+                logger.exception("[Eval] spans_not_stored count=%s", len(calls.records))
+            raise
+        calls.store()
 
     def verdict(
         self, run: Run, cases: Sequence[CaseResult], *, missing: int, failed: bool
@@ -132,6 +117,44 @@ class SuiteExecutor(BaseCaseExecutor):
 
     def finished(self, run: Run, verdict: RunVerdict) -> None:
         suite_run_finished(run, verdict)
+
+
+def _execute_cases(
+    run: Run,
+    context: RunContext,
+    case_ids: Sequence[str],
+    recorder: CaseRecorder,
+    calls: ChunkCalls,
+) -> None:
+    wanted = set(case_ids)
+    repeats = repeats_of(run.config)
+    epochs = [
+        (scenario, epoch, epoch_case_id(scenario.scenario_id, epoch, repeats))
+        for scenario in context.suite.scenarios
+        for epoch in range(repeats)
+    ]
+    epochs = [item for item in epochs if item[2] in wanted]
+    if context.mode == "end_to_end":
+        agent = _eval_agent(run)
+        for scenario, epoch, case_id in epochs:
+            seeded = epoch_context(context, epoch)
+            ran = _run_scenario(run, seeded, scenario, case_id, calls)
+            _record_end_to_end(run, seeded, scenario, ran, agent, recorder, case_id)
+        return
+    for scenario, epoch, case_id in epochs:
+        seeded = epoch_context(context, epoch)
+        ran = _run_scenario(run, seeded, scenario, case_id, calls)
+        artifact = scenario_artifact_of(
+            run.run_id,
+            seeded,
+            scenario,
+            ran,
+            planning=None,
+            claims=_claims(run, scenario, ran),
+        )
+        encoded = artifact_bytes(artifact)
+        write_artifact(run, scenario, encoded, case_id)
+        recorder.add(case_record(scenario, artifact, encoded, case_id=case_id))
 
 
 def run_context(run: Run) -> RunContext:
@@ -207,7 +230,7 @@ def _script_key(context: RunContext, scenario: Scenario, case_id: str) -> str:
 
 
 def _run_scenario(
-    run: Run, context: RunContext, scenario: Scenario, case_id: str
+    run: Run, context: RunContext, scenario: Scenario, case_id: str, calls: ChunkCalls
 ) -> ScenarioRun:
     started = timezone.now()
     seed = context.seed
@@ -228,11 +251,14 @@ def _run_scenario(
         )
     except CoreError as exc:
         error = f"{exc.code}: {exc.message}"
+        if isinstance(exc, ModelCallFailed):
+            calls.add(case_id, exc.call, started)
     except Exception as exc:  # a broken adapter must not sink the whole run
         logger.exception("[Eval] scenario_crashed scenario=%s", case_id)
         error = f"{type(exc).__name__}: {exc}"
 
     if result is not None:
+        calls.add(case_id, result.generation.call, started)
         frame: RenderedFrame | None = result.frame
     elif facts is not None:
         frame = render_frame(facts, profile=context.profile)
