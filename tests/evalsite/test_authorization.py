@@ -6,7 +6,9 @@ Actors: anonymous, a session for the owner, a member, a stranger and staff;
 a key of each scope alone; the default (stream-only) key of another owner.
 The scope a key needs is ``core.scopes.required_scope``; what a key may not
 do answers 403, what nobody anonymous may do 401/403, and no actor ever gets
-a 500.
+a 500. OTLP ingestion (``POST /v1/traces``) is not in the OpenAPI schema (it
+speaks the OTLP protocol: its refusals are ``google.rpc.Status`` bodies), so
+its row of the matrix is written out below; so is who reads which spans.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from core.scopes import (
     BENCHMARKS_WRITE,
     SCOPES,
     STREAM,
+    TRACES,
     key_may,
     required_scope,
 )
@@ -42,7 +45,8 @@ pytestmark = pytest.mark.django_db
 SIGNED = {("POST", "/api/prkeepalive/github/webhook")}
 # Pages anyone may open.
 PUBLIC_PAGES = {"/accounts/login/", "/health/", "/healthz", "/favicon.ico"}
-PAGE_SKIP_PREFIXES = ("/admin/", "/static/", "/accounts/logout/")
+# /v1/ is OTLP ingestion: an API for exporters, not a page.
+PAGE_SKIP_PREFIXES = ("/admin/", "/static/", "/accounts/logout/", "/v1/")
 
 
 def operations() -> list[tuple[str, str]]:
@@ -86,7 +90,8 @@ OPERATIONS = operations()
 def world(owner: Any, member: Any, stranger: Any, staff: Any) -> dict[str, Any]:
     """An agent of the owner (the member belongs to it), one of a stranger,
     a task of the owner's agent, a pack and a baseline."""
-    mine = agent_make(name="mine", owner=owner, scopes=SCOPES).agent
+    created = agent_make(name="mine", owner=owner, scopes=SCOPES)
+    mine = created.agent
     mine.members.add(member)
     theirs = agent_make(name="theirs", owner=stranger)
     now = timezone.now()
@@ -105,6 +110,7 @@ def world(owner: Any, member: Any, stranger: Any, staff: Any) -> dict[str, Any]:
     }
     return {
         "agent": mine,
+        "agent_key": created.api_key,
         "task": task,
         "other_key": theirs.api_key,
         "keys": keys,
@@ -244,6 +250,10 @@ def test_scopes_imply_what_they_need() -> None:
     assert not key_may([STREAM], BENCHMARKS_READ)
     assert not key_may(SCOPES, None)
     assert required_scope("POST", "/api/benchmarks/baselines") == BASELINES_WRITE
+    assert required_scope("POST", "/v1/traces") == TRACES
+    assert required_scope("GET", "/api/spans") == TRACES
+    assert required_scope("GET", f"/api/traces/{'a' * 32}") == TRACES
+    assert not key_may([s for s in SCOPES if s != TRACES], TRACES)
     assert required_scope("GET", "/api/somewhere-new/") is None
 
 
@@ -290,4 +300,133 @@ def test_a_stranger_does_not_see_an_agents_stream(
         member.username: 200,
         stranger.username: 404,
         staff.username: 200,
+    }
+
+
+# --- OTLP ingestion and spans ------------------------------------------------
+
+# An empty export: every caller that may send spans gets 200.
+EMPTY_EXPORT = b'{"resourceSpans": []}'
+TRACE = "0af7651916cd43dd8448eb211c80319c"
+# google.rpc.Code of the OTLP refusals.
+RPC_UNAUTHENTICATED = 16
+RPC_PERMISSION_DENIED = 7
+
+
+def otlp_post(client: Any) -> Any:
+    return client.generic(
+        "POST", "/v1/traces", EMPTY_EXPORT, content_type="application/json"
+    )
+
+
+def test_otlp_ingestion_takes_a_key_with_the_traces_scope_only(
+    world: dict[str, Any], owner: Any, member: Any, stranger: Any, staff: Any
+) -> None:
+    for scope, key in world["keys"].items():
+        response = otlp_post(key_client(key))
+        if scope == TRACES:
+            assert response.status_code == 200, response.content
+            continue
+        assert response.status_code == 403, (scope, response.content)
+        assert response.json() == {
+            "code": RPC_PERMISSION_DENIED,
+            "message": "This API key may not POST /v1/traces: it needs the "
+            "'traces' scope.",
+        }
+    assert otlp_post(key_client(world["other_key"])).status_code == 403
+    anonymous = otlp_post(APIClient())
+    assert anonymous.status_code == 401
+    assert anonymous.json()["code"] == RPC_UNAUTHENTICATED
+    # People do not send spans: a session is no key.
+    for user in (owner, member, stranger, staff):
+        assert otlp_post(session(user)).status_code == 401, user
+
+
+def test_otlp_ingestion_answers_other_methods_without_a_server_error(
+    world: dict[str, Any],
+) -> None:
+    client = key_client(world["keys"][TRACES])
+    for method in ("get", "put", "delete"):
+        assert getattr(client, method)("/v1/traces").status_code == 405, method
+
+
+@pytest.fixture
+def spans(world: dict[str, Any], stranger: Any) -> dict[str, int]:
+    """A span of the owner's agent, one of the stranger's agent (same
+    trace), a harness span of a run and a harness span of no run."""
+    from traces.core.records import SOURCE_HARNESS, SOURCE_OTLP, SpanRecord
+    from traces.models import Span
+    from traces.services.spans import store_spans
+
+    theirs = Agent.objects.get(name="theirs")
+    now = timezone.now()
+
+    def span(span_id: str, **kw: Any) -> SpanRecord:
+        kw.setdefault("source", SOURCE_OTLP)
+        return SpanRecord(
+            trace_id=TRACE,
+            span_id=span_id * 16,
+            name=span_id,
+            started_at=now,
+            ended_at=now,
+            **kw,
+        )
+
+    store_spans([span("a")], agent_id=world["agent"].pk)
+    store_spans([span("b")], agent_id=theirs.pk)
+    store_spans(
+        [
+            span("c", source=SOURCE_HARNESS, run_ref="run-1"),
+            span("d", source=SOURCE_HARNESS),
+        ]
+    )
+    return {s.name: s.pk for s in Span.objects.all()}
+
+
+def test_nobody_reads_another_owners_spans(
+    world: dict[str, Any],
+    spans: dict[str, int],
+    owner: Any,
+    member: Any,
+    stranger: Any,
+    staff: Any,
+) -> None:
+    theirs_key = agent_make(
+        name="theirs-traces", owner=stranger, scopes=[TRACES]
+    ).api_key
+    callers = {
+        "owner": session(owner),
+        "member": session(member),
+        "stranger": session(stranger),
+        "staff": session(staff),
+        "the agent's key": key_client(world["agent_key"]),
+        "another agent's key": key_client(world["keys"][TRACES]),
+        "the stranger's key": key_client(theirs_key),
+    }
+    seen: dict[str, tuple[list[str], list[str], list[str]]] = {}
+    for who, client in callers.items():
+        listed = [s["name"] for s in client.get("/api/spans").json()["results"]]
+        fetched = [
+            name
+            for name, pk in sorted(spans.items())
+            if client.get(f"/api/spans/{pk}").status_code == 200
+        ]
+        trace = client.get(f"/api/traces/{TRACE}")
+        in_trace = (
+            [s["name"] for s in trace.json()["spans"]]
+            if trace.status_code == 200
+            else []
+        )
+        seen[who] = (sorted(listed), fetched, sorted(in_trace))
+
+    assert seen == {
+        "owner": (["a", "c"], ["a", "c"], ["a", "c"]),
+        "member": (["a", "c"], ["a", "c"], ["a", "c"]),
+        "stranger": (["b", "c"], ["b", "c"], ["b", "c"]),
+        "staff": (["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"]),
+        # A key reads its own agent's spans only, never harness spans, even
+        # a key of the same owner.
+        "the agent's key": (["a"], ["a"], ["a"]),
+        "another agent's key": ([], [], []),
+        "the stranger's key": ([], [], []),
     }
