@@ -310,6 +310,27 @@ def price_table_load(
     return LoadResult(table=table, outcome=outcome)
 
 
+def price_table_activate(pk: int) -> PriceTable:
+    """Make table ``pk`` the active one (the one before it stays stored,
+    inactive); ``NotFound`` when there is no such table. One transaction;
+    logs ``[Traces] price_table_activated``."""
+    with transaction.atomic():
+        table = PriceTable.objects.select_for_update().filter(pk=pk).first()
+        if table is None:
+            raise NotFound(f"no price table {pk}")
+        if not table.active:
+            PriceTable.objects.filter(active=True).update(active=False)
+            PriceTable.objects.filter(pk=pk).update(active=True)
+            table.active = True
+    prices_forget()
+    logger.info(
+        "[Traces] price_table_activated version=%s",
+        table.version,
+        extra={"version": table.version},
+    )
+    return table
+
+
 def spans_reprice_unknown(*, batch: int = REPRICE_BATCH) -> int:
     """Price again, with the active table, every model call priced
     ``unknown``; returns how many got a cost.

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from core.errors import Conflict
+from core.errors import Conflict, NotFound
 from traces.core.prices import PriceRuleSpec, PriceTableSpec
 from traces.core.records import SOURCE_OTLP, SpanRecord, TokenUsage
 from traces.models import PriceTable, Span
@@ -240,3 +240,17 @@ def test_repricing_gives_unknown_spans_a_cost_once_their_model_is_priced(
         ("02" * 8, None, "unknown", ""),
         ("03" * 8, None, "unknown", ""),
     ]
+
+
+def test_activating_a_stored_table_deactivates_the_other(test_table) -> None:
+    older = PriceTable.objects.exclude(pk=test_table.pk).get(source="shipped")
+    assert pricing.price_table_activate(older.pk).active
+    assert list(PriceTable.objects.filter(active=True).values_list("pk")) == [
+        (older.pk,)
+    ]
+    assert active_prices().version == older.version
+
+
+def test_activating_a_missing_table_is_not_found() -> None:
+    with pytest.raises(NotFound):
+        pricing.price_table_activate(10**9)
