@@ -9,6 +9,9 @@
 - ``runs_usage_summary`` / ``case_usage``: tokens, cost and latency of
   runs and of their cases (``traces.services.usage``), for the compare and
   trends pages and the CI gate's budgets.
+- ``export_run_scores_later``: queue a finished run's scores for the OTLP
+  export once the finish commits (nothing when ``OTLP_EXPORT_ENDPOINT`` is
+  empty; ``traces.services.export_queue``).
 - ``run_page_usage`` (``RunPageUsage``), ``agent_spend`` (``AgentSpend``)
   with ``agent_spend_figure``, ``trace_url_for_thought``,
   ``trace_url_for_case`` and ``spans_url``: the run, scenario, thought and
@@ -30,6 +33,7 @@ from traces.core.records import (
 )
 from traces.core.run_totals import RunUsageTotals, usage_lines
 from traces.selectors import run_usage_totals, trace_id_of_case, trace_id_of_thought
+from traces.services.export_queue import score_export_schedule
 from traces.services.spans import StoreResult, store_spans
 from traces.services.usage import CaseUsage, RunUsage, case_usage, runs_usage_summary
 from traces.services.usage_pages import (
@@ -58,6 +62,7 @@ __all__ = [
     "CaseUsage",
     "RunUsage",
     "case_usage",
+    "export_run_scores_later",
     "runs_usage_summary",
     "SOURCE_HARNESS",
     "SOURCE_KEEPALIVE",
@@ -73,6 +78,12 @@ def record_spans(
 ) -> StoreResult:
     """Store ``records`` (model calls made through the adapters)."""
     return store_spans(records, agent_id=agent_id)
+
+
+def export_run_scores_later(run_id: str) -> None:
+    """Queue run ``run_id``'s scores for the OTLP export after commit (a
+    no-op with the export off; never breaks the caller's finish)."""
+    score_export_schedule(run_id=run_id)
 
 
 def agent_spend(agent_id: int, *, agent_name: str, days: int = 30) -> AgentSpend:

@@ -4,4 +4,6 @@ Celery's autodiscovery imports this package; every task module is imported
 here so its tasks are registered.
 """
 
-from traces.tasks import retention  # noqa: F401 - registers its tasks
+from traces.tasks import export, retention
+
+__all__ = ["export", "retention"]

@@ -27,6 +27,7 @@ from evals.services.runs.recording import (
 )
 from evalsite.dispatch import chord_send, signature
 from evalsite.services import broker_send
+from traces.facade import export_run_scores_later
 
 logger = logging.getLogger(__name__)
 
@@ -360,7 +361,8 @@ def run_fail(*, run_pk: int, error: str, code: str = "run_failed") -> Run:
 
 def run_finalize(*, run_pk: int, now: datetime | None = None) -> Run:
     """Close the run from its stored results: status, counts, metrics,
-    verdict and run summary, then the executor's ``finished`` hook and
+    verdict and run summary, then the executor's ``finished`` hook, the
+    OTLP score export when one is set up (queued after commit) and
     ``[Eval] run_finished run_id=<ID> status=<S> passed_cases=<N>
     total_cases=<N>``.
 
@@ -407,6 +409,9 @@ def run_finalize(*, run_pk: int, now: datetime | None = None) -> Run:
     if not updated:
         return run
     executor.finished(run, verdict)
+    # The scores go out as OTLP evaluation events once this commits, when
+    # OTLP_EXPORT_ENDPOINT is set.
+    export_run_scores_later(run.run_id)
     logger.info(
         "[Eval] run_finished run_id=%s status=%s passed_cases=%s total_cases=%s",
         run.run_id,
