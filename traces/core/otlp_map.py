@@ -7,7 +7,8 @@ a span's own attribute wins over its resource's, so a process may set
 ``evalsite.run.id`` or ``gen_ai.agent.name`` once on its resource) and
 ``REQUEST_PARAMS``; both the current OpenTelemetry GenAI names, their older
 spellings and OpenInference's ``llm.*`` names are read. The attributes a
-column took are not kept twice; every other attribute is kept in
+column took are not kept twice (``gen_ai.agent.name``, which has no
+column, is); every other attribute is kept in
 ``attributes`` as sent (with ``service.name`` of the resource and the
 span's links). Content attributes (``CONTENT_ATTRIBUTES``: prompts,
 completions, input and output messages) are dropped, from the span and its
@@ -155,8 +156,16 @@ SPAN_KINDS: Final = (
     "consumer",
 )
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+# Fields the span table has no column for: their attributes stay in
+# ``attributes`` too.
+KEPT_FIELDS: Final = ("agent_name",)
 _CONSUMED: Final = frozenset(
-    {name for names in FIELD_ATTRIBUTES.values() for name in names}
+    {
+        name
+        for field_name, names in FIELD_ATTRIBUTES.items()
+        if field_name not in KEPT_FIELDS
+        for name in names
+    }
     | set(REQUEST_PARAMS)
     | {OPENINFERENCE_KIND}
 )

@@ -151,6 +151,7 @@ def test_tool_agent_and_reasoning_attributes() -> None:
     assert record.attributes == {
         "gen_ai.tool.call.id": "call_1",
         "gen_ai.tool.call.arguments": '{"city": "Oslo"}',
+        "gen_ai.agent.name": "planner",
         "gen_ai.agent.id": "agent-7",
     }
 
