@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from evals.cli_stat import StatOptions
 from evals.core.gate import evaluate_gate
+from evals.core.gate_budgets import BudgetReport, budgets_to_json, budgets_to_markdown
 from evals.core.gate_report import write_report_files
 from evals.core.gate_stat import StatGateVerdict, evaluate_stat_gate
 from evals.core.gate_stat_report import stat_verdict_to_json, stat_verdict_to_markdown
@@ -51,15 +53,25 @@ def decide_stat(
 
 
 def write_stat_reports(
-    verdict: StatGateVerdict, *, json_path: Path | None, markdown_path: Path | None
+    verdict: StatGateVerdict,
+    *,
+    json_path: Path | None,
+    markdown_path: Path | None,
+    budgets: BudgetReport | None = None,
 ) -> str:
     """Write the requested report files; the markdown report. ``OSError``
-    when a file cannot be written."""
+    when a file cannot be written. ``budgets`` (``benchmark_ci_gate``'s cost
+    and latency budgets, when asked) add a section and a ``budgets`` key,
+    and a failed budget fails the report's ``passed``."""
+    if budgets is not None:
+        verdict = replace(verdict, passed=verdict.passed and budgets.passed)
+    markdown = stat_verdict_to_markdown(verdict)
+    document = stat_verdict_to_json(verdict)
+    if budgets is not None:
+        markdown += "\n".join(budgets_to_markdown(budgets)) + "\n"
+        document["budgets"] = budgets_to_json(budgets)
     return write_report_files(
-        stat_verdict_to_markdown(verdict),
-        stat_verdict_to_json(verdict),
-        json_path=json_path,
-        markdown_path=markdown_path,
+        markdown, document, json_path=json_path, markdown_path=markdown_path
     )
 
 

@@ -60,6 +60,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from core.errors import CoreError, NotFound
 from evals.core.formats_types import BaselineSnapshot, CaseResult, RunSummary
@@ -67,6 +68,9 @@ from evals.core.metric_registry import MetricDirection, direction, threshold
 from evals.core.metrics import format_metric
 from evals.core.runs import latest_completed_runs
 from evals.core.store import InvalidCounts, StoreContents, StoreKind
+
+if TYPE_CHECKING:
+    from evals.core.gate_budgets import BudgetReport
 
 DELTA_PLACES = 9
 DEFAULT_SNAPSHOT_ID = "required-main"
@@ -163,6 +167,8 @@ class GateVerdict:
     inconclusive: tuple[str, ...]
     deltas: tuple[BenchmarkDelta, ...]
     min_cases: int | None = None
+    # Cost and latency budgets, when asked (``evals.core.gate_budgets``).
+    budgets: BudgetReport | None = None
 
     @property
     def compared_benchmarks(self) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.core.gate import BenchmarkDelta, GateVerdict, format_number
+from evals.core.gate_budgets import budgets_to_json, budgets_to_markdown
 from evals.core.store import InvalidCounts
 
 
@@ -36,9 +37,10 @@ def _delta_to_json(delta: BenchmarkDelta) -> dict[str, Any]:
 
 
 def verdict_to_json(verdict: GateVerdict) -> dict[str, Any]:
-    """The machine-readable report (camelCase; key order is fixed)."""
+    """The machine-readable report (camelCase; key order is fixed; a
+    ``budgets`` key only when budgets were asked)."""
     snapshot = verdict.snapshot
-    return {
+    document = {
         "passed": verdict.passed,
         "mode": "stores" if snapshot is None else "snapshot",
         "baseRootDir": verdict.base_root,
@@ -59,6 +61,9 @@ def verdict_to_json(verdict: GateVerdict) -> dict[str, Any]:
         "inconclusiveBenchmarks": list(verdict.inconclusive),
         "deltas": [_delta_to_json(delta) for delta in verdict.deltas],
     }
+    if verdict.budgets is not None:
+        document["budgets"] = budgets_to_json(verdict.budgets)
+    return document
 
 
 def _counts_line(label: str, counts: InvalidCounts) -> str:
@@ -148,6 +153,8 @@ def verdict_to_markdown(verdict: GateVerdict) -> str:
             )
         entries.append(entry)
     _bullets(lines, entries)
+    if verdict.budgets is not None:
+        lines += budgets_to_markdown(verdict.budgets)
     return "\n".join(lines) + "\n"
 
 

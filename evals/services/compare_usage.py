@@ -7,6 +7,9 @@ Computed on every request, never kept with the comparison
 (``evals.services.compare_kept``): spans of a finished run may still
 arrive (an agent's exporter sends them late), and a kept comparison would
 not see them. One query for every run of the comparison. Reads only.
+
+``budget_checks``: the same figures for the CI gate's cost and latency
+budgets (``benchmark_ci_gate --max-cost-increase/--max-p95-latency-ms``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from evals.core.gate_budgets import BudgetCheck, Budgets, RunCost, judge_budgets
 from evals.core.usage_deltas import (
     CaseFigures,
     RunFigures,
@@ -98,3 +102,25 @@ def usage_to_json(usage: Iterable[BenchmarkUsage]) -> list[dict[str, object]]:
         }
         for item in usage
     ]
+
+
+def budget_checks(
+    budgets: Budgets, pairs: Iterable[tuple[str, str, str]]
+) -> tuple[BudgetCheck, ...]:
+    """The CI gate's cost and latency budgets for each ``(benchmark_id,
+    base_run_id, candidate_run_id)`` it compared (``evals.core.gate_budgets``).
+    One query."""
+    wanted = list(pairs)
+    usage = runs_usage_summary(
+        [run_id for _, base, candidate in wanted for run_id in (base, candidate)]
+    )
+    figures = {
+        run_id: RunCost(
+            calls=item.calls,
+            unpriced_calls=item.unpriced_calls,
+            cost_usd=item.cost_usd,
+            latency_p95_ms=item.latency_p95_ms,
+        )
+        for run_id, item in usage.items()
+    }
+    return judge_budgets(budgets, wanted, figures)

@@ -9,6 +9,10 @@ Exit codes: 0 pass, 1 regression, 2 unusable input (a missing or unreadable
 directory, a snapshot in neither store, a report that cannot be written).
 ``--stat [--margin X] [--reducer NAME]`` judges with intervals
 (``evals.cli_stat``); without it the output is the plain gate's.
+``--max-cost-increase X`` and ``--max-p95-latency-ms N`` add cost and
+latency budgets judged from the runs' spans in the database
+(``evals.cli_budgets``, ``evals.core.gate_budgets``), in either mode; off
+unless given.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CoreError
-from evals import cli, cli_stat, cli_stat_run
+from evals import cli, cli_budgets, cli_stat, cli_stat_run
+from evals.core.gate_budgets import BudgetReport, gate_pairs, with_budgets
 from evals.core.metric_registry import parse_overrides
 from evals.management.commands.benchmark_baseline_report import (
     EXIT_REGRESSION,
@@ -28,6 +33,7 @@ from evals.management.commands.benchmark_baseline_report import (
     write_reports,
 )
 from evals.services.benchmark_reports import stores_gate
+from evals.services.compare_usage import budget_checks
 
 
 class Command(BaseCommand):
@@ -46,6 +52,7 @@ class Command(BaseCommand):
         )
         cli.add_report_arguments(parser)
         cli_stat.add_stat_arguments(parser)
+        cli_budgets.add_budget_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         stat = cli_stat.stat_options_of(options)
@@ -65,6 +72,10 @@ class Command(BaseCommand):
         except (CoreError, ValueError, OSError) as error:
             message = error.message if isinstance(error, CoreError) else str(error)
             raise CommandError(message, returncode=EXIT_UNUSABLE) from None
+        budgets = cli_budgets.budgets_of(options)
+        if budgets.asked:
+            checks = budget_checks(budgets, gate_pairs(verdict))
+            verdict = with_budgets(verdict, budgets, checks)
         write_reports(self, verdict, options)
 
     def _handle_stat(self, stat: cli_stat.StatOptions, options: Any) -> None:
@@ -91,9 +102,27 @@ class Command(BaseCommand):
         except (CoreError, ValueError, OSError) as error:
             message = error.message if isinstance(error, CoreError) else str(error)
             raise CommandError(message, returncode=EXIT_UNUSABLE) from None
+        budgets = cli_budgets.budgets_of(options)
+        report = (
+            BudgetReport(
+                budgets,
+                budget_checks(
+                    budgets,
+                    [
+                        (b.benchmark_id, b.base_run_id, b.candidate_run_id)
+                        for b in verdict.benchmarks
+                    ],
+                ),
+            )
+            if budgets.asked
+            else None
+        )
         try:
             markdown = cli_stat_run.write_stat_reports(
-                verdict, json_path=options["json"], markdown_path=options["markdown"]
+                verdict,
+                json_path=options["json"],
+                markdown_path=options["markdown"],
+                budgets=report,
             )
         except OSError as error:
             raise CommandError(
@@ -105,4 +134,8 @@ class Command(BaseCommand):
             raise CommandError(
                 "gate failed: a regression beyond the margin",
                 returncode=EXIT_REGRESSION,
+            )
+        if report is not None and not report.passed:
+            raise CommandError(
+                "gate failed: a cost or latency budget", returncode=EXIT_REGRESSION
             )
