@@ -24,7 +24,7 @@ from core.errors import ServiceUnavailable
 from core.times import epoch_ms
 from evalsite.dispatch import enqueue
 from evalsite.services import broker_send
-from stream.core.adapters import ModelAdapter
+from stream.core.adapters import ModelAdapter, ModelCallFailed
 from stream.core.baseline import BaselineAdapter
 from stream.core.frames import facts_from_wire
 from stream.core.keepalive import (
@@ -43,6 +43,7 @@ from stream.core.types import EpisodicMemory, Memory, PromptProfile, SituationFa
 from stream.models import Agent, KeepAliveState, StreamEvent, Thought, WorldSnapshot
 from stream.selectors import latest_facts
 from stream.services.adapters import model_adapter, sampler_profile
+from stream.services.keepalive_spans import keepalive_call_record
 from stream.services.thoughts import AWARENESS_TYPE, ThoughtInput, thoughts_publish
 
 logger = logging.getLogger(__name__)
@@ -259,7 +260,9 @@ def keepalive_tick(
     Three steps, the model call outside any transaction: (1) lock the state,
     decide and claim the slot; (2) render the frame, check it carries no
     goal text and ask the model; (3) publish the thought and record the
-    frame's snapshot. A failed or refused step 2 gives the slot back.
+    frame's snapshot. A failed or refused step 2 gives the slot back. The
+    model call, failed or not, is then stored as a span
+    (``stream.services.keepalive_spans``), outside any transaction.
     """
     now = now or timezone.now()
     policy = keepalive_policy()
@@ -289,6 +292,10 @@ def keepalive_tick(
             extra={"agent": agent.name},
         )
         return TickOutcome(False, "frame_violation")
+    except ModelCallFailed as failed:
+        _release(claim, now)
+        keepalive_call_record(agent_id=agent.pk, now=now, call=failed.call)
+        raise
     except BaseException:
         _release(claim, now)
         raise
@@ -326,6 +333,14 @@ def keepalive_tick(
         thought.pk,
         "true" if thought.convert_eligible else "false",
         extra={"agent": agent.name},
+    )
+    keepalive_call_record(
+        agent_id=agent.pk,
+        now=now,
+        call=result.generation.call,
+        prompt=result.prompt,
+        completion=result.generation.text,
+        thought_id=thought.pk,
     )
     return TickOutcome(True, claim.bypass or "interval", thought, claim.refreshed)
 
