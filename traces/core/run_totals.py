@@ -42,6 +42,14 @@ def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
+def _usd(cost: Decimal) -> str:
+    """Four decimals from a cent up; below, two significant digits (a run
+    of a few small calls costs fractions of a cent)."""
+    if cost == 0 or abs(cost) >= Decimal("0.01"):
+        return f"${cost:.4f}"
+    return f"${cost:.{-cost.copy_abs().adjusted() + 1}f}"
+
+
 def _tokens_line(totals: RunUsageTotals) -> str:
     if totals.calls_with_usage == 0:
         return "tokens: not reported by the model"
@@ -62,7 +70,7 @@ def _cost_line(totals: RunUsageTotals) -> str:
     unpriced = totals.unpriced_calls
     if totals.cost_usd is None or totals.priced_calls == 0:
         return f"cost: unknown ({_plural(unpriced, 'call')} unpriced)"
-    line = f"cost: ${totals.cost_usd:.4f}"
+    line = f"cost: {_usd(totals.cost_usd)}"
     if unpriced:
         line += f" for {totals.priced_calls:,} of {totals.calls:,} calls"
     notes = []

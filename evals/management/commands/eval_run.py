@@ -1,5 +1,9 @@
 """``manage.py eval_run``: start a scenario eval run.
 
+With ``--wait`` the summary ends with the run's model calls, tokens and
+cost (``traces.facade.usage_lines``): unknown figures are said to be
+unknown, never printed as 0.
+
 Exit codes: 0 PASS (or queued without ``--wait``), 1 FAIL or a failed run,
 2 invalid input (an invalid suite prints every invalid line; nothing is run
 or stored).
@@ -37,6 +41,7 @@ from evals.services.harness.suites import suite_locate
 from evals.services.runs.lifecycle import run_execute
 from evalsite.progress import Progress
 from evalsite.siteurl import site_link
+from traces.facade import run_usage_totals, usage_lines
 
 EXIT_FAIL = 1
 EXIT_INVALID = 2
@@ -192,6 +197,8 @@ class Command(BaseCommand):
             write("verdict: FAIL (failed: " + ",".join(run.failed_properties) + ")")
         write(f"artifacts: {run.artifacts_dir}")
         write(f"url: {url}")
+        for line in usage_lines(run_usage_totals(run.run_id)):
+            write(line)
 
     def _print_uncertainty(self, run: Run) -> None:
         found = run.uncertainty or {}

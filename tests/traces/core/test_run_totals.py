@@ -65,3 +65,8 @@ def test_a_cost_known_at_the_source_needs_no_table() -> None:
 
 def test_a_run_without_calls_says_so() -> None:
     assert usage_lines(RunUsageTotals()) == ["model calls: none recorded"]
+
+
+def test_fractions_of_a_cent_keep_two_significant_digits() -> None:
+    totals = RunUsageTotals(calls=1, priced_calls=1, cost_usd=Decimal("0.0001035"))
+    assert usage_lines(totals)[2] == "cost: $0.00010"
