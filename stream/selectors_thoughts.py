@@ -1,6 +1,6 @@
 """Which thoughts an agent owns, for apps that link records to thoughts by id.
 
-Traces links a span to the thought it names (``evalsite.thought.id``) only
+Traces links a span to the thought it names (its thought id attribute) only
 when the thought is the sending agent's: one agent's key must not attach
 spans to another agent's thoughts.
 """
