@@ -181,7 +181,7 @@ def _crowded(moments: Sequence[Any]) -> bool:
     return same_second or closest < span * CROWDED_SHARE
 
 
-def _time_axis(points: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
+def time_axis(points: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
     """The x values and x axis of a chart over runs: their finish times on a
     date axis (never ticking below a second), or, when they all finished
     within ``DATE_AXIS_MIN_SPAN_S``, when two would share a spot on the axis
@@ -227,7 +227,7 @@ def trend_figure(
     shown = [p for p in points if p.value is not None]
     if not shown:
         return None
-    x, xaxis = _time_axis(shown)
+    x, xaxis = time_axis(shown)
     data: list[dict[str, Any]] = []
     if intervals:
         bounds = [intervals.get(p.run_id) for p in shown]
@@ -283,7 +283,7 @@ def latency_figure(points: Sequence[Any]) -> dict[str, Any] | None:
     ]
     if not shown:
         return None
-    x, xaxis = _time_axis(shown)
+    x, xaxis = time_axis(shown)
     data = [
         {
             "type": "scatter",

@@ -8,7 +8,8 @@ Computed on every request, never kept with the comparison
 arrive (an agent's exporter sends them late), and a kept comparison would
 not see them. One query for every run of the comparison. Reads only.
 
-``budget_checks``: the same figures for the CI gate's cost and latency
+``runs_usage`` / ``run_usage_to_json``: each run's own figures (the
+trends page). ``budget_checks``: the same figures for the CI gate's cost and latency
 budgets (``benchmark_ci_gate --max-cost-increase/--max-p95-latency-ms``).
 """
 
@@ -124,3 +125,22 @@ def budget_checks(
         for run_id, item in usage.items()
     }
     return judge_budgets(budgets, wanted, figures)
+
+
+def runs_usage(run_ids: Iterable[str]) -> dict[str, RunUsage]:
+    """Each run's model calls, cost and latency (``traces.facade``); one
+    query however many runs (a trends page of 1,000)."""
+    return runs_usage_summary(run_ids)
+
+
+def run_usage_to_json(usage: RunUsage) -> dict[str, object]:
+    """One run's figures in the trends page's JSON (camelCase)."""
+    return {
+        "calls": usage.calls,
+        "unpricedCalls": usage.unpriced_calls,
+        "costUsd": usage.cost_usd,
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "latencyP50Ms": usage.latency_p50_ms,
+        "latencyP95Ms": usage.latency_p95_ms,
+    }

@@ -18,12 +18,14 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from core.errors import NotFound
-from evals import charts
+from evals import charts, charts_usage
 from evals.core.compare import PASS_RATE
 from evals.core.exports import csv_export, json_export, trend_csv_rows, trend_to_json
 from evals.selectors.benchmarks import benchmark_choices, benchmark_get
 from evals.selectors.trends import Trend, TrendPoint, benchmark_trend
+from evals.services.compare_usage import RunUsage, run_usage_to_json, runs_usage
 from evals.services.stat_verdicts import TrendStats, trend_stats
+from evals.views.compare_usage import millis, money
 from evals.views.dashboard import (
     DIRECTION_TEXT,
     TREND_ROWS_PER_PAGE,
@@ -42,8 +44,19 @@ def _interval_text(stats: TrendStats, run_id: str) -> str:
     return f"[{number_text(found[0])}, {number_text(found[1])}]"
 
 
+def _cost_text(usage: RunUsage | None) -> str:
+    if usage is None or not usage.calls:
+        return "no model calls"
+    if usage.cost_usd is None:
+        return f"unknown ({usage.unpriced_calls} unpriced)"
+    return money(usage.cost_usd)
+
+
 def _trend_rows(
-    trend: Trend, points: Iterable[TrendPoint], stats: TrendStats
+    trend: Trend,
+    points: Iterable[TrendPoint],
+    stats: TrendStats,
+    usage: dict[str, RunUsage],
 ) -> list[dict[str, Any]]:
     benchmark_id = trend.benchmark.benchmark_id
     return [
@@ -57,6 +70,10 @@ def _trend_rows(
             "p95": number_text(point.metrics.get("latency_p95_ms")),
             "action_rate": number_text(point.metrics.get("action_rate")),
             "compulsion_proxy": number_text(point.metrics.get("compulsion_proxy")),
+            "cost": _cost_text(usage.get(point.run_id)),
+            "model_p95": millis(usage[point.run_id].latency_p95_ms)
+            if point.run_id in usage and usage[point.run_id].calls
+            else "no model calls",
             "compare_url": query_url(
                 "evals:compare",
                 [("base", point.previous_run_id), ("candidate", point.run_id)],
@@ -137,10 +154,21 @@ def trends(request: HttpRequest) -> HttpResponse:
         return _unknown_metric(request, context, trend)
     identity = [("benchmark", benchmark_id), ("metric", metric)]
     stem = f"trend-{benchmark_id}-{metric}"
+    usage = runs_usage(p.run_id for p in trend.points)
     answer = download(
         request,
         {
-            "json": lambda: json_export(trend_to_json(trend), f"{stem}.json"),
+            "json": lambda: json_export(
+                {
+                    **trend_to_json(trend),
+                    # Each run's model calls: cost, tokens, model time.
+                    "costAndLatency": {
+                        run_id: run_usage_to_json(item)
+                        for run_id, item in usage.items()
+                    },
+                },
+                f"{stem}.json",
+            ),
             "csv": lambda: csv_export(trend_csv_rows(trend), f"{stem}.csv"),
         },
     )
@@ -165,7 +193,10 @@ def trends(request: HttpRequest) -> HttpResponse:
     context.update(
         {
             "trend": trend,
-            "columns": _columns(trend),
+            "columns": {
+                **_columns(trend),
+                "usage": any(item.calls for item in usage.values()),
+            },
             "metric_caption": (
                 "Click a point to open that run; the dashed line is the "
                 "baseline. The table below has the same numbers."
@@ -175,7 +206,7 @@ def trends(request: HttpRequest) -> HttpResponse:
             )
             + (" The shaded band is each run's 95% interval." if banded else ""),
             "identity_query": urlencode(identity),
-            "rows": _trend_rows(trend, page.object_list, stats),
+            "rows": _trend_rows(trend, page.object_list, stats, usage),
             "banded": banded,
             "stat_covered": stats.covered,
             "has_steps": bool(stats.steps),
@@ -184,6 +215,7 @@ def trends(request: HttpRequest) -> HttpResponse:
             "baseline_value": number_text(trend.baseline_value),
             "metric_figure": metric_figure,
             "latency_figure": charts.latency_figure(trend.points),
+            "usage_figure": charts_usage.usage_trend_figure(trend.points, usage),
             "scatter_figure": charts.action_compulsion_figure(trend.points),
             "downloads": [
                 ("JSON", query_url("evals:trends", [*identity, ("format", "json")])),
