@@ -7,7 +7,7 @@ source ``harness`` linked to the run (``run_ref``) and the case
 Its trace id is derived from the run id and the case id, so a chunk that is
 retried stores its calls once. The prompt and the completion are not
 copied into the span: the scenario artifact holds them, and the span names
-it (``evalsite.artifact``, relative to the run's bundle). The chunk's
+it (attribute "evalsite.artifact", relative to the run's bundle). The chunk's
 spans go to ``traces.facade.record_spans`` in one batch, after the chunk's
 work, with no transaction of the harness open around it.
 """
