@@ -24,7 +24,8 @@ each figure:
   the 2.5th and 97.5th percentiles), only with at least
   ``BOOTSTRAP_MIN_SCENARIOS`` shared scenarios: a p95 of fewer says little.
 
-Pure numpy; deterministic for a seed. docs/statistics.md states the rules.
+Pure numpy; deterministic for a seed. docs/evals.md ("Cost and latency beside
+behaviour") states the rules.
 """
 
 from __future__ import annotations
