@@ -1,8 +1,9 @@
-"""A local OTLP/HTTP logs receiver for the score export's tests.
+"""A local OTLP/HTTP receiver for the score export's tests.
 
 It listens on a free loopback port in a thread, decodes each body with the
-official ``ExportLogsServiceRequest`` and answers with the statuses it was
-given in turn (the last one repeats). Nothing leaves the machine.
+official ``ExportLogsServiceRequest`` (or ``ExportTraceServiceRequest`` for
+a ``/v1/traces`` path) and answers with the statuses it was given in turn
+(the last one repeats). Nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -17,26 +18,40 @@ from typing import Any
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
 )
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+)
 
 
 @dataclass
 class Received:
     path: str
     headers: dict[str, str]
-    request: ExportLogsServiceRequest
+    request: Any
 
     def events(self) -> list[dict[str, Any]]:
-        """Each log record's attributes as a dict, with its trace id."""
+        """Each log record's (or span event's) attributes as a dict, with
+        the trace id of the record (or span)."""
         out = []
+        if isinstance(self.request, ExportTraceServiceRequest):
+            for resource_spans in self.request.resource_spans:
+                for scope_spans in resource_spans.scope_spans:
+                    for span in scope_spans.spans:
+                        for event in span.events:
+                            out.append(_attributes(event, span.trace_id))
+            return out
         for resource_logs in self.request.resource_logs:
             for scope_logs in resource_logs.scope_logs:
                 for record in scope_logs.log_records:
-                    found: dict[str, Any] = {"trace_id": record.trace_id.hex()}
-                    for pair in record.attributes:
-                        kind = pair.value.WhichOneof("value")
-                        found[pair.key] = getattr(pair.value, kind)
-                    out.append(found)
+                    out.append(_attributes(record, record.trace_id))
         return out
+
+
+def _attributes(item: Any, trace_id: bytes) -> dict[str, Any]:
+    found: dict[str, Any] = {"trace_id": trace_id.hex()}
+    for pair in item.attributes:
+        found[pair.key] = getattr(pair.value, pair.value.WhichOneof("value"))
+    return found
 
 
 @dataclass
@@ -47,8 +62,9 @@ class Receiver:
 
 
 @contextmanager
-def otlp_receiver(*answers: int) -> Iterator[Receiver]:
-    """A receiver answering ``answers`` in turn (200 when none given)."""
+def otlp_receiver(*answers: int, path: str = "/v1/logs") -> Iterator[Receiver]:
+    """A receiver at ``path`` answering ``answers`` in turn (200 when none
+    given)."""
     receiver = Receiver(url="", answers=list(answers) or [200])
 
     class Handler(BaseHTTPRequestHandler):
@@ -58,7 +74,11 @@ def otlp_receiver(*answers: int) -> Iterator[Receiver]:
                 Received(
                     path=self.path,
                     headers={k.lower(): v for k, v in self.headers.items()},
-                    request=ExportLogsServiceRequest.FromString(body),
+                    request=(
+                        ExportTraceServiceRequest
+                        if self.path.endswith("/v1/traces")
+                        else ExportLogsServiceRequest
+                    ).FromString(body),
                 )
             )
             index = min(len(receiver.received), len(receiver.answers)) - 1
@@ -74,7 +94,7 @@ def otlp_receiver(*answers: int) -> Iterator[Receiver]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    receiver.url = f"http://127.0.0.1:{server.server_address[1]}/v1/logs"
+    receiver.url = f"http://127.0.0.1:{server.server_address[1]}{path}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

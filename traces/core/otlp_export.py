@@ -11,16 +11,16 @@ event, carried as OTLP log records with ``event_name`` set):
   ``EvaluationExport.metrics_skipped``);
 - ``evalsite.case``: one per case, 1.0 / 0.0 labelled ``pass`` / ``fail``,
   at most ``max_cases`` of them in case-id order; a case whose model calls
-  were recorded carries that trace's id and its root span's id, so a
-  backend (Langfuse, Phoenix) attaches the score to the trace.
+  were recorded carries that trace's id and its root span's id (the
+  event is parented to the operation it judges, as the conventions ask).
 
 Every event carries the run's links (``evalsite.run.id``,
 ``evalsite.benchmark.id``, ``evalsite.benchmark.kind``,
 ``evalsite.run.status``); the resource is ``service.name=evalsite``.
 
-Also here: the ``OTLP_EXPORT_HEADERS`` format, how an endpoint's answer is
-judged (OTLP/HTTP: 429, 502, 503 and 504 are worth retrying, any other
-error is not) and the backoff between attempts.
+How the request is delivered (headers, answers, backoff) is
+``traces.core.otlp_delivery``; the same results as span events, for a
+backend that takes only traces, ``traces.core.otlp_export_spans``.
 
 Deterministic: the same scores and ``observed_at`` give byte-identical
 bodies; nothing here reads the clock or the network.
@@ -28,18 +28,14 @@ bodies; nothing here reads the clock or the network.
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
-from urllib.parse import unquote
 
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
-    ExportLogsServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import (
     AnyValue,
@@ -53,8 +49,6 @@ from opentelemetry.proto.logs.v1.logs_pb2 import (
     ScopeLogs,
 )
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-
-from core.errors import CoreError
 
 EVENT_NAME: Final = "gen_ai.evaluation.result"
 ATTR_NAME: Final = "gen_ai.evaluation.name"
@@ -83,26 +77,7 @@ LABEL_PASS: Final = "pass"  # noqa: S105 - a label
 LABEL_FAIL: Final = "fail"
 
 EXPLANATION_MAX: Final = 500
-# OTLP/HTTP: these answers mean "try again later"; every other error is final.
-RETRYABLE_STATUSES: Final = frozenset({429, 502, 503, 504})
-BACKOFF_BASE_S: Final = 5.0
-BACKOFF_MAX_S: Final = 300.0
-
-OUTCOME_SENT: Final = "sent"
-OUTCOME_RETRY: Final = "retry"
-OUTCOME_FAILED: Final = "failed"
-
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_TOKEN_CHARS: Final = frozenset(
-    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-)
-
-
-class ExportSettingInvalid(CoreError):
-    """A setting of the export cannot be used; the message names the
-    setting and the entry, never a value (headers hold credentials)."""
-
-    code = "invalid_setting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +112,8 @@ class RunScores:
     finished_at: datetime
     cases: tuple[CaseScore, ...] = ()
     cases_recorded: int = 0
+    # When the run started (the run span's start); None: ``finished_at``.
+    started_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,18 +125,6 @@ class EvaluationExport:
     cases_exported: int
     cases_left_out: int
     metrics_skipped: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class EndpointAnswer:
-    """How an endpoint's answer is taken: ``outcome`` is ``sent``,
-    ``retry`` or ``failed``; ``error`` says why in words (for a ``sent``
-    answer: the events the endpoint refused, if any)."""
-
-    outcome: str
-    error: str = ""
-    retry_after_s: float | None = None
-    rejected: int = 0
 
 
 def unix_nanos(moment: datetime) -> int:
@@ -176,10 +141,6 @@ def _value(value: str | float | bool) -> AnyValue:
     return AnyValue(string_value=value)
 
 
-def _attributes(pairs: list[tuple[str, str | float | bool]]) -> list[KeyValue]:
-    return [KeyValue(key=key, value=_value(value)) for key, value in pairs]
-
-
 def _clip(text: str) -> str:
     return text if len(text) <= EXPLANATION_MAX else text[: EXPLANATION_MAX - 1] + "…"
 
@@ -192,21 +153,44 @@ def _is_number(value: object) -> bool:
     )
 
 
-def _record(
+Attribute = tuple[str, str | float | bool]
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationResult:
+    """One ``gen_ai.evaluation.result``: its attributes in order, and the
+    case it judges (None for the run's own results)."""
+
+    attributes: tuple[Attribute, ...]
+    case: CaseScore | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationResults:
+    """The results of a run, run-level first, then the cases by id."""
+
+    results: tuple[EvaluationResult, ...]
+    cases_exported: int
+    cases_left_out: int
+    metrics_skipped: tuple[str, ...]
+
+
+def attribute_list(pairs: Iterable[Attribute]) -> list[KeyValue]:
+    """``pairs`` as OTLP attributes (a float stays a double, a bool a bool)."""
+    return [KeyValue(key=key, value=_value(value)) for key, value in pairs]
+
+
+def _result(
     scores: RunScores,
     *,
     name: str,
     value: float,
     label: str = "",
     explanation: str = "",
-    extra: list[tuple[str, str | float | bool]] | None = None,
-    observed_ns: int,
-) -> LogRecord:
-    pairs: list[tuple[str, str | float | bool]] = [
-        (ATTR_EVENT_NAME, EVENT_NAME),
-        (ATTR_NAME, name),
-        (ATTR_SCORE_VALUE, float(value)),
-    ]
+    extra: tuple[Attribute, ...] = (),
+    case: CaseScore | None = None,
+) -> EvaluationResult:
+    pairs: list[Attribute] = [(ATTR_NAME, name), (ATTR_SCORE_VALUE, float(value))]
     if label:
         pairs.append((ATTR_SCORE_LABEL, label))
     if explanation:
@@ -216,19 +200,9 @@ def _record(
         (ATTR_BENCHMARK_ID, scores.benchmark_id),
         (ATTR_BENCHMARK_KIND, scores.kind),
         (ATTR_RUN_STATUS, scores.status),
+        *extra,
     ]
-    pairs += extra or []
-    record = LogRecord(
-        time_unix_nano=unix_nanos(scores.finished_at),
-        observed_time_unix_nano=observed_ns,
-        severity_number=SEVERITY_NUMBER_INFO,
-        severity_text="INFO",
-        attributes=_attributes(pairs),
-    )
-    # opentelemetry-proto before 1.31 has no event_name field.
-    if "event_name" in LogRecord.DESCRIPTOR.fields_by_name:
-        record.event_name = EVENT_NAME
-    return record
+    return EvaluationResult(tuple(pairs), case)
 
 
 def _verdict_explanation(scores: RunScores) -> str:
@@ -238,23 +212,92 @@ def _verdict_explanation(scores: RunScores) -> str:
     return f"failed: {failed}" if failed else f"the run {scores.status}"
 
 
-def _case_record(scores: RunScores, case: CaseScore, *, observed_ns: int) -> LogRecord:
+def _case_result(scores: RunScores, case: CaseScore) -> EvaluationResult:
     explanation = "passed" if case.passed else "failed"
     if case.error:
         explanation += f": {case.error}"
-    record = _record(
+    return _result(
         scores,
         name=EVAL_CASE,
         value=1.0 if case.passed else 0.0,
         label=LABEL_PASS if case.passed else LABEL_FAIL,
         explanation=explanation,
-        extra=[(ATTR_CASE_ID, case.case_id)],
-        observed_ns=observed_ns,
+        extra=((ATTR_CASE_ID, case.case_id),),
+        case=case,
     )
-    if len(case.trace_id) == 32 and len(case.span_id) == 16:
+
+
+def evaluation_results(scores: RunScores, *, max_cases: int) -> EvaluationResults:
+    """The run's evaluation results (see the module docstring), at most
+    ``max_cases`` case results (0: none), whatever the signal."""
+    total = scores.total_cases
+    results = [
+        _result(
+            scores,
+            name=EVAL_PASS_RATE,
+            value=scores.passed_cases / total if total else 0.0,
+            explanation=f"{scores.passed_cases} of {total} cases passed",
+        )
+    ]
+    if scores.verdict_passed is not None:
+        failed_run = scores.status == "failed"
+        results.append(
+            _result(
+                scores,
+                name=EVAL_VERDICT,
+                value=1.0 if scores.verdict_passed else 0.0,
+                label=LABEL_PASS if scores.verdict_passed else LABEL_FAIL,
+                explanation=_verdict_explanation(scores),
+                extra=((ATTR_ERROR_TYPE, "run_failed"),) if failed_run else (),
+            )
+        )
+    skipped = []
+    for name in sorted(scores.metrics):
+        value = scores.metrics[name]
+        if isinstance(value, int | float) and _is_number(value):
+            results.append(
+                _result(scores, name=EVAL_METRIC_PREFIX + name, value=float(value))
+            )
+        else:
+            skipped.append(name)
+    cases = sorted(scores.cases, key=lambda c: c.case_id)[: max(max_cases, 0)]
+    results += [_case_result(scores, c) for c in cases]
+    recorded = max(scores.cases_recorded, len(scores.cases))
+    return EvaluationResults(
+        results=tuple(results),
+        cases_exported=len(cases),
+        cases_left_out=recorded - len(cases),
+        metrics_skipped=tuple(skipped),
+    )
+
+
+def linked(case: CaseScore | None) -> bool:
+    """Whether ``case`` names a recorded trace and span."""
+    return case is not None and len(case.trace_id) == 32 and len(case.span_id) == 16
+
+
+def _log_record(
+    result: EvaluationResult, *, time_ns: int, observed_ns: int
+) -> LogRecord:
+    record = LogRecord(
+        time_unix_nano=time_ns,
+        observed_time_unix_nano=observed_ns,
+        severity_number=SEVERITY_NUMBER_INFO,
+        severity_text="INFO",
+        attributes=attribute_list(((ATTR_EVENT_NAME, EVENT_NAME), *result.attributes)),
+    )
+    # opentelemetry-proto before 1.31 has no event_name field.
+    if "event_name" in LogRecord.DESCRIPTOR.fields_by_name:
+        record.event_name = EVENT_NAME
+    case = result.case
+    if case is not None and linked(case):
         record.trace_id = bytes.fromhex(case.trace_id)
         record.span_id = bytes.fromhex(case.span_id)
     return record
+
+
+def resource() -> Resource:
+    return Resource(attributes=attribute_list([("service.name", SERVICE_NAME)]))
 
 
 def evaluation_export(
@@ -263,54 +306,16 @@ def evaluation_export(
     """The OTLP/HTTP logs request (protobuf) carrying ``scores`` as
     ``gen_ai.evaluation.result`` events (see the module docstring), at most
     ``max_cases`` case events (0: none). Same input, same bytes."""
+    found = evaluation_results(scores, max_cases=max_cases)
+    time_ns = unix_nanos(scores.finished_at)
     observed_ns = unix_nanos(observed_at)
-    total = scores.total_cases
     records = [
-        _record(
-            scores,
-            name=EVAL_PASS_RATE,
-            value=scores.passed_cases / total if total else 0.0,
-            explanation=f"{scores.passed_cases} of {scores.total_cases} cases passed",
-            observed_ns=observed_ns,
-        )
+        _log_record(r, time_ns=time_ns, observed_ns=observed_ns) for r in found.results
     ]
-    if scores.verdict_passed is not None:
-        extra: list[tuple[str, str | float | bool]] = []
-        if scores.status == "failed":
-            extra.append((ATTR_ERROR_TYPE, "run_failed"))
-        records.append(
-            _record(
-                scores,
-                name=EVAL_VERDICT,
-                value=1.0 if scores.verdict_passed else 0.0,
-                label=LABEL_PASS if scores.verdict_passed else LABEL_FAIL,
-                explanation=_verdict_explanation(scores),
-                extra=extra,
-                observed_ns=observed_ns,
-            )
-        )
-    skipped = []
-    for name in sorted(scores.metrics):
-        value = scores.metrics[name]
-        if not _is_number(value):
-            skipped.append(name)
-            continue
-        records.append(
-            _record(
-                scores,
-                name=EVAL_METRIC_PREFIX + name,
-                value=float(value),  # type: ignore[arg-type]
-                observed_ns=observed_ns,
-            )
-        )
-    cases = sorted(scores.cases, key=lambda c: c.case_id)[: max(max_cases, 0)]
-    records += [_case_record(scores, c, observed_ns=observed_ns) for c in cases]
     request = ExportLogsServiceRequest(
         resource_logs=[
             ResourceLogs(
-                resource=Resource(
-                    attributes=_attributes([("service.name", SERVICE_NAME)])
-                ),
+                resource=resource(),
                 scope_logs=[
                     ScopeLogs(
                         scope=InstrumentationScope(name=SCOPE_NAME),
@@ -320,96 +325,10 @@ def evaluation_export(
             )
         ]
     )
-    recorded = max(scores.cases_recorded, len(scores.cases))
     return EvaluationExport(
         body=request.SerializeToString(deterministic=True),
         events=len(records),
-        cases_exported=len(cases),
-        cases_left_out=recorded - len(cases),
-        metrics_skipped=tuple(skipped),
+        cases_exported=found.cases_exported,
+        cases_left_out=found.cases_left_out,
+        metrics_skipped=found.metrics_skipped,
     )
-
-
-def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
-    """``OTLP_EXPORT_HEADERS`` (``Name=value,Name2=value2``, values
-    percent-decoded as OpenTelemetry's ``OTEL_EXPORTER_OTLP_HEADERS``) as
-    pairs in order; ``ExportSettingInvalid`` naming the entry otherwise."""
-    pairs = []
-    for index, entry in enumerate(text.split(","), start=1):
-        if not entry.strip():
-            continue
-        name, equals, value = entry.partition("=")
-        name = name.strip()
-        where = f"OTLP_EXPORT_HEADERS: entry {index}"
-        if not equals:
-            raise ExportSettingInvalid(f"{where} has no '=' (write Name=value)")
-        if not name or not set(name) <= _TOKEN_CHARS:
-            raise ExportSettingInvalid(f"{where} has no valid header name")
-        decoded = unquote(value.strip())
-        if any(ch in decoded for ch in "\r\n\0"):
-            raise ExportSettingInvalid(f"{where} has a line break in its value")
-        pairs.append((name, decoded))
-    return tuple(pairs)
-
-
-def _retry_after_s(value: str | None) -> float | None:
-    # Only the delta-seconds form: a date would need the clock.
-    if value is None or not value.strip().isdigit():
-        return None
-    return float(value.strip())
-
-
-def _rejected(content_type: str, body: bytes) -> tuple[int, str]:
-    """The partial success an OTLP answer reports, (0, "") when none or
-    when the body cannot be read (the events were taken)."""
-    if not body:
-        return 0, ""
-    try:
-        if "json" in content_type:
-            document = json.loads(body)
-            partial = document.get("partialSuccess") or {}
-            return int(partial.get("rejectedLogRecords") or 0), str(
-                partial.get("errorMessage") or ""
-            )
-        answer = ExportLogsServiceResponse.FromString(body)
-    except (DecodeError, ValueError, TypeError, AttributeError):
-        return 0, ""
-    partial_success = answer.partial_success
-    return int(partial_success.rejected_log_records), partial_success.error_message
-
-
-def endpoint_answer(
-    *,
-    status: int,
-    reason: str,
-    content_type: str = "",
-    body: bytes = b"",
-    retry_after: str | None = None,
-) -> EndpointAnswer:
-    """How the export takes the endpoint's HTTP answer (status, reason
-    phrase, headers, body)."""
-    if 200 <= status < 300:
-        rejected, message = _rejected(content_type, body)
-        if rejected:
-            error = f"the endpoint refused {rejected} events"
-            return EndpointAnswer(
-                OUTCOME_SENT,
-                error=f"{error}: {_clip(message)}" if message else error,
-                rejected=rejected,
-            )
-        return EndpointAnswer(OUTCOME_SENT)
-    error = f"HTTP {status} {reason}".strip()
-    if status in RETRYABLE_STATUSES:
-        return EndpointAnswer(
-            OUTCOME_RETRY, error=error, retry_after_s=_retry_after_s(retry_after)
-        )
-    return EndpointAnswer(OUTCOME_FAILED, error=error)
-
-
-def retry_delay_s(attempt: int, *, retry_after_s: float | None = None) -> float:
-    """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...):
-    5, 10, 20, ... up to 300, or the endpoint's ``Retry-After`` (also at
-    most 300)."""
-    if retry_after_s is not None:
-        return min(max(retry_after_s, 0.0), BACKOFF_MAX_S)
-    return min(BACKOFF_BASE_S * float(2 ** max(attempt - 1, 0)), BACKOFF_MAX_S)

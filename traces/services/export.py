@@ -2,8 +2,10 @@
 
 The run is read through ``evals.facade``, turned into OTLP
 ``gen_ai.evaluation.result`` events by ``traces.core.otlp_export`` (a case
-whose model calls were recorded is linked to its trace's root span) and
-POSTed as ``application/x-protobuf`` with ``OTLP_EXPORT_HEADERS``, within
+whose model calls were recorded is linked to its trace's root span), or
+into span events by ``traces.core.otlp_export_spans`` for an endpoint whose
+path ends in ``/v1/traces`` (``traces.core.otlp_delivery``), and POSTed
+as ``application/x-protobuf`` with ``OTLP_EXPORT_HEADERS``, within
 ``OTLP_EXPORT_TIMEOUT_S``. The POST never runs inside a database
 transaction: the attempt is claimed and the outcome recorded in short
 writes before and after it (call it outside ``transaction.atomic``).
@@ -22,6 +24,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
+from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
@@ -30,20 +33,26 @@ from django.utils import timezone
 
 from evals.facade import RunScores as StoredScores
 from evals.facade import run_scores
-from traces.core.otlp_export import (
-    CONTENT_TYPE,
+from traces.core.otlp_delivery import (
     OUTCOME_FAILED,
     OUTCOME_RETRY,
     OUTCOME_SENT,
-    CaseScore,
+    SIGNAL_TRACES,
     EndpointAnswer,
     ExportSettingInvalid,
-    RunScores,
     endpoint_answer,
-    evaluation_export,
     parse_headers,
     retry_delay_s,
+    signal_of,
 )
+from traces.core.otlp_export import (
+    CONTENT_TYPE,
+    CaseScore,
+    EvaluationExport,
+    RunScores,
+    evaluation_export,
+)
+from traces.core.otlp_export_spans import evaluation_spans_export
 from traces.models import ScoreExport, Span
 from traces.services.export_queue import export_enabled
 
@@ -95,6 +104,7 @@ def _scores(stored: StoredScores) -> RunScores:
         verdict_passed=run.verdict_passed,
         failed_properties=tuple(run.failed_properties),
         finished_at=run.completed_at or run.started_at,
+        started_at=run.started_at,
         cases=tuple(
             CaseScore(
                 c.case_id,
@@ -109,7 +119,15 @@ def _scores(stored: StoredScores) -> RunScores:
     )
 
 
-def _post(body: bytes, headers: tuple[tuple[str, str], ...]) -> EndpointAnswer:
+def _payload(scores: RunScores, *, signal: str, now: datetime) -> EvaluationExport:
+    if signal == SIGNAL_TRACES:
+        return evaluation_spans_export(scores, max_cases=CASE_EVENTS_MAX)
+    return evaluation_export(scores, observed_at=now, max_cases=CASE_EVENTS_MAX)
+
+
+def _post(
+    body: bytes, headers: tuple[tuple[str, str], ...], *, signal: str
+) -> EndpointAnswer:
     try:
         response = httpx.post(
             settings.OTLP_EXPORT_ENDPOINT,
@@ -130,6 +148,7 @@ def _post(body: bytes, headers: tuple[tuple[str, str], ...]) -> EndpointAnswer:
         content_type=response.headers.get("content-type", ""),
         body=response.content,
         retry_after=response.headers.get("retry-after"),
+        signal=signal,
     )
 
 
@@ -176,16 +195,15 @@ def score_export_send(*, export_pk: int, now: datetime | None = None) -> SendRes
         return _close(export, failed, "the run no longer exists", attempts=0)
     if stored.run.completed_at is None:
         return _close(export, failed, "the run has not finished", attempts=0)
-    payload = evaluation_export(
-        _scores(stored), observed_at=now or timezone.now(), max_cases=CASE_EVENTS_MAX
-    )
+    signal = signal_of(urlsplit(settings.OTLP_EXPORT_ENDPOINT).path)
+    payload = _payload(_scores(stored), signal=signal, now=now or timezone.now())
     claimed = ScoreExport.objects.filter(
         pk=export.pk, status=ScoreExport.Status.PENDING, attempts=export.attempts
     ).update(attempts=F("attempts") + 1)
     if not claimed:
         return SendResult(OUTCOME_SKIPPED)
     attempts = export.attempts + 1
-    answer = _post(payload.body, headers)
+    answer = _post(payload.body, headers, signal=signal)
     if answer.outcome == OUTCOME_SENT:
         ScoreExport.objects.filter(pk=export.pk).update(
             status=ScoreExport.Status.SENT,

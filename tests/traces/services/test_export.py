@@ -132,6 +132,29 @@ def test_a_case_with_recorded_model_calls_links_its_trace() -> None:
     ]
 
 
+def test_a_traces_endpoint_gets_the_results_as_span_events() -> None:
+    finished_run()
+    export = pending()
+    with (
+        otlp_receiver(path="/api/public/otel/v1/traces") as receiver,
+        override_settings(OTLP_EXPORT_ENDPOINT=receiver.url),
+    ):
+        result = score_export_send(export_pk=export.pk)
+    assert result.outcome == "sent"
+    (received,) = receiver.received
+    assert received.path == "/api/public/otel/v1/traces"
+    spans = received.request.resource_spans[0].scope_spans[0].spans
+    assert [s.name for s in spans] == ["evaluate suite-a", "evaluate s1", "evaluate s2"]
+    names = [e["gen_ai.evaluation.name"] for e in received.events()]
+    assert names == [
+        "evalsite.pass_rate",
+        "evalsite.verdict",
+        "evalsite.metric.action_rate",
+        "evalsite.case",
+        "evalsite.case",
+    ]
+
+
 def test_a_503_is_retried_later_and_counted(log_lines: Any) -> None:
     finished_run()
     export = pending()
