@@ -2,28 +2,26 @@
 
     .venv/bin/python bench/traces.py            # embedded SQLite (a temp file)
     .venv/bin/python bench/traces.py --quick    # smaller sizes, a few seconds
+    .venv/bin/python bench/traces.py --profile  # where the OTLP side's time goes
     DATABASE_URL=postgres://... .venv/bin/python bench/traces.py
 
-Three figures, each against its target:
+1. spans/s through ``POST /v1/traces`` in 100-span batches (protobuf bodies
+   built with opentelemetry-proto, as the SDK's exporter sends them; a key
+   with the ``traces`` scope; Django's WSGI handler called as a server calls
+   it, no socket) next to a raw insert of the same rows in the same run
+   (``executemany`` of every column, one transaction per 100 rows; target
+   ratio >= 0.5). ``Span.objects.bulk_create`` of the same rows is shown too.
+2. the p95 answer time of one 100-span batch (target < 50 ms).
+3. the run page (``/evals/runs/<id>/``) of a harness run with 10,000 spans
+   (100 scenarios x K=10, 10 model-call spans per case, one trace per case)
+   for a logged-in staff user, best of 5 after a warm-up (target < 1 s),
+   next to the same page of an equal run without spans. Then, for scale
+   only, 1,000 scenarios x K=10 with one span per case: the page lists every
+   case, so its time is mostly the case table's.
 
-1. spans/s through ``POST /v1/traces`` with 100-span batches (protobuf bodies
-   built with opentelemetry-proto, as the SDK's exporter sends them; an agent
-   key with the ``traces`` scope; Django's WSGI handler called as a server
-   calls it, the whole stack in process, no socket) next to a raw insert of
-   the same rows into the same database in the same run (``executemany`` of
-   every column, one transaction per 100 rows): the ratio must be >= 0.5.
-   ``Span.objects.bulk_create`` of the same rows is printed beside it;
-2. the p95 answer time of one 100-span batch: < 50 ms;
-3. the run page (``/evals/runs/<id>/``) of a harness run of 1,000 scenarios
-   x K=10 epochs with one model-call span per case (10,000 spans), rendered
-   for a logged-in staff user through the test client, best of 5 after a
-   warm-up: < 1 s. The same page of an equal run without spans is the
-   reference (what the spans add).
-
-Both ingest sides get their input ready before the clock starts: the OTLP
-side its request bodies (bytes), the raw side its rows (database values).
-DEBUG is off. Prints figures, ratios, targets and PASS/MISS; exits 1 naming
-each missed target.
+Each side gets its input ready before the clock starts (request bodies;
+database values). DEBUG is off. Prints figures, ratios, targets and
+PASS/MISS; exits 1 naming each missed target.
 """
 
 from __future__ import annotations
@@ -75,6 +73,7 @@ RATIO_TARGET = 0.5
 P95_TARGET_MS = 50.0
 PAGE_TARGET_S = 1.0
 PAGE_REPEATS = 5
+THOUGHT = "The meadow is quiet and three sheep graze nearby."
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 MODELS = (
     ("openai", "gpt-4o-mini"),
@@ -211,35 +210,31 @@ def orm_insert(rows: list[Any]) -> float:
     return time.perf_counter() - started
 
 
-class Wsgi:
-    """Requests through Django's WSGI handler, as a server makes them."""
+def wsgi_poster(api_key: str) -> Any:
+    """``post(body) -> (status, content)`` through Django's WSGI handler, as
+    a server calls it (the request factory only builds the environ)."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
 
-    def __init__(self, api_key: str) -> None:
-        from django.core.handlers.wsgi import WSGIHandler
-        from django.test import RequestFactory
+    handler = WSGIHandler()
+    factory = RequestFactory(HTTP_AUTHORIZATION=f"Bearer {api_key}")
 
-        self.handler = WSGIHandler()
-        self.factory = RequestFactory(HTTP_AUTHORIZATION=f"Bearer {api_key}")
-
-    def post(self, body: bytes) -> tuple[int, bytes]:
-        request = self.factory.generic(
-            "POST", URL, body, content_type="application/x-protobuf"
-        )
+    def post(body: bytes) -> tuple[int, bytes]:
+        environ = factory.generic("POST", URL, body, "application/x-protobuf").environ
         statuses: list[str] = []
-        answer = self.handler(
-            request.environ, lambda status, _h: statuses.append(status)
-        )
-        content = b"".join(answer)
+        content = b"".join(handler(environ, lambda s, _h: statuses.append(s)))
         return int(statuses[0].split()[0]), content
 
+    return post
 
-def otlp_ingest(server: Wsgi, bodies: list[bytes]) -> tuple[float, list[float]]:
+
+def otlp_ingest(post: Any, bodies: list[bytes]) -> tuple[float, list[float]]:
     """(seconds in all, each answer's ms) for ``bodies`` posted in turn."""
     answers = []
     started = time.perf_counter()
     for body in bodies:
         sent = time.perf_counter()
-        status, content = server.post(body)
+        status, content = post(body)
         answers.append((time.perf_counter() - sent) * 1000)
         if status != 200:
             raise SystemExit(f"POST {URL} answered {status}: {content[:300]!r}")
@@ -288,12 +283,7 @@ def make_run(prefix: str, shape: tuple[int, int, int], agent_id: int | None) -> 
                 latency_ms=400.0 + n % 200,
                 stimulus_kind="nightfall",
                 affordance="allowed",
-                details={
-                    "schemaVersion": 1,
-                    "scenario": {"id": case_id.split("#")[0], "version": "v1"},
-                    "thought": "The meadow is quiet and three sheep graze nearby.",
-                    "pass": True,
-                },
+                details={"schemaVersion": 1, "thought": THOUGHT, "pass": True},
             )
             for n, case_id in enumerate(cases)
         ),
@@ -340,6 +330,7 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=("ingest", "page"), help="measure one part only"
     )
+    parser.add_argument("--profile", action="store_true", help="profile the ingest")
     args = parser.parse_args()
     batches = args.batches or (20 if args.quick else 200)
     # (scenarios, epochs, spans per case): 10,000 spans over 1,000 cases,
@@ -362,6 +353,9 @@ def main() -> int:
     )
     misses: list[str] = []
 
+    if args.profile:
+        profile_ingest(created.api_key, batches)
+        return 0
     if args.only != "page":
         misses += measure_ingest(created.api_key, agent_id, batches)
     if args.only != "ingest":
@@ -372,12 +366,29 @@ def main() -> int:
     return 1 if misses else 0
 
 
+def profile_ingest(api_key: str, batches: int, top: int = 35) -> None:
+    """cProfile's top functions of the OTLP side, instead of timing it."""
+    import cProfile
+    import pstats
+
+    server = wsgi_poster(api_key)
+    sent = fake_spans("a1", batches * BATCH)
+    bodies = [otlp_body(sent[i : i + BATCH]) for i in range(0, len(sent), BATCH)]
+    otlp_ingest(server, bodies[:3])
+    profile = cProfile.Profile()
+    profile.enable()
+    otlp_ingest(server, bodies[3:])
+    profile.disable()
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(top)
+    pstats.Stats(profile).sort_stats("tottime").print_stats(top)
+
+
 def measure_ingest(api_key: str, agent_id: int, batches: int) -> list[str]:
     """1 and 2: OTLP ingest against the raw insert of the same rows."""
     from traces.models import Span
 
     misses = []
-    server = Wsgi(api_key)
+    server = wsgi_poster(api_key)
     warm = fake_spans("f0", BATCH * 3)
     otlp_ingest(
         server, [otlp_body(warm[i : i + BATCH]) for i in range(0, len(warm), BATCH)]
