@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 
 import pytest
 from django.conf import settings
 from django.shortcuts import resolve_url
 from django.urls import reverse
 
+from traces.core.prices import PriceRuleSpec, PriceTableSpec
 from traces.core.records import SOURCE_OTLP, SpanRecord, TokenUsage
 from traces.models import PriceTable
+from traces.services.pricing import price_table_load
 from traces.services.spans import store_spans
 
 pytestmark = pytest.mark.django_db
@@ -86,3 +89,33 @@ def test_without_an_active_table_the_page_says_so(member_client) -> None:
     PriceTable.objects.update(active=False)
     html = member_client.get(URL).content.decode()
     assert "No active price table" in html
+
+
+def test_the_price_column_appears_once_a_listed_model_is_priced(
+    member_client,
+) -> None:
+    store_spans(
+        [
+            SpanRecord(
+                trace_id="56" * 16,
+                span_id="01" * 8,
+                name="chat",
+                started_at=T0,
+                ended_at=T0,
+                source=SOURCE_OTLP,
+                request_model="acme-large",
+                usage=TokenUsage(input=1, output=1),
+            )
+        ]
+    )
+    assert "<th>Price</th>" not in member_client.get(URL).content.decode()
+    price_table_load(
+        PriceTableSpec(
+            version="acme-1",
+            rules=(PriceRuleSpec("acme-*", Decimal(1), Decimal(1)),),
+        )
+    )
+    html = member_client.get(URL).content.decode()
+    assert "<th>Price</th>" in html
+    assert "priced now" in html
+    assert "load_prices --reprice-unknown" in html
