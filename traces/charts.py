@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from evalsite.charts import chart_layout
@@ -18,11 +19,16 @@ def agent_spend_figure(spend: AgentSpend) -> dict[str, Any] | None:
     A day's hover text says how many of its calls had no price."""
     if not spend.per_day:
         return None
-    days = [d.day.isoformat() for d in spend.per_day]
+    # Every day of the window has its bar (0 on a day without calls), so the
+    # axis is the window whatever the days with calls.
+    found = {d.day: d for d in spend.per_day}
+    window = [spend.until - timedelta(days=n) for n in range(spend.days - 1, -1, -1)]
+    days = [day.isoformat() for day in window]
+    costs = [float(found[d].cost_usd or 0) if d in found else 0.0 for d in window]
+    calls = [found[d].calls if d in found else 0 for d in window]
     hover = [
-        f"{d.calls} call{'s' if d.calls != 1 else ''}"
-        + (f", {d.unpriced} unpriced (cost unknown)" if d.unpriced else "")
-        for d in spend.per_day
+        _day_words(found[d].calls, found[d].unpriced) if d in found else "no calls"
+        for d in window
     ]
     return {
         "data": [
@@ -30,20 +36,17 @@ def agent_spend_figure(spend: AgentSpend) -> dict[str, Any] | None:
                 "type": "bar",
                 "name": "cost of priced calls (USD)",
                 "x": days,
-                "y": [
-                    float(d.cost_usd) if d.cost_usd is not None else 0
-                    for d in spend.per_day
-                ],
+                "y": costs,
                 "marker": {"color": COST_COLOUR},
-                "text": hover,
-                "hovertemplate": "%{x}: $%{y:.4f}<br>%{text}<extra></extra>",
+                "customdata": hover,
+                "hovertemplate": "%{x}: $%{y:.6f}<br>%{customdata}<extra></extra>",
             },
             {
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": "model calls",
                 "x": days,
-                "y": [d.calls for d in spend.per_day],
+                "y": calls,
                 "yaxis": "y2",
                 "marker": {"color": CALLS_COLOUR},
                 "hovertemplate": "%{x}: %{y} calls<extra></extra>",
@@ -51,7 +54,16 @@ def agent_spend_figure(spend: AgentSpend) -> dict[str, Any] | None:
         ],
         "layout": chart_layout(
             f"Spend per day, last {spend.days} days",
-            xaxis={"title": {"text": "day (UTC)"}, "type": "date"},
+            xaxis={
+                "title": {"text": "day (UTC)"},
+                "type": "date",
+                "tickformat": "%b %d",
+                # Half a day of room either side of the first and last bar.
+                "range": [
+                    f"{window[0] - timedelta(days=1)} 12:00",
+                    f"{window[-1]} 12:00",
+                ],
+            },
             yaxis={"title": {"text": "USD"}, "rangemode": "tozero"},
             yaxis2={
                 "title": {"text": "calls"},
@@ -62,3 +74,8 @@ def agent_spend_figure(spend: AgentSpend) -> dict[str, Any] | None:
             },
         ),
     }
+
+
+def _day_words(calls: int, unpriced: int) -> str:
+    words = f"{calls} call{'s' if calls != 1 else ''}"
+    return words + (f", {unpriced} unpriced (cost unknown)" if unpriced else "")

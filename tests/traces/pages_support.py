@@ -98,7 +98,9 @@ def agent_trace(agent_id: int | None = None, *, thought: int | None = None) -> N
 
 
 def harness_run_spans(run_id: str, case_ids: list[str], **fields: Any) -> None:
-    """One model call per case, linked by run and case id, one trace per case."""
+    """One model call per case, linked by run and case id, one trace per case;
+    the i-th lasts 100 + i ms unless ``duration_ms`` says."""
+    duration = fields.pop("duration_ms", None)
     store_spans(
         [
             span(
@@ -111,7 +113,7 @@ def harness_run_spans(run_id: str, case_ids: list[str], **fields: Any) -> None:
                 request_model="gpt-4o-mini",
                 usage=TokenUsage(input=100, output=10),
                 client_cost_usd=Decimal("0.00002"),
-                duration_ms=100 + i,
+                duration_ms=100 + i if duration is None else duration,
                 **fields,
             )
             for i, case_id in enumerate(case_ids)

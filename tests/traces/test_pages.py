@@ -272,8 +272,11 @@ def test_agent_page_shows_its_spend_and_a_chart(owner_client: Any, agent: Any) -
     assert "in 1,200 out 80" in words
     figure = response.context["spend_figure"]
     assert [t["type"] for t in figure["data"]] == ["bar", "scatter"]
-    assert figure["data"][0]["y"] == [0.000228]
-    assert figure["data"][1]["y"] == [2]
+    # Thirty days, today last; days without calls are 0.
+    assert len(figure["data"][0]["x"]) == 30
+    assert figure["data"][0]["y"][-1] == 0.000228
+    assert figure["data"][1]["y"] == [0] * 29 + [2]
+    assert figure["data"][0]["customdata"][-1] == "2 calls, 1 unpriced (cost unknown)"
     assert json.dumps(figure)  # plain JSON for json_script
     assert 'href="/traces/?agent=alpha"' in response.content.decode()
 

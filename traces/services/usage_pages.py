@@ -10,7 +10,7 @@ pages read the same), plus the p99 and each case's trace; a run page of
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.urls import reverse
@@ -57,9 +57,10 @@ class RunPageUsage:
 
 @dataclass(frozen=True, slots=True)
 class AgentSpend:
-    """An agent's model calls over the last ``days`` days (UTC)."""
+    """An agent's model calls over the ``days`` days (UTC) up to ``until``."""
 
     days: int
+    until: date
     per_day: tuple[SpendDay, ...]
     calls: int
     unpriced: int
@@ -149,6 +150,7 @@ def agent_spend(
     priced = [d.cost_usd for d in per_day if d.cost_usd is not None]
     return AgentSpend(
         days=days,
+        until=now.date(),
         per_day=per_day,
         calls=calls,
         unpriced=unpriced,

@@ -152,6 +152,7 @@ class TraceRow:
     span: Span
     depth: int
     indent_em: float
+    offset_ms: float
     offset: str
     duration: str
     left_pct: float
@@ -250,6 +251,7 @@ def waterfall_row(span: Span, laid: WaterfallRow) -> TraceRow:
         span=span,
         depth=laid.depth,
         indent_em=min(laid.depth, 12) * 1.0,
+        offset_ms=laid.offset_ms,
         offset=latency_text(laid.offset_ms),
         duration=latency_text(laid.duration_ms),
         left_pct=laid.left_pct,
