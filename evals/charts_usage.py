@@ -28,8 +28,15 @@ def usage_trend_figure(
         return None
     x, xaxis = time_axis(shown)
     series = (
-        ("cost_usd", "cost per run", COST_COLOUR, "y", "$%{y:.4f}"),
-        ("latency_p95_ms", "model time p95", CANDIDATE_COLOUR, "y2", "%{y:.0f} ms"),
+        ("cost_usd", "cost per run", COST_COLOUR, "y", "$%{y:.4f}", "solid"),
+        (
+            "latency_p95_ms",
+            "model time p95",
+            CANDIDATE_COLOUR,
+            "y2",
+            "%{y:.0f} ms",
+            "dot",
+        ),
     )
     data = [
         {
@@ -42,9 +49,10 @@ def usage_trend_figure(
             "text": [p.run_id for p in shown],
             "customdata": [p.url for p in shown],
             "hovertemplate": "%{text}<br>" + value + "<extra>" + label + "</extra>",
-            "line": {"color": colour},
+            # Two axes: the dotted line is read against the right one.
+            "line": {"color": colour, "dash": dash},
         }
-        for key, label, colour, axis, value in series
+        for key, label, colour, axis, value, dash in series
     ]
     return {
         "data": data,

@@ -289,8 +289,12 @@ def usage_delta(base: RunFigures, candidate: RunFigures) -> UsageDelta:
         candidate_calls=candidate.calls,
         base_unpriced=base.unpriced_calls,
         candidate_unpriced=candidate.unpriced_calls,
+        # A run's own cost stays shown when only the other's is unknown.
         cost=Total(
-            None if note else base.cost_usd, None if note else candidate.cost_usd
+            base.cost_usd if base.calls and not base.unpriced_calls else None,
+            candidate.cost_usd
+            if candidate.calls and not candidate.unpriced_calls
+            else None,
         ),
         cost_note=note,
         cost_per_case=paired_mean(base, candidate, "cost_usd", "costPerCase")

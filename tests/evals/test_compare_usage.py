@@ -61,7 +61,7 @@ def test_unpriced_calls_make_the_cost_unknown_and_say_how_many(
     spans_for("cand", {c: (None if c < "s03" else "0.01", 100.0) for c in CASES})
     text = block(owner_client.get(URL).content.decode())
     assert (
-        "Total cost unknown unknown unknown cost unknown: candidate: 3 calls unpriced"
+        "Total cost $0.1200 unknown unknown cost unknown: candidate: 3 calls unpriced"
         in (text)
     )
     assert "Model time per case (mean) 100 ms 100 ms" in text

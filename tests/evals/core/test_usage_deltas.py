@@ -156,6 +156,8 @@ def test_unpriced_calls_make_the_cost_unknown_and_are_counted() -> None:
     delta = usage_delta(base, candidate)
     assert delta.cost_note == "cost unknown: candidate: 3 calls unpriced"
     assert not delta.cost_known
+    assert delta.cost.base == pytest.approx(0.3)
+    assert delta.cost.candidate is None
     assert delta.cost.change is None
     assert delta.cost_per_case.comparison is None
     # Latency is still compared.
