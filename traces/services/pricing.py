@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 PRICES_RECHECK_S: Final = 60.0
 PRICE_FILE_MAX_BYTES: Final = 4 * 1024 * 1024
 REPRICE_BATCH: Final = 1000
+MATCHES_MAX: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,12 @@ class _Cache:
     stamp: tuple[int, str, datetime] | None = None
     prices: ActivePrices | None = None
     loaded_at: float = 0.0
+    # Which rule priced a (response model, request model, provider, day):
+    # the same few models come back in every batch, and trying every rule
+    # on an unknown model costs ~150 us.
+    matches: dict[tuple[str, str, str, date], PriceRuleSpec | None] = field(
+        default_factory=dict
+    )
 
 
 _CACHE = _Cache()
@@ -84,6 +91,7 @@ def prices_forget() -> None:
     _CACHE.stamp = None
     _CACHE.prices = None
     _CACHE.loaded_at = 0.0
+    _CACHE.matches = {}
 
 
 def rule_spec(row: PriceRule) -> PriceRuleSpec:
@@ -119,7 +127,32 @@ def active_prices() -> ActivePrices | None:
         pk=stamp[0], version=stamp[1], rules=tuple(rule_spec(row) for row in rows)
     )
     _CACHE.stamp, _CACHE.prices, _CACHE.loaded_at = stamp, prices, time.monotonic()
+    _CACHE.matches = {}
     return prices
+
+
+def _rule_for(
+    prices: ActivePrices,
+    response_model: str,
+    request_model: str,
+    provider: str,
+    day: date,
+) -> PriceRuleSpec | None:
+    key = (response_model, request_model, provider, day)
+    matches = _CACHE.matches if _CACHE.prices is prices else {}
+    if key in matches:
+        return matches[key]
+    rule = match_rule(
+        prices.rules,
+        response_model=response_model,
+        request_model=request_model,
+        provider=provider,
+        on=day,
+    )
+    if len(matches) >= MATCHES_MAX:
+        matches.clear()
+    matches[key] = rule
+    return rule
 
 
 def _utc_date(moment: datetime) -> date:
@@ -145,12 +178,8 @@ def price_call(
     """
     if prices is None:
         return Priced(None, COST_UNKNOWN, "")
-    rule = match_rule(
-        prices.rules,
-        response_model=response_model,
-        request_model=request_model,
-        provider=provider,
-        on=_utc_date(started_at),
+    rule = _rule_for(
+        prices, response_model, request_model, provider, _utc_date(started_at)
     )
     if rule is None:
         return Priced(None, COST_UNKNOWN, "")

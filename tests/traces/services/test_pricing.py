@@ -254,3 +254,23 @@ def test_activating_a_stored_table_deactivates_the_other(test_table) -> None:
 def test_activating_a_missing_table_is_not_found() -> None:
     with pytest.raises(NotFound):
         pricing.price_table_activate(10**9)
+
+
+def test_a_model_seen_again_is_not_matched_against_every_rule_again(
+    test_table, monkeypatch
+) -> None:
+    calls = []
+    original = pricing.match_rule
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs["request_model"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pricing, "match_rule", counting)
+    usage = TokenUsage(input=1, output=1)
+    batch = [
+        record(f"{n:016x}", request_model="mystery", usage=usage) for n in range(5)
+    ]
+    assert {row[1] for row in priced(*batch)} == {"unknown"}
+    assert priced(record(request_model="gpt-4o-mini", usage=usage))[0][1] == "computed"
+    assert calls == ["mystery", "gpt-4o-mini"]
