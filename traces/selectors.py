@@ -112,14 +112,18 @@ def span_list(
     return SpanPage(spans=rows, next_cursor=cursor_text(rows[-1]) if more else "")
 
 
-def trace_visible_spans(*, user: AbstractBaseUser, trace_id: str) -> list[Span]:
-    """The spans of a trace the user may see, earliest first."""
-    return list(
+def trace_visible_spans(
+    *, user: AbstractBaseUser, trace_id: str, limit: int | None = None
+) -> list[Span]:
+    """The spans of a trace the user may see, earliest first (the first
+    ``limit`` when given)."""
+    spans = (
         spans_visible(user=user)
         .filter(trace_id=trace_id)
         .select_related("agent")
         .order_by("started_at", "pk")
     )
+    return list(spans if limit is None else spans[:limit])
 
 
 def trace_id_of_thought(thought_pk: int) -> str:

@@ -293,3 +293,73 @@ def test_agent_page_without_calls_says_so_and_draws_nothing(
 def test_the_site_nav_links_the_traces(owner_client: Any) -> None:
     html = owner_client.get("/traces/").content.decode()
     assert '<a href="/traces/" aria-current="page">Traces</a>' in html
+
+
+def test_a_trace_page_costs_the_same_queries_for_3_spans_or_300(
+    owner_client: Any, agent: Any
+) -> None:
+    def stored(count: int, trace: str) -> None:
+        store_spans(
+            [
+                span(
+                    f"{trace[:8]}{i:08x}",
+                    trace_id=trace * 32,
+                    parent_span_id="" if i == 0 else f"{trace[:8]}{0:08x}",
+                    start_ms=i,
+                    request_model="mystery-model-9",
+                    attributes={"gen_ai.prompt": f"p{i}"},
+                )
+                for i in range(count)
+            ],
+            agent_id=agent.pk,
+        )
+
+    stored(3, "a")
+    stored(300, "b")
+    owner_client.get(f"/traces/{'a' * 32}/")
+    with CaptureQueriesContext(connection) as few:
+        owner_client.get(f"/traces/{'a' * 32}/")
+    with CaptureQueriesContext(connection) as many:
+        response = owner_client.get(f"/traces/{'b' * 32}/")
+    assert response.content.decode().count('<li class="wf-row') == 300
+    assert len(many.captured_queries) == len(few.captured_queries)
+
+
+def test_a_harness_trace_reads_each_cases_artifact_once(
+    owner_client: Any, run: Run
+) -> None:
+    case = case_ids(run)[0]
+    store_spans(
+        [
+            span(
+                f"{i:016x}",
+                trace_id="d" * 32,
+                source="harness",
+                run_ref=run.run_id,
+                case_ref=case,
+                request_model="gpt-4o-mini",
+            )
+            for i in range(1, 21)
+        ]
+    )
+    with CaptureQueriesContext(connection) as seen:
+        response = owner_client.get(f"/traces/{'d' * 32}/")
+    assert response.status_code == 200
+    artifact_reads = [
+        q for q in seen.captured_queries if "evals_caseresult" in q["sql"]
+    ]
+    assert len(artifact_reads) == 1
+
+
+def test_a_trace_past_the_page_limit_shows_its_first_spans_and_says_so(
+    owner_client: Any, agent: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("traces.views.traces.MAX_SPANS_SHOWN", 5)
+    store_spans(
+        [span(f"{i:016x}", start_ms=i, name=f"step {i}") for i in range(8)],
+        agent_id=agent.pk,
+    )
+    html = owner_client.get(f"/traces/{TRACE}/").content.decode()
+    assert html.count('<li class="wf-row') == 5
+    assert "more than 5 spans: the first 5 by start are shown" in html
+    assert "step 4" in html and "step 5" not in html

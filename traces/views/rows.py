@@ -15,7 +15,7 @@ from typing import Any
 
 from django.urls import NoReverseMatch, reverse
 
-from evals.facade import case_texts
+from evals.facade import CaseTexts, case_texts
 from traces.core.records import (
     COST_UNKNOWN,
     SOURCE_HARNESS,
@@ -209,10 +209,17 @@ def _figures(span: Span) -> tuple[tuple[str, str], ...]:
     return tuple(rows)
 
 
-def _texts(span: Span) -> tuple[SpanTexts, str]:
+# A trace's harness spans of one case read its artifact once.
+CaseTextsCache = dict[tuple[str, str], CaseTexts | None]
+
+
+def _texts(span: Span, cache: CaseTextsCache) -> tuple[SpanTexts, str]:
     """The span's prompt and completion and where they came from."""
     if span.source == SOURCE_HARNESS and span.run_ref and span.case_ref:
-        found = case_texts(span.run_ref, span.case_ref)
+        key = (span.run_ref, span.case_ref)
+        if key not in cache:
+            cache[key] = case_texts(*key)
+        found = cache[key]
         if found is not None:
             return SpanTexts(prompt=found.prompt, completion=found.output), "artifact"
     texts = span_texts(span.attributes if isinstance(span.attributes, dict) else {})
@@ -243,8 +250,11 @@ def _events(events: Any) -> tuple[tuple[str, str], ...]:
     )
 
 
-def waterfall_row(span: Span, laid: WaterfallRow) -> TraceRow:
-    texts, texts_from = _texts(span)
+def waterfall_row(
+    span: Span, laid: WaterfallRow, *, cache: CaseTextsCache | None = None
+) -> TraceRow:
+    """One span of the waterfall; ``cache`` shared by a trace's rows."""
+    texts, texts_from = _texts(span, {} if cache is None else cache)
     attributes = span.attributes if isinstance(span.attributes, dict) else {}
     params = span.request_params if isinstance(span.request_params, dict) else {}
     return TraceRow(

@@ -16,7 +16,10 @@ from django.utils.http import urlencode
 from traces import selectors
 from traces.core.records import SOURCES, STATUSES
 from traces.core.waterfall import WaterfallSpan, waterfall
-from traces.views.rows import list_row, trace_summary, waterfall_row
+from traces.views.rows import CaseTextsCache, list_row, trace_summary, waterfall_row
+
+# A trace page draws at most this many spans (the earliest).
+MAX_SPANS_SHOWN = 500
 
 FILTER_FIELDS = ("model", "agent", "run", "case", "source", "status", "since", "until")
 
@@ -95,16 +98,21 @@ def span_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def trace_detail(request: HttpRequest, trace_id: str) -> HttpResponse:
     """A trace's waterfall and each span in full."""
-    spans = selectors.trace_visible_spans(user=request.user, trace_id=trace_id)
+    spans = selectors.trace_visible_spans(
+        user=request.user, trace_id=trace_id, limit=MAX_SPANS_SHOWN + 1
+    )
     if not spans:
         raise Http404("no such trace")
+    cut = len(spans) > MAX_SPANS_SHOWN
+    spans = spans[:MAX_SPANS_SHOWN]
     laid = waterfall(
         [
             WaterfallSpan(s.span_id, s.parent_span_id, s.started_at, s.ended_at)
             for s in spans
         ]
     )
-    rows = [waterfall_row(spans[r.index], r) for r in laid.rows]
+    cache: CaseTextsCache = {}
+    rows = [waterfall_row(spans[r.index], r, cache=cache) for r in laid.rows]
     return render(
         request,
         "traces/trace_detail.html",
@@ -112,5 +120,7 @@ def trace_detail(request: HttpRequest, trace_id: str) -> HttpResponse:
             "trace_id": trace_id,
             "rows": rows,
             "summary": trace_summary(spans, total_ms=laid.total_ms),
+            "cut": cut,
+            "max_spans": MAX_SPANS_SHOWN,
         },
     )
