@@ -34,6 +34,7 @@ TRACE_ID_PATTERN = TRACE_ID.pattern
 # The longest value each text filter can match (the column's length).
 TEXT_FILTERS = {"agent": 64, "run": 200, "case": 300, "model": 200}
 MAX_CURSOR_CHARS = 200
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]+$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +97,9 @@ SPAN_FILTERS = [
     paging.limit_parameter(default=DEFAULT_LIMIT, maximum=MAX_LIMIT),
     OpenApiParameter(
         "cursor",
-        {"type": "string", "maxLength": MAX_CURSOR_CHARS},
-        description="the nextCursor of the previous page",
+        {"type": "string", "pattern": CURSOR_PATTERN, "maxLength": MAX_CURSOR_CHARS},
+        description="the nextCursor of the previous page (any other value is "
+        "refused with a 400 naming cursor)",
         extensions=EMPTY_IS_ABSENT,
     ),
 ]
@@ -112,7 +114,7 @@ def cursor_encode(started_at: datetime, pk: int) -> str:
 def cursor_decode(text: str) -> tuple[datetime, int]:
     """The (time, id) a cursor holds; ``ValueError`` if it is not one this
     API gave out."""
-    if len(text) > MAX_CURSOR_CHARS or not re.fullmatch(r"[A-Za-z0-9_-]+", text):
+    if len(text) > MAX_CURSOR_CHARS or not re.match(CURSOR_PATTERN, text):
         raise ValueError(text)
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()

@@ -49,21 +49,19 @@ def traces_url(name: str, *args: Any) -> str | None:
 
 class AsIs(serializers.Field):
     """A field whose value goes out as the row holds it; ``blank_is_null``
-    turns ``""`` into null; ``detail_only`` leaves it out of list items."""
+    turns ``""`` into null; ``only`` names the context flag without which
+    the field is left out (``detail``: a span on its own; ``trace``: a span
+    in its trace's waterfall)."""
 
     def __init__(
-        self,
-        *args: Any,
-        blank_is_null: bool = False,
-        detail_only: bool = False,
-        **kw: Any,
+        self, *args: Any, blank_is_null: bool = False, only: str = "", **kw: Any
     ) -> None:
         self.blank_is_null = blank_is_null
-        self.detail_only = detail_only
+        self.only = only
         super().__init__(*args, **kw)
 
     def get_attribute(self, instance: Any) -> Any:
-        if self.detail_only and not self.context.get("detail"):
+        if self.only and not self.context.get(self.only):
             raise SkipField()
         value = super().get_attribute(instance)
         return (value or None) if self.blank_is_null else value
@@ -238,13 +236,24 @@ class SpanOutputSerializer(serializers.Serializer):
     caseId = Text(source="case_ref", allow_null=True, blank_is_null=True)  # noqa: N815
     links = SpanLinksSerializer(source="*")
     attributes = Document(
-        required=False, detail_only=True, help_text="detail: every other attribute"
+        required=False, only="detail", help_text="detail: every other attribute"
     )
     events = Items(
         child=serializers.DictField(),
         required=False,
-        detail_only=True,
+        only="detail",
         help_text="detail: the span's events",
+    )
+    depth = Integer(
+        required=False,
+        only="trace",
+        help_text="in a trace: how deep under its root the span is (0: a root)",
+    )
+    offsetMs = Number(  # noqa: N815
+        source="offset_ms",
+        required=False,
+        only="trace",
+        help_text="in a trace: its start, in ms after the trace's first span",
     )
 
 
@@ -258,14 +267,6 @@ SPAN_PAGE = inline_serializer(
         ),
     },
 )
-
-
-class TraceSpanSerializer(SpanOutputSerializer):
-    """A span in a trace's waterfall: its depth under its parent and where
-    its bar starts, in milliseconds after the trace's first span."""
-
-    depth = serializers.IntegerField()
-    offsetMs = serializers.FloatField(source="offset_ms")  # noqa: N815
 
 
 class TraceTotalsSerializer(serializers.Serializer):
@@ -294,6 +295,6 @@ TRACE_OUTPUT = inline_serializer(
             help_text="whether spans lists only the earliest spans of the trace"
         ),
         "totals": TraceTotalsSerializer(),
-        "spans": TraceSpanSerializer(many=True),
+        "spans": SpanOutputSerializer(many=True),
     },
 )

@@ -45,7 +45,6 @@ from traces.api.outputs import (
     SPAN_PAGE,
     TRACE_OUTPUT,
     SpanOutputSerializer,
-    TraceSpanSerializer,
     TraceTotalsSerializer,
 )
 from traces.core.records import COST_UNKNOWN, STATUS_ERROR
@@ -258,10 +257,10 @@ class TraceDetailView(APIView):
                 "endedAt": totals.ended_at.isoformat(),
                 "truncated": truncated,
                 "totals": TraceTotalsSerializer(totals).data,
-                "spans": TraceSpanSerializer(
+                "spans": SpanOutputSerializer(
                     [span for span, _ in placed],
                     many=True,
-                    context={"request": request},
+                    context={"request": request, "trace": True},
                 ).data,
             }
         )
