@@ -3,6 +3,7 @@ says so, then stop. And the whole way: a run that finishes goes out."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,8 +14,9 @@ from django.test import override_settings
 
 from evalsite.dispatch import task_get
 from tests.builders import batch_finished
+from tests.evals.harness_support import SHIPPED, SMOKE_IDS, run_suite
 from tests.traces.otlp_receiver import otlp_receiver
-from traces.models import ScoreExport
+from traces.models import ScoreExport, Span
 from traces.services.export import SendResult
 from traces.tasks import export as export_tasks
 
@@ -107,6 +109,31 @@ def test_a_finished_run_goes_out_and_survives_two_503s() -> None:
     assert names.count("evalsite.case") == 3
     assert {e["evalsite.run.id"] for e in events} == {run.run_id}
     assert {e["evalsite.benchmark.kind"] for e in events} == {"gridworld"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_suite_runs_case_verdicts_are_linked_to_their_harness_traces(
+    settings: Any, tmp_path: Path
+) -> None:
+    settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
+    with (
+        otlp_receiver() as receiver,
+        override_settings(OTLP_EXPORT_ENDPOINT=receiver.url),
+    ):
+        run = run_suite(SHIPPED / "smoke.jsonl")
+    cases = {
+        e["evalsite.case.id"]: e["trace_id"]
+        for e in receiver.received[0].events()
+        if e["gen_ai.evaluation.name"] == "evalsite.case"
+    }
+    traces = dict(
+        Span.objects.filter(run_ref=run.run_id, parent_span_id="").values_list(
+            "case_ref", "trace_id"
+        )
+    )
+    assert sorted(cases) == sorted(SMOKE_IDS)
+    assert traces
+    assert {case: cases[case] for case in traces} == traces
 
 
 @pytest.mark.django_db(transaction=True)
