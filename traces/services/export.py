@@ -142,6 +142,11 @@ def _post(
         return EndpointAnswer(
             OUTCOME_RETRY, error=f"could not reach the endpoint ({type(exc).__name__})"
         )
+    except httpx.HTTPError as exc:
+        # A broken answer (bad encoding, redirects without end): not taken.
+        return EndpointAnswer(
+            OUTCOME_RETRY, error=f"unreadable answer ({type(exc).__name__})"
+        )
     return endpoint_answer(
         status=response.status_code,
         reason=response.reason_phrase,

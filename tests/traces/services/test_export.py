@@ -217,6 +217,31 @@ def test_an_endpoint_nobody_listens_on_is_retried_without_naming_it() -> None:
     assert export.last_error == "could not reach the endpoint (ConnectError)"
 
 
+@pytest.mark.parametrize(
+    ("raised", "error"),
+    [
+        (httpx.ReadTimeout("slow"), "no answer within the timeout"),
+        (httpx.DecodingError("bad gzip"), "unreadable answer (DecodingError)"),
+    ],
+)
+def test_a_timeout_or_a_broken_answer_is_retried(
+    monkeypatch: Any, raised: Exception, error: str
+) -> None:
+    finished_run()
+    export = pending()
+
+    def post(*args: Any, **kwargs: Any) -> Any:
+        assert kwargs["timeout"] == 4
+        raise raised
+
+    monkeypatch.setattr(httpx, "post", post)
+    with override_settings(
+        OTLP_EXPORT_ENDPOINT="http://127.0.0.1:9/v1/logs", OTLP_EXPORT_TIMEOUT_S=4
+    ):
+        result = score_export_send(export_pk=export.pk)
+    assert (result.outcome, result.error, result.retry_in_s) == ("retry", error, 5.0)
+
+
 def test_bad_headers_fail_the_export_without_a_request() -> None:
     finished_run()
     export = pending()
