@@ -23,6 +23,10 @@ each figure:
   ``BOOTSTRAP_RESAMPLES`` draws from ``numpy.random.default_rng(seed)``,
   the 2.5th and 97.5th percentiles), only with at least
   ``BOOTSTRAP_MIN_SCENARIOS`` shared scenarios: a p95 of fewer says little.
+  Its work is bounded for a page: resamples x cases at most
+  ``BOOTSTRAP_WORK`` (fewer resamples past 1,000 cases), and past the
+  point where that leaves fewer than ``BOOTSTRAP_MIN_RESAMPLES`` (5,000
+  cases) no interval, and the note says so.
 
 Pure numpy; deterministic for a seed. docs/evals.md ("Cost and latency beside
 behaviour") states the rules.
@@ -37,10 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from evals.core.stats import epochs_of
+from evals.core.stats import Epochs, epochs_of
 from evals.core.stats_paired import PairedComparison, compare
 
 BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_MIN_RESAMPLES = 400
+BOOTSTRAP_WORK = 2_000_000
 BOOTSTRAP_MIN_SCENARIOS = 10
 BOOTSTRAP_SEED = 0
 MIN_PAIRED_SCENARIOS = 2
@@ -168,7 +174,10 @@ def _calls(count: int) -> str:
     return f"{count} call" if count == 1 else f"{count} calls"
 
 
-def _known_cases(run: RunFigures, attribute: str) -> tuple[list[str], list[float]]:
+Known = tuple[list[str], list[float]]
+
+
+def _known_cases(run: RunFigures, attribute: str) -> Known:
     ids: list[str] = []
     values: list[float] = []
     for case_id in sorted(run.cases):
@@ -180,12 +189,19 @@ def _known_cases(run: RunFigures, attribute: str) -> tuple[list[str], list[float
 
 
 def paired_mean(
-    base: RunFigures, candidate: RunFigures, attribute: str, metric: str
+    base: RunFigures,
+    candidate: RunFigures,
+    attribute: str,
+    metric: str,
+    *,
+    known: tuple[Known, Known] | None = None,
 ) -> PairedMean:
     """The per-case ``attribute`` of both runs, paired by scenario
     (``evals.core.stats_paired.compare``, lower is better, margin 0)."""
-    base_ids, base_values = _known_cases(base, attribute)
-    candidate_ids, candidate_values = _known_cases(candidate, attribute)
+    (base_ids, base_values), (candidate_ids, candidate_values) = known or (
+        _known_cases(base, attribute),
+        _known_cases(candidate, attribute),
+    )
     if not base_ids or not candidate_ids:
         return PairedMean(None, "no case has this figure in both runs")
     comparison = compare(
@@ -207,11 +223,10 @@ def _percentile(values: list[float], q: int) -> float | None:
     return float(np.percentile(values, q)) if values else None
 
 
-def _scenario_matrix(
-    ids: list[str], values: list[float], wanted: list[str]
+def _scenario_rows(
+    epochs: Epochs, wanted: list[str]
 ) -> np.ndarray[Any, np.dtype[np.float64]]:
     """Rows: the ``wanted`` scenarios; columns: their epochs (NaN-padded)."""
-    epochs = epochs_of(ids, values)
     rows = {name: i for i, name in enumerate(epochs.scenarios)}
     return np.asarray(epochs.values[[rows[name] for name in wanted]])
 
@@ -243,19 +258,29 @@ def bootstrap_percentile_change(
 
 
 def percentile_change(
-    base: RunFigures, candidate: RunFigures, q: int, *, seed: int = BOOTSTRAP_SEED
+    base: RunFigures,
+    candidate: RunFigures,
+    q: int,
+    *,
+    interval: bool = True,
+    seed: int = BOOTSTRAP_SEED,
+    known: tuple[Known, Known] | None = None,
 ) -> PercentileChange:
-    """Latency percentile ``q`` of both runs' cases and, with enough shared
-    scenarios, the bootstrap interval of its change (module docstring)."""
-    base_ids, base_values = _known_cases(base, "latency_ms")
-    candidate_ids, candidate_values = _known_cases(candidate, "latency_ms")
+    """Latency percentile ``q`` of both runs' cases and, when ``interval``
+    and the shared scenarios allow, the bootstrap interval of its change
+    (module docstring)."""
+    (base_ids, base_values), (candidate_ids, candidate_values) = known or (
+        _known_cases(base, "latency_ms"),
+        _known_cases(candidate, "latency_ms"),
+    )
     value = Total(_percentile(base_values, q), _percentile(candidate_values, q))
+    if not interval:
+        return PercentileChange(q, value)
     if not base_ids or not candidate_ids:
         return PercentileChange(q, value, note="no case latency in both runs")
-    shared = sorted(
-        set(epochs_of(base_ids, base_values).scenarios)
-        & set(epochs_of(candidate_ids, candidate_values).scenarios)
-    )
+    base_epochs = epochs_of(base_ids, base_values)
+    candidate_epochs = epochs_of(candidate_ids, candidate_values)
+    shared = sorted(set(base_epochs.scenarios) & set(candidate_epochs.scenarios))
     if len(shared) < BOOTSTRAP_MIN_SCENARIOS:
         return PercentileChange(
             q,
@@ -264,12 +289,22 @@ def percentile_change(
             note=f"{len(shared)} shared scenarios: no interval for the "
             f"p{q} (at least {BOOTSTRAP_MIN_SCENARIOS} are needed)",
         )
-    low, high = bootstrap_percentile_change(
-        _scenario_matrix(base_ids, base_values, shared),
-        _scenario_matrix(candidate_ids, candidate_values, shared),
-        q,
-        seed=seed,
+    sides = (
+        _scenario_rows(base_epochs, shared),
+        _scenario_rows(candidate_epochs, shared),
     )
+    resamples = min(
+        BOOTSTRAP_RESAMPLES, BOOTSTRAP_WORK // max(side.size for side in sides)
+    )
+    if resamples < BOOTSTRAP_MIN_RESAMPLES:
+        return PercentileChange(
+            q,
+            value,
+            scenarios=len(shared),
+            note=f"{max(side.size for side in sides):,} cases: too many to "
+            f"resample on a page, no interval for the p{q}",
+        )
+    low, high = bootstrap_percentile_change(*sides, q, resamples=resamples, seed=seed)
     return PercentileChange(q, value, low, high, len(shared))
 
 
@@ -284,6 +319,7 @@ def _int_total(base: RunFigures, candidate: RunFigures, attribute: str) -> Total
 def usage_delta(base: RunFigures, candidate: RunFigures) -> UsageDelta:
     """Everything a comparison shows of two runs' model calls."""
     note = unpriced_note(base, candidate)
+    latency = (_known_cases(base, "latency_ms"), _known_cases(candidate, "latency_ms"))
     return UsageDelta(
         base_calls=base.calls,
         candidate_calls=candidate.calls,
@@ -300,9 +336,13 @@ def usage_delta(base: RunFigures, candidate: RunFigures) -> UsageDelta:
         cost_per_case=paired_mean(base, candidate, "cost_usd", "costPerCase")
         if not note
         else PairedMean(None, note),
-        latency_per_case=paired_mean(base, candidate, "latency_ms", "latencyPerCase"),
-        latency_p50=percentile_change(base, candidate, 50),
-        latency_p95=percentile_change(base, candidate, 95),
+        latency_per_case=paired_mean(
+            base, candidate, "latency_ms", "latencyPerCase", known=latency
+        ),
+        latency_p50=percentile_change(
+            base, candidate, 50, interval=False, known=latency
+        ),
+        latency_p95=percentile_change(base, candidate, 95, known=latency),
         input_tokens=_int_total(base, candidate, "input_tokens"),
         output_tokens=_int_total(base, candidate, "output_tokens"),
     )

@@ -12,9 +12,11 @@ import pytest
 from scipy import stats as sps
 
 from evals.core.usage_deltas import (
+    BOOTSTRAP_MIN_RESAMPLES,
     BOOTSTRAP_MIN_SCENARIOS,
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    BOOTSTRAP_WORK,
     CaseFigures,
     RunFigures,
     relative_change,
@@ -203,3 +205,23 @@ def test_totals_and_relative_changes() -> None:
     assert relative_change(0.0, 1.0) is None
     assert relative_change(None, 1.0) is None
     assert math.isclose(relative_change(2.0, 1.0) or 0, -0.5)
+
+
+def test_the_p95_bootstrap_is_bounded_for_a_page() -> None:
+    """Past BOOTSTRAP_WORK / BOOTSTRAP_MIN_RESAMPLES cases no interval, said
+    so; below it fewer resamples, the same rule."""
+    too_many = BOOTSTRAP_WORK // BOOTSTRAP_MIN_RESAMPLES + 1
+    base, candidate = generated(5, too_many, 1, slower=1.0)
+    p95 = usage_delta(base, candidate).latency_p95
+    assert (p95.low, p95.high) == (None, None)
+    assert p95.note == (
+        f"{too_many:,} cases: too many to resample on a page, no interval for the p95"
+    )
+    assert p95.value.base is not None
+
+
+def test_the_p50_has_values_but_no_interval() -> None:
+    base, candidate = generated(6, 20, 1, slower=1.2)
+    p50 = usage_delta(base, candidate).latency_p50
+    assert p50.value.change is not None
+    assert (p50.low, p50.note) == (None, "")
