@@ -156,6 +156,11 @@ SPAN_KINDS: Final = (
     "consumer",
 )
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_FIELD_OF: Final = {
+    name: (field_name, rank)
+    for field_name, names in FIELD_ATTRIBUTES.items()
+    for rank, name in enumerate(names)
+}
 # Fields the span table has no column for: their attributes stay in
 # ``attributes`` too.
 KEPT_FIELDS: Final = ("agent_name",)
@@ -191,11 +196,15 @@ def map_export(
     mapped = MappedExport()
     for r_index, resource_spans in enumerate(request.resource_spans):
         resource = attribute_dict(resource_spans.resource.attributes)
+        from_resource = field_values(resource)
         for s_index, scope_spans in enumerate(resource_spans.scope_spans):
             for index, span in enumerate(scope_spans.spans):
                 try:
                     record = map_span(
-                        span, resource=resource, store_content=store_content
+                        span,
+                        resource=resource,
+                        store_content=store_content,
+                        from_resource=from_resource,
                     )
                 except SpanRejected as exc:
                     where = (
@@ -212,8 +221,10 @@ def map_span(
     *,
     resource: Mapping[str, Any] | None = None,
     store_content: bool = True,
+    from_resource: Mapping[str, Any] | None = None,
 ) -> SpanRecord:
-    """One span as a record; ``SpanRejected`` with the reason otherwise."""
+    """One span as a record; ``SpanRejected`` with the reason otherwise.
+    ``from_resource`` is ``field_values(resource)``, when the caller has it."""
     trace_id = _id(span.trace_id, 16, "trace id")
     span_id = _id(span.span_id, 8, "span id")
     parent = span.parent_span_id
@@ -228,15 +239,12 @@ def map_span(
         raise SpanRejected("ends before it starts")
     attributes = attribute_dict(span.attributes)
     resource = resource or {}
-
-    def pick(name: str) -> Any:
-        for key in FIELD_ATTRIBUTES[name]:
-            if key in attributes:
-                return attributes[key]
-        for key in FIELD_ATTRIBUTES[name]:
-            if key in resource:
-                return resource[key]
-        return None
+    if from_resource is None:
+        from_resource = field_values(resource)
+    values = field_values(attributes)
+    if from_resource:
+        values = {**from_resource, **values}
+    pick = values.get
 
     operation = text_value(pick("operation"))
     kind_value = attributes.get(OPENINFERENCE_KIND)
@@ -295,6 +303,20 @@ def map_span(
         attributes=kept,
         events=[_event(event, store_content) for event in span.events],
     )
+
+
+def field_values(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """``{field: value}`` for the fields of ``FIELD_ATTRIBUTES`` that
+    ``attributes`` carry (the first name of the table's order wins)."""
+    found: dict[str, tuple[int, Any]] = {}
+    for key, value in attributes.items():
+        hit = _FIELD_OF.get(key)
+        if hit is not None:
+            name, rank = hit
+            prior = found.get(name)
+            if prior is None or rank < prior[0]:
+                found[name] = (rank, value)
+    return {name: value for name, (_, value) in found.items()}
 
 
 def is_content(name: str) -> bool:

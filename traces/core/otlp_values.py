@@ -33,7 +33,18 @@ class SpanRejected(ValueError):
 def attribute_dict(pairs: Iterable[KeyValue]) -> dict[str, Any]:
     """OTLP key-value pairs as a JSON-ready dict (the last of a repeated key
     wins)."""
-    return {storable(pair.key): any_value(pair.value) for pair in pairs}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key = pair.key
+        if "\x00" in key or not key.isascii():
+            key = storable(key)
+        value = pair.value
+        if value.WhichOneof("value") == "string_value":
+            text = value.string_value
+            out[key] = text if text.isascii() and "\x00" not in text else storable(text)
+        else:
+            out[key] = any_value(value)
+    return out
 
 
 def any_value(value: AnyValue) -> Any:
@@ -45,15 +56,15 @@ def any_value(value: AnyValue) -> Any:
         return storable(value.string_value)
     if which == "int_value":
         return value.int_value
-    if which == "bool_value":
-        return value.bool_value
     if which == "double_value":
         number = value.double_value
         if math.isfinite(number):
             return number
-        return (
-            "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
-        )
+        if math.isnan(number):
+            return "NaN"
+        return "Infinity" if number > 0 else "-Infinity"
+    if which == "bool_value":
+        return value.bool_value
     if which == "array_value":
         return [any_value(item) for item in value.array_value.values]
     if which == "kvlist_value":

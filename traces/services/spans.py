@@ -9,13 +9,14 @@ as it was and counted as a duplicate. Writes only; no network.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Final
 
-from django.db import connection, transaction
+import orjson
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from traces.core.records import SpanRecord
@@ -197,6 +198,37 @@ def _insert_sql(vendor: str) -> str | None:
     return None
 
 
+def _adapter(name: str) -> Callable[[Any], Any]:
+    """The column's value as the database takes it: the field's own
+    ``get_db_prep_save``, or on SQLite (UTC connection) the same text
+    written directly for times and JSON, which is most of a batch's cost."""
+    model_field = Span._meta.get_field(name)
+
+    def generic(value: Any) -> Any:
+        return model_field.get_db_prep_save(value, connection)
+
+    if connection.vendor != "sqlite" or connection.timezone_name != "UTC":
+        return generic
+    if isinstance(model_field, models.DateTimeField):
+
+        def sqlite_time(value: Any) -> Any:
+            if isinstance(value, datetime) and value.tzinfo is not None:
+                return str(value.astimezone(UTC).replace(tzinfo=None))
+            return generic(value)
+
+        return sqlite_time
+    if isinstance(model_field, models.JSONField):
+
+        def sqlite_json(value: Any) -> Any:
+            try:
+                return orjson.dumps(value).decode()
+            except TypeError:
+                return generic(value)  # what orjson does not write
+
+        return sqlite_json
+    return generic
+
+
 def store_spans(
     records: Sequence[SpanRecord], *, agent_id: int | None = None
 ) -> StoreResult:
@@ -213,16 +245,17 @@ def store_spans(
         return _store_with_orm(records, agent_id=agent_id)
     priced = [_Priced(record.client_cost_usd) for record in records]
     apply_prices(priced, records)  # type: ignore[arg-type]
-    fields = {name: Span._meta.get_field(name) for name in _ADAPTED}
     adapted = [
-        (index, fields[name]) for index, name in enumerate(_COLUMNS) if name in _ADAPTED
+        (index, _adapter(name))
+        for index, name in enumerate(_COLUMNS)
+        if name in _ADAPTED
     ]
     now = timezone.now()
     rows = []
     for record, price in zip(records, priced, strict=True):
         values = _values(record, price, agent_id, now)
-        for index, model_field in adapted:
-            values[index] = model_field.get_db_prep_save(values[index], connection)
+        for index, adapt in adapted:
+            values[index] = adapt(values[index])
         rows.append(values)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.executemany(sql, rows)
