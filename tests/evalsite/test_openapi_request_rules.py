@@ -138,3 +138,57 @@ def test_request_rules_the_views_check_are_in_the_schema(agent_client: Any) -> N
     explain = request_schema(document, "/api/prkeepalive/explain")
     assert explain["required"] == ["event", "payload"]
     assert explain["properties"]["payload"] == {"type": "object"}
+
+
+def test_the_span_filters_the_view_checks_are_in_the_schema(agent_client: Any) -> None:
+    paths = schema_document(agent_client)["paths"]
+    parameters = {p["name"]: p for p in paths["/api/spans"]["get"]["parameters"]}
+
+    assert sorted(parameters) == sorted(
+        [
+            "agent",
+            "run",
+            "case",
+            "thought",
+            "model",
+            "source",
+            "status",
+            "since",
+            "until",
+            "trace",
+            "limit",
+            "cursor",
+        ]
+    )
+    assert all(p["allowEmptyValue"] is True for p in parameters.values())
+    schemas = {name: p["schema"] for name, p in parameters.items()}
+    assert (schemas["limit"]["minimum"], schemas["limit"]["maximum"]) == (1, 500)
+    assert (schemas["thought"]["minimum"], schemas["thought"]["maximum"]) == (
+        1,
+        2**63 - 1,
+    )
+    assert schemas["since"]["format"] == schemas["until"]["format"] == "date-time"
+    assert schemas["trace"]["pattern"] == "^[0-9a-fA-F]{32}$"
+    assert sorted(schemas["source"]["enum"]) == ["harness", "keepalive", "otlp"]
+    assert sorted(schemas["status"]["enum"]) == ["error", "ok", "unset"]
+    assert schemas["run"]["maxLength"] == 200
+    (trace_id,) = paths["/api/traces/{trace_id}"]["get"]["parameters"]
+    assert trace_id["schema"]["pattern"] == "^[0-9a-fA-F]{32}$"
+
+
+def test_empty_span_filters_answer_as_if_absent(agent_client: Any) -> None:
+    empty = "agent=&run=&case=&thought=&model=&source=&status=&since=&until="
+
+    response = agent_client.get(f"/api/spans?{empty}&trace=&limit=&cursor=")
+
+    assert response.status_code == 200
+    assert response.json() == {"results": [], "nextCursor": None}
+
+
+def test_otlp_ingestion_is_not_in_the_schema(agent_client: Any) -> None:
+    # It speaks OTLP (protobuf or OTLP/JSON in, google.rpc.Status refusals
+    # out), not this API's conventions; docs/traces.md describes it and
+    # test_schemathesis_otlp checks it against a schema of its own.
+    assert not any(
+        path.startswith("/v1/") for path in schema_document(agent_client)["paths"]
+    )
