@@ -61,6 +61,11 @@ def spans_visible(*, user: AbstractBaseUser) -> QuerySet[Span]:
     return spans.filter(Q(agent__isnull=True) | Q(agent_id__in=agents))
 
 
+def agent_names_visible(*, user: AbstractBaseUser) -> list[str]:
+    """The names of the agents whose spans the user may see, sorted."""
+    return sorted(agent_list_visible(user=user).values_list("name", flat=True))
+
+
 def cursor_text(span: Span) -> str:
     return f"{span.started_at.isoformat()}_{span.pk}"
 

@@ -363,3 +363,16 @@ def test_a_trace_past_the_page_limit_shows_its_first_spans_and_says_so(
     assert html.count('<li class="wf-row') == 5
     assert "more than 5 spans: the first 5 by start are shown" in html
     assert "step 4" in html and "step 5" not in html
+
+
+def test_the_agent_filter_offers_only_the_agents_the_user_may_see(
+    owner_client: Any, stranger_client: Any, agent: Any
+) -> None:
+    agent_trace(agent.pk)
+    html = owner_client.get("/traces/?agent=alpha").content.decode()
+    assert '<option value="alpha" selected>alpha</option>' in html
+    assert html.count("<tr") == 5
+    response = stranger_client.get("/traces/?agent=alpha")
+    assert response.status_code == 400
+    assert "Select a valid choice." in response.content.decode()
+    assert '<option value="alpha"' not in response.content.decode()

@@ -7,6 +7,8 @@ what a row shows is built in ``traces.views.rows``.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -26,7 +28,7 @@ FILTER_FIELDS = ("model", "agent", "run", "case", "source", "status", "since", "
 
 class SpanFilterForm(forms.Form):
     model = forms.CharField(required=False, max_length=200)
-    agent = forms.CharField(required=False, max_length=64)
+    agent = forms.ChoiceField(required=False, choices=[("", "any")])
     run = forms.CharField(required=False, max_length=200)
     case = forms.CharField(required=False, max_length=300, label="Scenario")
     source = forms.ChoiceField(
@@ -46,6 +48,11 @@ class SpanFilterForm(forms.Form):
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
     )
 
+    def __init__(self, *args: Any, agents: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        agent = cast(forms.ChoiceField, self.fields["agent"])
+        agent.choices = [("", "any")] + [(name, name) for name in agents]
+
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}
         since, until = data.get("since"), data.get("until")
@@ -57,7 +64,9 @@ class SpanFilterForm(forms.Form):
 @login_required
 def span_list(request: HttpRequest) -> HttpResponse:
     """Spans newest first, filtered; a keyset page of 50 (``after``)."""
-    form = SpanFilterForm(request.GET or None)
+    form = SpanFilterForm(
+        request.GET or None, agents=selectors.agent_names_visible(user=request.user)
+    )
     if form.is_bound and not form.is_valid():
         return render(
             request,
