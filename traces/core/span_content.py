@@ -41,16 +41,29 @@ class ToolCall:
     result: str
 
 
+TOO_DEEP = "(nested too deeply to show)"
+
+
 def _json_text(value: Any) -> str:
     """``value`` as readable text: a JSON string or document indented."""
     if isinstance(value, str):
+        text: str = value
         try:
-            value = json.loads(value)
-        except ValueError:
-            return value
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
         if isinstance(value, str):
             return value
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    return json_text(value, indent=2)
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON; a document nested past what ``json`` can walk
+    says so rather than failing the page."""
+    try:
+        return json.dumps(value, indent=indent, sort_keys=True, ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return TOO_DEEP
 
 
 def _message_text(message: Any) -> str:
@@ -72,7 +85,7 @@ def _messages_text(value: Any) -> str:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
         value = parsed
     if isinstance(value, list):
@@ -118,7 +131,7 @@ def _output_tool_calls(value: Any) -> list[ToolCall]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
     if not isinstance(value, list):
         return []

@@ -8,7 +8,6 @@ through ``evals.facade`` (stored there once, not in the span).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -22,7 +21,13 @@ from traces.core.records import (
     SOURCE_KEEPALIVE,
     SOURCE_OTLP,
 )
-from traces.core.span_content import SpanTexts, ToolCall, span_texts, tool_calls
+from traces.core.span_content import (
+    SpanTexts,
+    ToolCall,
+    json_text,
+    span_texts,
+    tool_calls,
+)
 from traces.core.usage_text import (
     UNKNOWN,
     cost_text,
@@ -169,9 +174,7 @@ class TraceRow:
 
 
 def _value_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return value if isinstance(value, str) else json_text(value)
 
 
 def _figures(span: Span) -> tuple[tuple[str, str], ...]:

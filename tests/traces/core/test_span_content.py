@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from traces.core.span_content import MAX_TEXT_CHARS, span_texts, tool_calls
+from traces.core.span_content import (
+    MAX_TEXT_CHARS,
+    TOO_DEEP,
+    json_text,
+    span_texts,
+    tool_calls,
+)
 
 
 def test_plain_prompt_and_completion_attributes() -> None:
@@ -80,3 +86,14 @@ def test_attributes_of_other_shapes_are_no_error() -> None:
     assert tool_calls({"gen_ai.output.messages": "not json"}) == ()
     assert span_texts({"gen_ai.input.messages": 42}).prompt == "42"
     assert span_texts({}).prompt == ""
+
+
+def test_arguments_nested_past_what_json_can_walk_are_no_error() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    calls = tool_calls({"gen_ai.tool.call.arguments": deep}, tool_name="dig")
+    assert calls[0].arguments == deep
+    assert span_texts({"gen_ai.input.messages": deep}).prompt == deep[:MAX_TEXT_CHARS]
+    nested: list = []
+    for _ in range(200_000):
+        nested = [nested]
+    assert json_text(nested) == TOO_DEEP
