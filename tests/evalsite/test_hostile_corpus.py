@@ -309,6 +309,119 @@ def test_hostile_corpus_gets_no_server_error_and_refusals_write_nothing(
     assert settings.DATA_UPLOAD_MAX_MEMORY_SIZE > 0
 
 
+# --- REST reads of spans and traces -------------------------------------------
+
+SPAN_FILTERS = (
+    "agent",
+    "run",
+    "case",
+    "thought",
+    "model",
+    "source",
+    "status",
+    "since",
+    "until",
+    "trace",
+    "limit",
+    "cursor",
+)
+
+
+def _cursor(raw: str) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+# Values only a time, an id or a cursor can get wrong.
+HOSTILE_READ_VALUES: list[tuple[str, str]] = [
+    ("year-one-east", "0001-01-01T00:00:00+23:59"),
+    ("year-9999-west", "9999-12-31T23:59:59-23:59"),
+    ("leap-second", "2026-06-30T23:59:60Z"),
+    ("long-fraction", "2026-03-06T12:00:00.1234567890123Z"),
+    ("huge-int", str(10**40)),
+    ("int64-max", str(2**63 - 1)),
+    ("negative", "-1"),
+    ("float", "1.5"),
+    ("cursor-far-past", _cursor("0001-01-01T00:00:00-23:59|1")),
+    ("cursor-far-future", _cursor("9999-12-31T23:59:59+00:00|9223372036854775807")),
+    ("cursor-id-overflow", _cursor(f"2026-03-06T12:00:00+00:00|{10**40}")),
+    ("cursor-naive", _cursor("2026-03-06T12:00:00|1")),
+    ("cursor-not-utf-8", "__79"),
+]
+
+
+def _query_value(value: str) -> str:
+    from urllib.parse import quote
+
+    # A lone surrogate goes out as the bytes it would be, which are no UTF-8.
+    return quote(value.encode("utf-8", "surrogatepass"), safe="")
+
+
+def test_hostile_span_reads_get_no_server_error_and_write_nothing(
+    agent_client: APIClient, agent: Any, staff: Any
+) -> None:
+    """Every filter of ``GET /api/spans`` and the ids of a span and a trace,
+    with every hostile string and the values only times, ids and cursors can
+    get wrong, read by the agent's key and by staff: a 200 or a 4xx that
+    names what it refused, never a server error, never a write."""
+    from datetime import UTC, datetime
+
+    from traces.core.records import SOURCE_OTLP, SpanRecord
+    from traces.services.spans import store_spans
+
+    at = datetime(2026, 3, 6, 12, tzinfo=UTC)
+    store_spans(
+        [
+            SpanRecord(
+                trace_id="e" * 32,
+                span_id="e" * 16,
+                name="chat",
+                source=SOURCE_OTLP,
+                started_at=at,
+                ended_at=at,
+            )
+        ],
+        agent_id=agent.pk,
+    )
+    staff_client = APIClient(raise_request_exception=False)
+    staff_client.force_authenticate(staff)
+    agent_client.raise_request_exception = False
+    values = [*HOSTILE_STRINGS, *HOSTILE_READ_VALUES]
+    urls = [
+        (f"?{name} {label}", f"/api/spans?{name}={_query_value(value)}")
+        for name in SPAN_FILTERS
+        for label, value in values
+    ]
+    urls += [
+        (f"{kind} {label}", f"/api/{kind}/{_query_value(value)}")
+        for kind in ("spans", "traces")
+        for label, value in values
+        if value and len(value) < 10_000
+    ]
+    failures: list[str] = []
+    answers: Counter[int] = Counter()
+    for label, url in urls:
+        for client in (agent_client, staff_client):
+            watch = WriteWatch()
+            with connection.execute_wrapper(watch):
+                response = client.get(url)
+            answers[response.status_code] += 1
+            if response.status_code >= 500:
+                failures.append(f"{label}: {response.status_code}")
+            elif response.status_code == 400 and label.startswith("?"):
+                paths = [f["path"] for f in response.json()["error"]["fields"]]
+                if paths != [label.split()[0]]:
+                    failures.append(f"{label}: refused naming {paths}")
+            if watch.writes:
+                failures.append(f"{label}: wrote {watch.writes[:2]}")
+            if len(response.content) > 20_000:
+                failures.append(f"{label}: {len(response.content)}-byte answer")
+    print(f"\nhostile span reads: {sum(answers.values())} requests, {dict(answers)}")
+    assert not failures, "\n".join(failures)
+    assert answers[400] > len(urls) // 2
+
+
 def length_delimited(field: int, payload: bytes) -> bytes:
     """A protobuf length-delimited field (tag, varint length, payload)."""
     size, out = len(payload), bytearray([field << 3 | 2])

@@ -121,10 +121,9 @@ def cursor_decode(text: str) -> tuple[datetime, int]:
     except (binascii.Error, UnicodeDecodeError):
         raise ValueError(text) from None
     when, _, pk = raw.partition("|")
-    started_at = datetime.fromisoformat(when)
-    if started_at.tzinfo is None or not pk.isdigit() or not 0 < int(pk) <= MAX_ID:
+    if not pk.isdigit() or not 0 < int(pk) <= MAX_ID:
         raise ValueError(text)
-    return started_at, int(pk)
+    return parse_time(when), int(pk)
 
 
 def parse_time(text: str) -> datetime:
