@@ -376,3 +376,30 @@ def test_the_agent_filter_offers_only_the_agents_the_user_may_see(
     assert response.status_code == 400
     assert "Select a valid choice." in response.content.decode()
     assert '<option value="alpha"' not in response.content.decode()
+
+
+def test_the_span_list_costs_the_same_queries_for_4_spans_or_a_full_page(
+    owner_client: Any, agent: Any
+) -> None:
+    agent_trace(agent.pk, thought=3)
+    owner_client.get("/traces/")
+    with CaptureQueriesContext(connection) as few:
+        owner_client.get("/traces/")
+    store_spans(
+        [
+            span(
+                f"{i:016x}",
+                trace_id=f"{i:032x}",
+                thought_ref=i,
+                run_ref="r",
+                case_ref=f"c{i}",
+                request_model="mystery-model-9",
+            )
+            for i in range(100, 200)
+        ],
+        agent_id=agent.pk,
+    )
+    with CaptureQueriesContext(connection) as many:
+        response = owner_client.get("/traces/")
+    assert response.content.decode().count("<tr") == 51
+    assert len(many.captured_queries) == len(few.captured_queries)
