@@ -420,9 +420,9 @@ def test_nobody_reads_another_owners_spans(
         seen[who] = (sorted(listed), fetched, sorted(in_trace))
 
     assert seen == {
-        "owner": (["a", "c"], ["a", "c"], ["a", "c"]),
-        "member": (["a", "c"], ["a", "c"], ["a", "c"]),
-        "stranger": (["b", "c"], ["b", "c"], ["b", "c"]),
+        "owner": (["a", "c", "d"], ["a", "c", "d"], ["a", "c", "d"]),
+        "member": (["a", "c", "d"], ["a", "c", "d"], ["a", "c", "d"]),
+        "stranger": (["b", "c", "d"], ["b", "c", "d"], ["b", "c", "d"]),
         "staff": (["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"]),
         # A key reads its own agent's spans only, never harness spans, even
         # a key of the same owner.

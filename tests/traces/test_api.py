@@ -488,9 +488,9 @@ def test_each_caller_lists_only_what_it_may_read(
 
     assert seen == {
         "staff": ["4", "3", "2", "1"],
-        "owner": ["3", "1"],
-        "member": ["3", "1"],
-        "stranger": ["3", "2"],
+        "owner": ["4", "3", "1"],
+        "member": ["4", "3", "1"],
+        "stranger": ["4", "3", "2"],
         "my key": ["1"],
         "their key": ["2"],
     }

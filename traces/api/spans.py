@@ -5,19 +5,20 @@
   cursor (``traces.api.filters``);
 - ``GET /api/spans/<id>``: one span with its attributes and events;
 - ``GET /api/traces/<trace_id>``: a trace's spans in waterfall order (each
-  under its parent, siblings by start) with its totals.
+  under its parent, siblings by start: ``traces.core.waterfall``, as the
+  trace page draws them) with its totals.
 
 Who reads what: an API key (it needs the ``traces`` scope, ``core.scopes``)
-reads its own agent's spans only; a staff session reads every span; any
-other session reads the spans of the agents it owns or is a member of (the
-stream's rule) and the spans no agent sent that belong to an eval run (runs
-are open to every signed-in user). A span the caller may not read answers
-404, as one that does not exist.
+reads its own agent's spans only, never the harness's; a session reads what
+the trace pages show it (``traces.selectors.spans_visible``): staff every
+span, anyone else the spans of the agents it owns or is a member of (the
+stream's rule) and the spans no agent sent (the harness's, of eval runs,
+which are open to every signed-in user). A span the caller may not read
+answers 404, as one that does not exist.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -31,7 +32,6 @@ from rest_framework.views import APIView
 
 from accounts.auth import request_key
 from core.errors import NotFound
-from stream.selectors import agent_list_visible
 from traces.api.filters import (
     MAX_ID,
     SPAN_FILTERS,
@@ -48,7 +48,9 @@ from traces.api.outputs import (
     TraceTotalsSerializer,
 )
 from traces.core.records import COST_UNKNOWN, STATUS_ERROR
+from traces.core.waterfall import WaterfallSpan, waterfall
 from traces.models import Span
+from traces.selectors import spans_visible as spans_visible_to
 
 # A trace's answer lists at most this many spans (the earliest); its totals
 # count every span.
@@ -56,19 +58,16 @@ MAX_TRACE_SPANS = 2000
 
 
 def spans_visible(request: Request) -> QuerySet[Span]:
-    """The spans the caller may read (see the module docstring)."""
-    spans = Span.objects.select_related("agent")
+    """The spans the caller may read (see the module docstring): a key its
+    own agent's; a session what the pages show it (``traces.selectors``)."""
     key = request_key(request)
-    if key is not None:
-        agent = request.auth
-        if agent is None or agent is key:
-            return spans.none()  # a key no agent holds sends no spans
-        return spans.filter(agent_id=agent.pk)
-    user = request.user
-    if getattr(user, "is_staff", False):
-        return spans
-    agents = agent_list_visible(user=user).values("pk")
-    return spans.filter(Q(agent__in=agents) | (Q(agent__isnull=True) & ~Q(run_ref="")))
+    if key is None:
+        spans = spans_visible_to(user=request.user)
+    elif request.auth is None or request.auth is key:
+        spans = Span.objects.none()  # a key no agent holds sends no spans
+    else:
+        spans = Span.objects.filter(agent_id=request.auth.pk)
+    return spans.select_related("agent")
 
 
 class SpanListView(APIView):
@@ -187,34 +186,6 @@ def trace_totals(spans: QuerySet[Span]) -> TraceTotals:
     )
 
 
-def waterfall(spans: list[Span]) -> list[tuple[Span, int]]:
-    """``spans`` (earliest first) each under its parent, with its depth;
-    siblings keep their order. A span whose parent is not among them is a
-    root (its parent was not sent, or belongs to another caller)."""
-    ids = {span.span_id for span in spans}
-    children: dict[str, list[Span]] = defaultdict(list)
-    roots: list[Span] = []
-    for span in spans:
-        parent = span.parent_span_id
-        if parent and parent in ids and parent != span.span_id:
-            children[parent].append(span)
-        else:
-            roots.append(span)
-    out: list[tuple[Span, int]] = []
-    placed: set[int] = set()
-    stack = [(span, 0) for span in reversed(roots)]
-    while stack:
-        span, depth = stack.pop()
-        if span.pk in placed:
-            continue
-        placed.add(span.pk)
-        out.append((span, depth))
-        stack.extend((child, depth + 1) for child in reversed(children[span.span_id]))
-    # A cycle of parents (a hostile client's) has no root: its spans go last.
-    out.extend((span, 0) for span in spans if span.pk not in placed)
-    return out
-
-
 class TraceDetailView(APIView):
     @extend_schema(
         operation_id="traces_retrieve",
@@ -244,12 +215,23 @@ class TraceDetailView(APIView):
         truncated = len(shown) > MAX_TRACE_SPANS
         shown = shown[:MAX_TRACE_SPANS]
         totals = trace_totals(spans)
-        start = shown[0].started_at
-        for span, depth in (placed := waterfall(shown)):
-            span.depth = depth  # type: ignore[attr-defined]
-            span.offset_ms = (  # type: ignore[attr-defined]
-                span.started_at - start
-            ).total_seconds() * 1000
+        laid_out = waterfall(
+            [
+                WaterfallSpan(
+                    span_id=span.span_id,
+                    parent_span_id=span.parent_span_id,
+                    started_at=span.started_at,
+                    ended_at=span.ended_at,
+                )
+                for span in shown
+            ]
+        )
+        placed = []
+        for row in laid_out.rows:
+            span = shown[row.index]
+            span.depth = row.depth  # type: ignore[attr-defined]
+            span.offset_ms = row.offset_ms  # type: ignore[attr-defined]
+            placed.append(span)
         return Response(
             {
                 "traceId": trace_id,
@@ -258,7 +240,7 @@ class TraceDetailView(APIView):
                 "truncated": truncated,
                 "totals": TraceTotalsSerializer(totals).data,
                 "spans": SpanOutputSerializer(
-                    [span for span, _ in placed],
+                    placed,
                     many=True,
                     context={"request": request, "trace": True},
                 ).data,
