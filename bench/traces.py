@@ -12,16 +12,13 @@
    (``executemany`` of every column, one transaction per 100 rows; target
    ratio >= 0.5). ``Span.objects.bulk_create`` of the same rows is shown too.
 2. the p95 answer time of one 100-span batch (target < 50 ms).
-3. the run page (``/evals/runs/<id>/``) of a harness run with 10,000 spans
-   (100 scenarios x K=10, 10 model-call spans per case, one trace per case)
-   for a logged-in staff user, best of 5 after a warm-up (target < 1 s),
-   next to the same page of an equal run without spans. Then, for scale
-   only, 1,000 scenarios x K=10 with one span per case: the page lists every
-   case, so its time is mostly the case table's.
+3. the run page (``/evals/runs/<id>/``) with 10,000 spans (100 scenarios x
+   K=10, 10 model calls per case, a trace per case), staff logged in, best
+   of 5 after a warm-up (target < 1 s), next to an equal run without spans;
+   then, for scale only, 1,000 scenarios x K=10 with a span per case.
 
-Each side gets its input ready before the clock starts (request bodies;
-database values). DEBUG is off. Prints figures, ratios, targets and
-PASS/MISS; exits 1 naming each missed target.
+Inputs are made before the clock starts; DEBUG is off. Prints figures,
+ratios, targets and PASS/MISS; exits 1 naming each missed target.
 """
 
 from __future__ import annotations
@@ -33,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -84,17 +82,16 @@ MODELS = (
 
 
 def fake_spans(prefix: str, count: int, per_trace: int = 10) -> list[Any]:
-    """``count`` chat spans (``SpanRecord``), ``per_trace`` per trace; ids
-    start with ``prefix`` (hex). The source of both the OTLP bodies and the
-    raw rows."""
+    """``count`` chat spans (``SpanRecord``), ``per_trace`` per trace, ids
+    starting with ``prefix`` (hex): the OTLP bodies' and raw rows' source."""
     from traces.core.records import SOURCE_OTLP, SpanRecord, TokenUsage
 
-    rng = random.Random(prefix)
-    spans = []
+    rng, spans = random.Random(prefix), []
     for n in range(count):
         provider, model = MODELS[n % len(MODELS)]
         started, latency_ms = T0 + timedelta(seconds=n), rng.uniform(200, 3000)
         trace_id = f"{prefix}{n // per_trace:0{32 - len(prefix)}x}"
+        tokens = (rng.randint(200, 4000), rng.randint(10, 800), rng.choice((0, 128)))
         spans.append(
             SpanRecord(
                 trace_id=trace_id,
@@ -108,11 +105,7 @@ def fake_spans(prefix: str, count: int, per_trace: int = 10) -> list[Any]:
                 provider=provider,
                 request_model=model,
                 response_model=model,
-                usage=TokenUsage(
-                    input=rng.randint(200, 4000),
-                    output=rng.randint(10, 800),
-                    cached_input=rng.choice((0, 0, 128, 1024)),
-                ),
+                usage=TokenUsage(*tokens),
                 latency_ms=latency_ms,
                 conversation_id=trace_id[:12],
                 attributes={"service.name": "bench-agent"},
@@ -140,6 +133,16 @@ def otlp_body(spans: list[Any]) -> bytes:
     scope_spans = resource_spans.scope_spans.add()
     scope_spans.scope.name = "bench"
     for span in spans:
+        values = {
+            "operation.name": span.operation,
+            "provider.name": span.provider,
+            "request.model": span.request_model,
+            "response.model": span.response_model,
+            "usage.input_tokens": span.usage.input,
+            "usage.output_tokens": span.usage.output,
+            "usage.cache_read.input_tokens": span.usage.cached_input,
+            "conversation.id": span.conversation_id,
+        }
         scope_spans.spans.append(
             ProtoSpan(
                 trace_id=bytes.fromhex(span.trace_id),
@@ -148,19 +151,7 @@ def otlp_body(spans: list[Any]) -> bytes:
                 kind=ProtoSpan.SPAN_KIND_CLIENT,
                 start_time_unix_nano=int(span.started_at.timestamp() * 1e9),
                 end_time_unix_nano=int(span.ended_at.timestamp() * 1e9),
-                attributes=[
-                    attr("gen_ai.operation.name", span.operation),
-                    attr("gen_ai.provider.name", span.provider),
-                    attr("gen_ai.request.model", span.request_model),
-                    attr("gen_ai.response.model", span.response_model),
-                    attr("gen_ai.usage.input_tokens", span.usage.input),
-                    attr("gen_ai.usage.output_tokens", span.usage.output),
-                    attr(
-                        "gen_ai.usage.cache_read.input_tokens",
-                        span.usage.cached_input,
-                    ),
-                    attr("gen_ai.conversation.id", span.conversation_id),
-                ],
+                attributes=[attr(f"gen_ai.{k}", v) for k, v in values.items()],
             )
         )
     return request.SerializeToString()
@@ -176,11 +167,17 @@ def span_rows(records: list[Any], agent_id: int) -> list[Any]:
     return rows
 
 
-def raw_insert(rows: list[Any]) -> float:
-    """The anchor: every column of the rows through ``executemany``, one
-    transaction per batch; seconds."""
+def raw_insert(rows: list[Any], *, orm: bool = False) -> float:
+    """Seconds to insert ``rows``, one transaction per batch: the anchor,
+    every column through ``executemany``; with ``orm``, ``bulk_create``."""
     from traces.models import Span
 
+    if orm:
+        started = time.perf_counter()
+        for index in range(0, len(rows), BATCH):
+            with transaction.atomic():
+                Span.objects.bulk_create(rows[index : index + BATCH])
+        return time.perf_counter() - started
     fields = [f for f in Span._meta.concrete_fields if not f.primary_key]
     quote = connection.ops.quote_name
     sql = (
@@ -196,17 +193,6 @@ def raw_insert(rows: list[Any]) -> float:
     for index in range(0, len(values), BATCH):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.executemany(sql, values[index : index + BATCH])
-    return time.perf_counter() - started
-
-
-def orm_insert(rows: list[Any]) -> float:
-    """``Span.objects.bulk_create`` of the rows, one transaction per batch."""
-    from traces.models import Span
-
-    started = time.perf_counter()
-    for index in range(0, len(rows), BATCH):
-        with transaction.atomic():
-            Span.objects.bulk_create(rows[index : index + BATCH])
     return time.perf_counter() - started
 
 
@@ -241,11 +227,6 @@ def otlp_ingest(post: Any, bodies: list[bytes]) -> tuple[float, list[float]]:
     return time.perf_counter() - started, answers
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(-(-p * len(ordered) // 1)) - 1)]
-
-
 def make_run(prefix: str, shape: tuple[int, int, int], agent_id: int | None) -> str:
     """A completed harness run of ``scenarios`` x ``epochs`` cases and, when
     ``agent_id`` is given, ``per_case`` model-call spans per case (one trace
@@ -268,35 +249,33 @@ def make_run(prefix: str, shape: tuple[int, int, int], agent_id: int | None) -> 
         source=Run.Source.HARNESS,
         started_at=T0,
         completed_at=T0 + timedelta(minutes=20),
-        total_cases=len(cases),
-        passed_cases=len(cases),
-        progress_done=len(cases),
+        **dict.fromkeys(("total_cases", "passed_cases", "progress_done"), len(cases)),
         metrics={"action_rate": 0.3, "latency_p50_ms": 444.4},
         verdict_passed=True,
     )
+    details = {"schemaVersion": 1, "thought": THOUGHT, "pass": True}
+    same = {
+        "run": run,
+        "passed": True,
+        "stimulus_kind": "nightfall",
+        "details": details,
+    }
     CaseResult.objects.bulk_create(
-        (
-            CaseResult(
-                run=run,
-                case_id=case_id,
-                passed=True,
-                latency_ms=400.0 + n % 200,
-                stimulus_kind="nightfall",
-                affordance="allowed",
-                details={"schemaVersion": 1, "thought": THOUGHT, "pass": True},
-            )
-            for n, case_id in enumerate(cases)
-        ),
+        [
+            CaseResult(case_id=case, latency_ms=400.0 + n % 200, **same)
+            for n, case in enumerate(cases)
+        ],
         batch_size=2000,
     )
     if agent_id is not None:
         records = fake_spans(prefix, len(cases) * per_case, per_case)
-        rows = []
-        for n, record in enumerate(records):
-            row = span_row(record, agent_id=agent_id)
-            row.source, row.run_ref = "harness", run_id
-            row.case_ref = cases[n // per_case]
-            rows.append(row)
+        linked = {"source": "harness", "run_ref": run_id}
+        rows = [
+            span_row(
+                replace(r, case_ref=cases[n // per_case], **linked), agent_id=agent_id
+            )
+            for n, r in enumerate(records)
+        ]
         Span.objects.bulk_create(rows, batch_size=2000)
     return run_id
 
@@ -390,9 +369,7 @@ def measure_ingest(api_key: str, agent_id: int, batches: int) -> list[str]:
     misses = []
     server = wsgi_poster(api_key)
     warm = fake_spans("f0", BATCH * 3)
-    otlp_ingest(
-        server, [otlp_body(warm[i : i + BATCH]) for i in range(0, len(warm), BATCH)]
-    )
+    otlp_ingest(server, [otlp_body(warm[i : i + BATCH]) for i in (0, 100, 200)])
     count = batches * BATCH
     sent = fake_spans("a1", count)
     bodies = [otlp_body(sent[i : i + BATCH]) for i in range(0, count, BATCH)]
@@ -400,13 +377,14 @@ def measure_ingest(api_key: str, agent_id: int, batches: int) -> list[str]:
     orm_rows = span_rows(fake_spans("c3", count), agent_id)
     raw_s = raw_insert(raw_rows)
     otlp_s, answers = otlp_ingest(server, bodies)
-    orm_s = orm_insert(orm_rows)
+    orm_s = raw_insert(orm_rows, orm=True)
     stored = Span.objects.filter(trace_id__startswith="a1").count()
     if stored != count:
         misses.append(f"ingest stored {stored} of {count} spans")
     raw_rate, otlp_rate, orm_rate = count / raw_s, count / otlp_s, count / orm_s
     ratio = otlp_rate / raw_rate
-    p50, p95 = percentile(answers, 0.5), percentile(answers, 0.95)
+    p50 = statistics.median(answers)
+    p95 = statistics.quantiles(answers, n=100, method="inclusive")[94]
     print(f"raw insert (executemany, anchor): {raw_rate:10,.0f} spans/s")
     print(
         f"ORM bulk_create of the same rows:  {orm_rate:10,.0f} spans/s "
@@ -436,15 +414,13 @@ def measure_page(
 
     scenarios, epochs, per_case = shape
     spans_n = scenarios * epochs * per_case
-    label = (
-        f"{scenarios:,} scenarios x K={epochs}, {per_case} span(s) per case: "
-        f"{spans_n:,} spans"
-    )
     started = time.perf_counter()
-    prefix = f"{per_case:x}d"
-    with_spans = make_run(prefix, shape, agent_id)
+    with_spans = make_run(f"{per_case:x}d", shape, agent_id)
     without = make_run(f"{per_case:x}e", shape, None)
-    print(f"\nrun page, {label} (stored in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"\nrun page, {scenarios:,} scenarios x K={epochs}, {per_case} span(s) per "
+        f"case: {spans_n:,} spans (stored in {time.perf_counter() - started:.1f} s)"
+    )
     client = Client()
     client.force_login(owner)
     best, median, queries, size = render_best(client, f"/evals/runs/{with_spans}/")
