@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
 from tests.browser.conftest import PHONE
-from tests.traces.pages_support import agent_trace, harness_run_spans, span
+from tests.traces.pages_support import TRACE, agent_trace, harness_run_spans, span
 from traces.models import Span
 from traces.services.spans import store_spans
 
@@ -66,8 +67,7 @@ def test_run_page_leads_to_a_trace_whose_waterfall_is_drawn(
             )
         ]
     )
-    agent_trace(agent.pk)
-    Span.objects.filter(agent=agent).update(started_at=Span.objects.first().received_at)
+    agent_trace(agent.pk, at=timezone.now())
 
     log_in("alice", "pw-alice")
     page.goto(f"{live_server.url}/evals/runs/{run.run_id}/")
@@ -98,6 +98,12 @@ def test_run_page_leads_to_a_trace_whose_waterfall_is_drawn(
     assert page.locator("#span-table tbody tr").count() == len(cases) + 5
     assert not page_overflows(page)
     screenshot("traces-span-list")
+
+    page.goto(f"{live_server.url}/traces/{TRACE}/")
+    assert page.locator("#waterfall .wf-bar").count() == 4
+    assert page.locator(".wf-error").count() == 1
+    assert not page_overflows(page)
+    screenshot("traces-agent-trace")
 
     page.goto(f"{live_server.url}/stream/alpha/")
     page.wait_for_selector("#agent-spend .main-svg")

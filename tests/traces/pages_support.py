@@ -40,12 +40,15 @@ def span(
     )
 
 
-def agent_trace(agent_id: int | None = None, *, thought: int | None = None) -> None:
+def agent_trace(
+    agent_id: int | None = None, *, thought: int | None = None, at: datetime = T0
+) -> None:
     """An agent step with a priced chat call, an unpriced one and a tool call."""
     store_spans(
         [
             span(
                 "0" * 15 + "1",
+                started_at=at,
                 name="invoke_agent planner",
                 operation="invoke_agent",
                 duration_ms=900,
@@ -53,6 +56,7 @@ def agent_trace(agent_id: int | None = None, *, thought: int | None = None) -> N
             ),
             span(
                 "0" * 15 + "2",
+                started_at=at,
                 parent_span_id="0" * 15 + "1",
                 name="chat gpt-4o-mini",
                 operation="chat",
@@ -70,6 +74,7 @@ def agent_trace(agent_id: int | None = None, *, thought: int | None = None) -> N
             ),
             span(
                 "0" * 15 + "3",
+                started_at=at,
                 parent_span_id="0" * 15 + "1",
                 name="execute_tool dig",
                 operation="execute_tool",
@@ -83,6 +88,7 @@ def agent_trace(agent_id: int | None = None, *, thought: int | None = None) -> N
             ),
             span(
                 "0" * 15 + "4",
+                started_at=at,
                 parent_span_id="0" * 15 + "1",
                 name="chat mystery",
                 operation="chat",
