@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -219,9 +219,12 @@ class ScriptedAdapter:
                 f"no scripted output for scenario_id={scenario_id} in {self.source}",
                 details={"scenario_id": scenario_id, "path": self.source},
             )
-        call = sampled_call(PROVIDER_BUILTIN, self.name, sampler=sampler, seed=seed)
-        return Generation(
-            recorded.output,
-            recorded.latency_ms,
-            replace(call, latency_ms=recorded.latency_ms, finish_reason="stop"),
+        call = sampled_call(
+            PROVIDER_BUILTIN,
+            self.name,
+            sampler=sampler,
+            seed=seed,
+            latency_ms=recorded.latency_ms,
+            finish_reason="stop",
         )
+        return Generation(recorded.output, recorded.latency_ms, call)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Final
 
 from core.canonical import sha256_hex
@@ -266,5 +266,11 @@ class BaselineAdapter:
         output = " ".join(sentences)
         if goal is not None:
             output += "\n" + goal[1]
-        call = sampled_call(PROVIDER_BUILTIN, self.name, sampler=sampler, seed=seed)
-        return Generation(output, None, replace(call, finish_reason="stop"))
+        call = sampled_call(
+            PROVIDER_BUILTIN,
+            self.name,
+            sampler=sampler,
+            seed=seed,
+            finish_reason="stop",
+        )
+        return Generation(output, None, call)

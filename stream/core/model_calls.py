@@ -27,10 +27,17 @@ PROVIDER_OPENAI: Final = "openai"
 
 
 def sampled_call(
-    provider: str, model: str, *, sampler: SamplerProfile, seed: int
+    provider: str,
+    model: str,
+    *,
+    sampler: SamplerProfile,
+    seed: int,
+    latency_ms: float | None = None,
+    finish_reason: str = "",
 ) -> ModelCall:
-    """The record of a call to ``model`` with ``sampler`` and ``seed``, before
-    anything about its answer is known."""
+    """The record of a call to ``model`` with ``sampler`` and ``seed``; what
+    is known of its answer (``latency_ms``, ``finish_reason``) when given.
+    One construction: the harness makes one per scenario."""
     return ModelCall(
         provider=provider,
         request_model=model,
@@ -38,6 +45,8 @@ def sampled_call(
         top_p=sampler.top_p,
         max_tokens=sampler.max_tokens,
         seed=seed,
+        latency_ms=latency_ms,
+        finish_reason=finish_reason,
     )
 
 
