@@ -9,11 +9,14 @@ pages read the same), plus the p99 and each case's trace; a run page of
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from urllib.parse import quote
 
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.http import urlencode
 
 from traces.core.usage_text import (
@@ -29,6 +32,7 @@ from traces.services.usage import CaseUsage, runs_usage_summary
 @dataclass(frozen=True, slots=True)
 class CaseUsageRow:
     case_id: str
+    case_url: str
     calls: int
     input_tokens: str
     output_tokens: str
@@ -85,9 +89,42 @@ def trace_url(trace_id: str, *, span_id: str = "") -> str:
     return f"{url}#span-{span_id}" if span_id else url
 
 
-def _case_row(case_id: str, usage: CaseUsage, trace_id: str) -> CaseUsageRow:
+# Django's reverse() leaves these unquoted in a path segment.
+SEGMENT_SAFE = "!$&'()*+,;=~:@"
+TRACE_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _urls_by_last_argument(name: str, *args: str) -> Callable[[str], str]:
+    """The address of page ``name`` for each value of its last argument,
+    reversed once: a run page lists up to thousands of cases, and one
+    reverse() each cost more than the rest of its usage block."""
+    marker = "0" * 32
+    try:
+        template = reverse(name, args=[*args, marker])
+    except NoReverseMatch:
+        return lambda value: ""
+    head, _, tail = template.rpartition(marker)
+
+    def url(value: str) -> str:
+        # Ids no path segment can hold (empty, a slash) have no page.
+        if not value or "/" in value:
+            return ""
+        return head + quote(value, safe=SEGMENT_SAFE) + tail
+
+    return url
+
+
+def _case_row(
+    case_id: str,
+    usage: CaseUsage,
+    *,
+    case_url: str,
+    trace_id: str,
+    trace_urls: Callable[[str], str],
+) -> CaseUsageRow:
     return CaseUsageRow(
         case_id=case_id,
+        case_url=case_url,
         calls=usage.calls,
         input_tokens=tokens_text(usage.input_tokens),
         output_tokens=tokens_text(usage.output_tokens),
@@ -96,7 +133,7 @@ def _case_row(case_id: str, usage: CaseUsage, trace_id: str) -> CaseUsageRow:
             unpriced=usage.unpriced_calls,
         ),
         latency=latency_text(usage.latency_ms),
-        trace_url=trace_url(trace_id),
+        trace_url=trace_urls(trace_id) if TRACE_ID.fullmatch(trace_id) else "",
     )
 
 
@@ -107,6 +144,8 @@ def run_page_usage(run_id: str) -> RunPageUsage | None:
     if usage is None or not usage.has_calls:
         return None
     traces = run_trace_ids(run_id)
+    case_urls = _urls_by_last_argument("evals:scenario-detail", run_id)
+    trace_urls = _urls_by_last_argument("traces:trace-detail")
     latencies = [c.latency_ms for c in usage.cases.values() if c.latency_ms is not None]
     found = latency_percentiles(latencies)
     priced = Decimal(str(usage.priced_cost_usd))
@@ -124,7 +163,13 @@ def run_page_usage(run_id: str) -> RunPageUsage | None:
         latency_p99=latency_text(found.p99 if found else None),
         cases_timed=found.count if found else 0,
         cases=tuple(
-            _case_row(case_id, case, traces.get(case_id, ""))
+            _case_row(
+                case_id,
+                case,
+                case_url=case_urls(case_id),
+                trace_id=traces.get(case_id, ""),
+                trace_urls=trace_urls,
+            )
             for case_id, case in sorted(usage.cases.items())
         ),
         spans_url=spans_url(run=run_id),

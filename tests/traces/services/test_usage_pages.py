@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.urls import reverse
 
 from tests.builders import agent_make, user_make
 from tests.traces.pages_support import T0, harness_run_spans, span
@@ -131,3 +132,20 @@ def test_links_to_the_span_list_and_a_trace() -> None:
     assert (
         trace_url("a" * 32, span_id="b" * 16) == f"/traces/{'a' * 32}/#span-{'b' * 16}"
     )
+
+
+@pytest.mark.parametrize("case_id", ["s:a#3", "with space", "naïve?x=1&y", "50%"])
+def test_a_case_link_is_what_reverse_gives(case_id: str) -> None:
+    harness_run_spans("run 1", [case_id])
+    usage = run_page_usage("run 1")
+    assert usage is not None
+    row = usage.cases[0]
+    assert row.case_url == reverse("evals:scenario-detail", args=["run 1", case_id])
+    assert row.trace_url == reverse("traces:trace-detail", args=[f"{1:032x}"])
+
+
+def test_a_case_id_no_address_can_hold_has_no_link() -> None:
+    harness_run_spans("r1", ["a/b"])
+    usage = run_page_usage("r1")
+    assert usage is not None
+    assert (usage.cases[0].case_id, usage.cases[0].case_url) == ("a/b", "")
