@@ -8,11 +8,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.urls import NoReverseMatch, reverse
 from rest_framework.test import APIClient
 
 from core.scopes import SCOPES, STREAM, TRACES
 from tests.builders import agent_make, key_client
 from traces.api.filters import cursor_decode, cursor_encode, parse_time
+from traces.api.outputs import link
 from traces.core.records import (
     SOURCE_HARNESS,
     SOURCE_KEEPALIVE,
@@ -144,7 +146,7 @@ def test_a_span_answers_every_field_in_camel_case(mine: Any, staff: Any) -> None
         "links": {
             "self": f"{base}/api/spans/{span.pk}",
             "trace": f"{base}/api/traces/{TRACE}",
-            "tracePage": body["links"]["tracePage"],
+            "tracePage": f"{base}/traces/{TRACE}/",
             "thought": f"{base}/stream/mine/thoughts/41/",
             "run": None,
             "case": None,
@@ -200,6 +202,35 @@ def test_an_unknown_span_is_404(staff: Any, pk: str) -> None:
 
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        "calm",
+        "calm#2",
+        "a b",
+        "50%",
+        "x?y=1",
+        "é–ü",
+        "a:b@c",
+        "~!$&'()*+,;=",
+        "a/b",
+        "",
+    ],
+)
+def test_a_link_is_the_path_reverse_writes(case_id: str) -> None:
+    try:
+        expected = reverse("evals:scenario-detail", args=["run-1", case_id])
+    except NoReverseMatch:
+        expected = None
+
+    assert link("evals:scenario-detail", "run-1", case_id) == expected
+
+
+def test_a_trace_page_link_needs_a_trace_id() -> None:
+    assert link("traces:trace-detail", TRACE, kinds=("trace",)) == f"/traces/{TRACE}/"
+    assert link("traces:trace-detail", "x" * 32, kinds=("trace",)) is None
 
 
 # --- the list: filters -------------------------------------------------------

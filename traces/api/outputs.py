@@ -11,10 +11,14 @@ string (exact; a float would round it) or null when unknown.
 
 from __future__ import annotations
 
+import functools
+import re
 from decimal import Decimal
 from typing import Any
+from urllib.parse import quote
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.http import RFC3986_SUBDELIMS
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.fields import SkipField
@@ -34,17 +38,59 @@ def cost_text(value: Decimal | None) -> str | None:
 
 
 def page_url(name: str, *args: Any) -> str | None:
-    """The path of a page, or None when no such page exists (a case id no
-    route can hold, a page not installed)."""
+    """The path of a route, or None when there is none of that name."""
     try:
         return reverse(name, args=args)
     except NoReverseMatch:
         return None
 
 
-def traces_url(name: str, *args: Any) -> str | None:
-    """A route of this app, named with or without the ``traces`` namespace."""
-    return page_url(f"traces:{name}", *args) or page_url(name, *args)
+# Stand-ins reversed in place of a link's values: a route's path is worked
+# out once per process, not once per span (``reverse`` was most of a list's
+# time).
+_STAND_INS: dict[str, int | str] = {
+    "int": 918273645,
+    "str": "zq9standinq9z",
+    "trace": "9e1f" * 8,  # a trace page's route takes 32 hex digits only
+}
+TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+@functools.cache
+def link_template(name: str, *kinds: str) -> str | None:
+    """The path of route ``name`` as a ``str.format`` template with one
+    ``{0}``, ``{1}`` ... per argument (of kind ``int`` or ``str``); None
+    when the route does not exist."""
+    path = page_url(name, *(_STAND_INS[kind] for kind in kinds))
+    if path is None:
+        return None
+    template = path.replace("{", "{{").replace("}", "}}")
+    for index, kind in enumerate(kinds):
+        template = template.replace(str(_STAND_INS[kind]), f"{{{index}}}", 1)
+    return template
+
+
+def link(name: str, *values: int | str, kinds: tuple[str, ...] = ()) -> str | None:
+    """The path of route ``name`` for ``values``, as ``reverse`` writes it;
+    None where a text value is empty or holds a ``/`` (no route's segment
+    can), a ``trace`` value is no trace id, or the route does not exist."""
+    kinds = kinds or tuple("int" if isinstance(v, int) else "str" for v in values)
+    if any(
+        kind == "trace" and TRACE_ID.match(str(value)) is None
+        for kind, value in zip(kinds, values, strict=True)
+    ):
+        return None
+    template = link_template(name, *kinds)
+    if template is None:
+        return None
+    shown: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            if not value or "/" in value:
+                return None
+            value = quote(value, safe=RFC3986_SUBDELIMS + "~:@")
+        shown.append(str(value))
+    return template.format(*shown)
 
 
 class AsIs(serializers.Field):
@@ -141,39 +187,35 @@ class SpanLinksSerializer(serializers.Serializer):
     case = serializers.CharField(allow_null=True)
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
-        request = self.context.get("request")
+        base = self.context.get("base", "")
 
         def absolute(path: str | None) -> str | None:
-            if path is None or request is None:
-                return path
-            return request.build_absolute_uri(path)
+            return None if path is None else base + path
 
         span = instance
         agent = span.agent
         thought = None
         if span.thought_ref is not None and agent is not None:
-            thought = page_url("stream:thought-detail", agent.name, span.thought_ref)
-        run = page_url("evals:run-detail", span.run_ref) if span.run_ref else None
+            thought = link("stream:thought-detail", agent.name, span.thought_ref)
         case = None
-        if span.run_ref and span.case_ref:
-            case = page_url("evals:scenario-detail", span.run_ref, span.case_ref)
+        if span.case_ref:
+            case = link("evals:scenario-detail", span.run_ref, span.case_ref)
         return {
-            "self": absolute(traces_url("traces-api-span", span.pk)),
-            "trace": absolute(traces_url("traces-api-trace", span.trace_id)),
-            "tracePage": absolute(trace_page(span.trace_id)),
+            "self": absolute(link("traces-api-span", span.pk)),
+            "trace": absolute(link("traces-api-trace", span.trace_id)),
+            "tracePage": absolute(
+                link("traces:trace-detail", span.trace_id, kinds=("trace",))
+            ),
             "thought": absolute(thought),
-            "run": absolute(run),
+            "run": absolute(link("evals:run-detail", span.run_ref)),
             "case": absolute(case),
         }
 
 
-def trace_page(trace_id: str) -> str | None:
-    """The trace's page, under whichever name the pages give it."""
-    for name in ("trace-detail", "trace"):
-        url = traces_url(name, trace_id)
-        if url is not None:
-            return url
-    return None
+def span_context(request: Any, **flags: bool) -> dict[str, Any]:
+    """The serializers' context: the request, the site's absolute base for
+    links (``http://host``) and the flags (``detail``, ``trace``)."""
+    return {"request": request, "base": request.build_absolute_uri("/")[:-1], **flags}
 
 
 class SpanOutputSerializer(serializers.Serializer):

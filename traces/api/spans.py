@@ -46,6 +46,7 @@ from traces.api.outputs import (
     TRACE_OUTPUT,
     SpanOutputSerializer,
     TraceTotalsSerializer,
+    span_context,
 )
 from traces.core.records import COST_UNKNOWN, STATUS_ERROR
 from traces.core.waterfall import WaterfallSpan, waterfall
@@ -84,14 +85,16 @@ class SpanListView(APIView):
     )
     def get(self, request: Request) -> Response:
         query = span_query(request)
-        page = list(spans_matching(spans_visible(request), query)[: query.limit + 1])
+        # A list item has no attributes or events: they stay in the table.
+        spans = spans_visible(request).defer("attributes", "events")
+        page = list(spans_matching(spans, query)[: query.limit + 1])
         more = len(page) > query.limit
         page = page[: query.limit]
         last = page[-1] if more else None
         return Response(
             {
                 "results": SpanOutputSerializer(
-                    page, many=True, context={"request": request}
+                    page, many=True, context=span_context(request)
                 ).data,
                 "nextCursor": None
                 if last is None
@@ -113,9 +116,7 @@ class SpanDetailView(APIView):
         if span is None:
             raise NotFound(f"no span {pk}", details={"id": pk})
         return Response(
-            SpanOutputSerializer(
-                span, context={"request": request, "detail": True}
-            ).data
+            SpanOutputSerializer(span, context=span_context(request, detail=True)).data
         )
 
 
@@ -242,7 +243,7 @@ class TraceDetailView(APIView):
                 "spans": SpanOutputSerializer(
                     placed,
                     many=True,
-                    context={"request": request, "trace": True},
+                    context=span_context(request, trace=True),
                 ).data,
             }
         )
