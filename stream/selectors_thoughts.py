@@ -11,15 +11,20 @@ from collections.abc import Iterable
 
 from stream.models import Thought
 
+CHUNK = 1000
+
 
 def thought_ids_owned(*, agent_id: int, thought_ids: Iterable[int]) -> set[int]:
     """The ids among ``thought_ids`` of thoughts that belong to ``agent_id``
-    (one query; ids of pruned or foreign thoughts are left out)."""
-    wanted = set(thought_ids)
-    if not wanted:
-        return set()
-    return set(
-        Thought.objects.filter(agent_id=agent_id, pk__in=wanted).values_list(
-            "pk", flat=True
+    (one query per ``CHUNK`` ids; ids of pruned or foreign thoughts are
+    left out)."""
+    wanted = sorted(set(thought_ids))
+    owned: set[int] = set()
+    # In slices: SQLite binds a bounded number of parameters per statement.
+    for start in range(0, len(wanted), CHUNK):
+        owned.update(
+            Thought.objects.filter(
+                agent_id=agent_id, pk__in=wanted[start : start + CHUNK]
+            ).values_list("pk", flat=True)
         )
-    )
+    return owned

@@ -245,3 +245,15 @@ def test_get_is_405(agent_client: APIClient) -> None:
     response = agent_client.get(URL)
     assert response.status_code == 405
     assert json.loads(response.content)["code"] == 12
+
+
+def test_an_exporter_that_accepts_only_protobuf_gets_protobuf(
+    agent_client: APIClient,
+) -> None:
+    body = proto_body([proto_span()])
+    accepted = post(agent_client, body, PROTOBUF, HTTP_ACCEPT=PROTOBUF)
+    refused = post(agent_client, b"\x0a\xff", PROTOBUF, HTTP_ACCEPT=PROTOBUF)
+    assert accepted.status_code == 200
+    assert accepted["Content-Type"] == PROTOBUF
+    assert refused.status_code == 400
+    assert Status.FromString(refused.content).code == 3

@@ -26,6 +26,7 @@ from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -93,6 +94,14 @@ class OtlpTracesView(APIView):
     authentication_classes = [ApiKeyAuthentication]
     permission_classes = [IsAuthenticated]
     parser_classes: list[Any] = []
+
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[Any, str]:
+        """Answers are OTLP messages in the request's encoding, whatever
+        ``Accept`` says (exporters send ``application/x-protobuf``): DRF's
+        renderer only carries a refusal's message to ``handle_exception``."""
+        return JSONRenderer(), JSONRenderer.media_type
 
     def post(self, request: Request) -> HttpResponse:
         encoding = body_encoding(request.META.get("CONTENT_TYPE", ""))

@@ -94,6 +94,8 @@ def test_thought_ids_owned_keeps_only_the_agents_own(agent: Any, owner: Any) -> 
         agent_id=agent.pk, thought_ids=[mine.pk, theirs.pk, 10**9]
     ) == {mine.pk}
     assert thought_ids_owned(agent_id=agent.pk, thought_ids=[]) == set()
+    many = [mine.pk, *range(10**8, 10**8 + 2500)]
+    assert thought_ids_owned(agent_id=agent.pk, thought_ids=many) == {mine.pk}
 
 
 def test_content_is_dropped_when_the_setting_says_so(agent: Any, settings: Any) -> None:
