@@ -164,16 +164,6 @@ _FIELD_OF: Final = {
 # Fields the span table has no column for: their attributes stay in
 # ``attributes`` too.
 KEPT_FIELDS: Final = ("agent_name",)
-_CONSUMED: Final = frozenset(
-    {
-        name
-        for field_name, names in FIELD_ATTRIBUTES.items()
-        if field_name not in KEPT_FIELDS
-        for name in names
-    }
-    | set(REQUEST_PARAMS)
-    | {OPENINFERENCE_KIND}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,15 +223,16 @@ def map_span(
             f"parent span id must be empty or 8 bytes (16 hex digits), "
             f"got {len(parent)} bytes"
         )
-    if not span.start_time_unix_nano:
+    start, end = span.start_time_unix_nano, span.end_time_unix_nano
+    if not start:
         raise SpanRejected("start time is missing")
-    if span.end_time_unix_nano < span.start_time_unix_nano:
+    if end < start:
         raise SpanRejected("ends before it starts")
     attributes = attribute_dict(span.attributes)
     resource = resource or {}
     if from_resource is None:
         from_resource = field_values(resource)
-    values = field_values(attributes)
+    values, kept, params = _sorted_attributes(attributes)
     if from_resource:
         values = {**from_resource, **values}
     pick = values.get
@@ -260,8 +251,8 @@ def map_span(
         reasoning=token_count(pick("usage.reasoning"), "reasoning token count"),
     )
     status, error = _status(span, attributes)
-    kept = {k: v for k, v in attributes.items() if k not in _CONSUMED}
-    params = _request_params(attributes, kept)
+    if INVOCATION_PARAMETERS in kept:
+        _invocation_parameters(params, kept)
     if not store_content:
         kept = without_content(kept)
     if "service.name" in resource and "service.name" not in kept:
@@ -271,17 +262,16 @@ def map_span(
             {"trace_id": link.trace_id.hex(), "span_id": link.span_id.hex()}
             for link in span.links
         ]
+    kind = span.kind
     return SpanRecord(
         trace_id=trace_id,
         span_id=span_id,
         parent_span_id=parent.hex(),
         name=storable(span.name),
-        started_at=_time(span.start_time_unix_nano),
-        ended_at=_time(span.end_time_unix_nano),
+        started_at=_time(start),
+        ended_at=_time(end),
         source=SOURCE_OTLP,
-        kind=SPAN_KINDS[span.kind]
-        if 0 <= span.kind < len(SPAN_KINDS)
-        else "unspecified",
+        kind=SPAN_KINDS[kind] if 0 <= kind < len(SPAN_KINDS) else "unspecified",
         operation=operation,
         provider=text_value(pick("provider")),
         request_model=text_value(pick("request_model")),
@@ -289,7 +279,7 @@ def map_span(
         request_params=params,
         usage=usage,
         client_cost_usd=cost_usd(pick("client_cost_usd")),
-        latency_ms=(span.end_time_unix_nano - span.start_time_unix_nano) / 1e6,
+        latency_ms=(end - start) / 1e6,
         ttft_ms=seconds_as_ms(pick("ttft_ms")),
         finish_reason=finish_reason_text(pick("finish_reason")),
         status=status,
@@ -359,25 +349,46 @@ def _status(span: OtlpSpan, attributes: Mapping[str, Any]) -> tuple[str, str]:
     return STATUS_UNSET, ""
 
 
-def _request_params(
-    attributes: Mapping[str, Any], kept: dict[str, Any]
-) -> dict[str, Any]:
-    params = {
-        key: attributes[name]
-        for name, key in REQUEST_PARAMS.items()
-        if name in attributes
-    }
-    invocation = attributes.get(INVOCATION_PARAMETERS)
-    if isinstance(invocation, str):
-        try:
-            parsed = orjson.loads(invocation)
-        except orjson.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            kept.pop(INVOCATION_PARAMETERS, None)
-            for key, value in parsed.items():
-                params.setdefault(storable(str(key)), json_safe(value))
-    return params
+def _sorted_attributes(
+    attributes: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """One pass over a span's attributes: the fields they give (as
+    ``field_values``), the attributes kept, and the request parameters."""
+    found: dict[str, tuple[int, Any]] = {}
+    kept: dict[str, Any] = {}
+    params: dict[str, Any] = {}
+    for key, value in attributes.items():
+        hit = _FIELD_OF.get(key)
+        if hit is not None:
+            name, rank = hit
+            prior = found.get(name)
+            if prior is None or rank < prior[0]:
+                found[name] = (rank, value)
+            if name in KEPT_FIELDS:
+                kept[key] = value
+            continue
+        param = REQUEST_PARAMS.get(key)
+        if param is not None:
+            params[param] = value
+        elif key != OPENINFERENCE_KIND:
+            kept[key] = value
+    return {name: value for name, (_, value) in found.items()}, kept, params
+
+
+def _invocation_parameters(params: dict[str, Any], kept: dict[str, Any]) -> None:
+    """OpenInference's JSON parameters into ``params`` (the GenAI ones
+    win); kept as sent when they are no JSON object."""
+    invocation = kept[INVOCATION_PARAMETERS]
+    if not isinstance(invocation, str):
+        return
+    try:
+        parsed = orjson.loads(invocation)
+    except orjson.JSONDecodeError:
+        return
+    if isinstance(parsed, dict):
+        del kept[INVOCATION_PARAMETERS]
+        for key, value in parsed.items():
+            params.setdefault(storable(str(key)), json_safe(value))
 
 
 def _event(event: OtlpSpan.Event, store_content: bool) -> dict[str, Any]:
