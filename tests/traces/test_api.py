@@ -228,6 +228,11 @@ def test_a_link_is_the_path_reverse_writes(case_id: str) -> None:
     assert link("evals:scenario-detail", "run-1", case_id) == expected
 
 
+def test_a_negative_thought_id_has_no_link() -> None:
+    assert link("stream:thought-detail", "mine", 41) == "/stream/mine/thoughts/41/"
+    assert link("stream:thought-detail", "mine", -41) is None
+
+
 def test_a_trace_page_link_needs_a_trace_id() -> None:
     assert link("traces:trace-detail", TRACE, kinds=("trace",)) == f"/traces/{TRACE}/"
     assert link("traces:trace-detail", "x" * 32, kinds=("trace",)) is None

@@ -59,8 +59,8 @@ TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 @functools.cache
 def link_template(name: str, *kinds: str) -> str | None:
     """The path of route ``name`` as a ``str.format`` template with one
-    ``{0}``, ``{1}`` ... per argument (of kind ``int`` or ``str``); None
-    when the route does not exist."""
+    ``{0}``, ``{1}`` ... per argument (of kind ``int``, ``str`` or
+    ``trace``, a key of ``_STAND_INS``); None when the route does not exist."""
     path = page_url(name, *(_STAND_INS[kind] for kind in kinds))
     if path is None:
         return None
@@ -72,8 +72,9 @@ def link_template(name: str, *kinds: str) -> str | None:
 
 def link(name: str, *values: int | str, kinds: tuple[str, ...] = ()) -> str | None:
     """The path of route ``name`` for ``values``, as ``reverse`` writes it;
-    None where a text value is empty or holds a ``/`` (no route's segment
-    can), a ``trace`` value is no trace id, or the route does not exist."""
+    None where a number is negative, a text value is empty or holds a ``/``
+    (no route's segment can), a ``trace`` value is no trace id, or the route
+    does not exist."""
     kinds = kinds or tuple("int" if isinstance(v, int) else "str" for v in values)
     if any(
         kind == "trace" and TRACE_ID.match(str(value)) is None
@@ -89,6 +90,8 @@ def link(name: str, *values: int | str, kinds: tuple[str, ...] = ()) -> str | No
             if not value or "/" in value:
                 return None
             value = quote(value, safe=RFC3986_SUBDELIMS + "~:@")
+        elif value < 0:
+            return None
         shown.append(str(value))
     return template.format(*shown)
 
