@@ -145,3 +145,34 @@ def test_the_ingest_is_logged_with_its_counts(agent: Any, log_lines: Any) -> Non
         f"[Traces] otlp_ingested agent={agent.pk} spans=2 stored=1 duplicates=0 "
         "rejected=1 unlinked=0"
     ]
+
+
+def test_the_batch_insert_stores_what_the_orm_would(agent: Any) -> None:
+    """``store_spans`` writes prepared values itself; every column reads
+    back as a ``Span`` saved through the ORM reads back."""
+    from dataclasses import replace
+    from datetime import timedelta
+    from decimal import Decimal
+
+    from traces.core.otlp_map import map_span
+    from traces.services.spans import span_row, store_spans
+
+    span = proto_span({**CHAT_ATTRIBUTES, "gen_ai.usage.cost": 0.25, "x": "é\x00"})
+    record = map_span(span, resource={"service.name": "svc"})
+    record = replace(record, events=[{"name": "e", "attributes": {"k": [1, 2.5]}}])
+    store_spans([record], agent_id=agent.pk)
+    fast = Span.objects.get()
+    twin = replace(record, span_id="00000000000000ff")
+    slow = span_row(twin, agent_id=agent.pk)
+    slow.cost_usd, slow.cost_source = Decimal("0.25"), "client"
+    slow.received_at = fast.received_at
+    slow.save()
+    slow.refresh_from_db()
+    skip = {"id", "span_id"}
+    names = [f.attname for f in Span._meta.concrete_fields if f.attname not in skip]
+    assert {n: getattr(fast, n) for n in names} == {n: getattr(slow, n) for n in names}
+    assert fast.started_at == record.started_at
+    assert fast.ended_at - fast.started_at == timedelta(milliseconds=1250)
+    assert fast.attributes == {"x": "é\\u0000", "service.name": "svc"}
+    assert Span.objects.filter(started_at__gte=record.started_at).count() == 2
+    assert Span.objects.filter(attributes__x="é\\u0000").count() == 2
