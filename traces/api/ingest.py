@@ -11,9 +11,11 @@ Every answer is in the request's encoding, as OTLP/HTTP asks
 (https://opentelemetry.io/docs/specs/otlp/#otlphttp-response): success is an
 ``ExportTraceServiceResponse`` (with ``partialSuccess`` when spans were
 rejected), a refusal a ``google.rpc.Status`` (``traces.core.otlp_answer``),
-JSON when the request's type was neither. The endpoint speaks the OTLP
-protocol, not evalsite's REST conventions, so it is left out of the OpenAPI
-schema (docs/traces.md describes it).
+JSON when the request's type was neither. (A body declared longer than
+``REQUEST_MAX_BODY_BYTES`` is refused before any view, by
+``evalsite.middleware.BodyLimitMiddleware``: a 413 page of its own.) The
+endpoint speaks the OTLP protocol, not evalsite's REST conventions, so it
+is left out of the OpenAPI schema (docs/traces.md describes it).
 """
 
 from __future__ import annotations
