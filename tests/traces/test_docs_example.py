@@ -3,9 +3,9 @@
 Its Python example (the first ``python`` block) runs in a subprocess with the
 project's interpreter against a live server, with a key made by the
 ``create_agent`` command the page prints, and its span is stored, priced;
-its curl body is taken and its span read back; its attribute table names
-every attribute the OTLP mapping reads; its price file example is a valid
-price table.
+its curl body is taken and its span read back; its ``load_prices`` lines
+load; its attribute table names every attribute the OTLP mapping reads; its
+price file example is a valid price table.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from decimal import Decimal
@@ -36,7 +37,8 @@ from traces.core.otlp_map import (
 from traces.core.prices import price_table_from_text
 from traces.models import Span
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "traces.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "traces.md"
 DOCS_SERVER = "http://127.0.0.1:8000"
 
 
@@ -161,6 +163,25 @@ def test_the_gzip_example_body_is_taken(demo_user: Any) -> None:
 
     assert answer.status_code == 200, answer.content
     assert answer.json() == {}
+
+
+def test_the_load_prices_lines_load_the_shipped_table_and_a_copy(
+    db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = printed_command("python manage.py load_prices traces/")
+    copy = printed_command("cp ")
+    own = printed_command("python manage.py load_prices my-prices.json")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces" / "prices").mkdir(parents=True)
+    shutil.copy(ROOT / shipped[3], tmp_path / shipped[3])
+    out = io.StringIO()
+
+    call_command(*shipped[2:], stdout=out)
+    shutil.copy(copy[1], copy[2])
+    call_command(*own[2:], stdout=out)
+
+    assert "already the active table" in out.getvalue()
+    assert "repriced 0 span(s)" in out.getvalue()
 
 
 def test_the_attribute_table_names_every_attribute_the_mapping_reads() -> None:
