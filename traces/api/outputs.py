@@ -53,7 +53,7 @@ _STAND_INS: dict[str, int | str] = {
     "str": "zq9standinq9z",
     "trace": "9e1f" * 8,  # a trace page's route takes 32 hex digits only
 }
-TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+STORED_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
 @functools.cache
@@ -77,7 +77,7 @@ def link(name: str, *values: int | str, kinds: tuple[str, ...] = ()) -> str | No
     does not exist."""
     kinds = kinds or tuple("int" if isinstance(v, int) else "str" for v in values)
     if any(
-        kind == "trace" and TRACE_ID.match(str(value)) is None
+        kind == "trace" and STORED_TRACE_ID.match(str(value)) is None
         for kind, value in zip(kinds, values, strict=True)
     ):
         return None
