@@ -12,6 +12,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import setup_logging, worker_init
+from kombu import Exchange, Queue
 
 from evalsite.logging import configure
 
@@ -67,6 +68,57 @@ def broker_transport_options(
         "retry_on_timeout": False,
         "max_retries": 1,
     }
+
+
+# Every task's queue. A deployment gives each queue its own workers
+# (docs/deploy.md), so a long eval run never holds up a webhook's delivery
+# and a burst of gridworld episodes never delays the beat's sweeps; a worker
+# started without ``-Q`` (the demo's) consumes every queue. A task missing
+# here goes to ``DEFAULT_QUEUE`` (Celery's own ``celery.chord_unlock``, which
+# only the embedded result backend sends).
+DEFAULT_QUEUE = "celery"
+TASK_QUEUES: dict[str, str] = {
+    # Scenario runs: the chunks of an eval run and the join that closes it.
+    # Gridworld batches are eval runs too; they go to ``gridworld`` when sent
+    # with ``queue="gridworld"`` (an explicit queue wins over this table).
+    "evals.run_chunk": "runs",
+    "evals.finalize_run": "runs",
+    "evalsite.selfcheck_part": "runs",
+    "evalsite.selfcheck_done": "runs",
+    # GitHub webhook deliveries and the orchestrator rounds they start.
+    "prkeepalive.process_delivery": "keepalive",
+    "prkeepalive.start_round": "keepalive",
+    # The beat's periodic work, what it fans out, retention and resends.
+    "evalsite.record_heartbeat": "maintenance",
+    "stream.keepalive_tick_all": "maintenance",
+    "stream.keepalive_tick": "maintenance",
+    "stream.prune_all": "maintenance",
+    "stream.log_agency_counters": "maintenance",
+    "stream.planning_poll_all": "maintenance",
+    "stream.planning_poll": "maintenance",
+    "evals.sweep_stale_runs": "maintenance",
+    "prkeepalive.reconcile_all": "maintenance",
+    "traces.prune_spans": "maintenance",
+    "traces.sweep_score_exports": "maintenance",
+    "traces.send_score_export": "maintenance",
+}
+QUEUE_NAMES = ("runs", "gridworld", "keepalive", "maintenance", DEFAULT_QUEUE)
+
+
+def task_queues() -> tuple[Queue, ...]:
+    """``CELERY_TASK_QUEUES``: each queue with its own direct exchange and
+    routing key. Left to Celery, every queue would be bound to the default
+    exchange under the default routing key, and on Redis a message sent to
+    one would be copied into all of them."""
+    return tuple(
+        Queue(name, Exchange(name, type="direct"), routing_key=name)
+        for name in QUEUE_NAMES
+    )
+
+
+def task_routes() -> dict[str, dict[str, str]]:
+    """``CELERY_TASK_ROUTES``: ``TASK_QUEUES`` as Celery reads it."""
+    return {name: {"queue": queue} for name, queue in TASK_QUEUES.items()}
 
 
 def beat_schedule(

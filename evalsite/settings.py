@@ -10,7 +10,13 @@ from __future__ import annotations
 from django.utils.csp import CSP
 
 from evalsite.cachesafe import cache_settings
-from evalsite.celery import beat_schedule, broker_transport_options
+from evalsite.celery import (
+    DEFAULT_QUEUE,
+    beat_schedule,
+    broker_transport_options,
+    task_queues,
+    task_routes,
+)
 from evalsite.database import database_timeouts, default_database
 from evalsite.env import (
     BASE_DIR,
@@ -341,6 +347,11 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# One queue per kind of work (runs, gridworld, keepalive, maintenance), each
+# task routed by name (evalsite/celery.py); a worker without -Q takes all.
+CELERY_TASK_QUEUES = task_queues()
+CELERY_TASK_ROUTES = task_routes()
+CELERY_TASK_DEFAULT_QUEUE = DEFAULT_QUEUE
 # A chord without native join support (the embedded result backend) is
 # joined by celery.chord_unlock polling every second; Celery lets it poll
 # forever. Bounded here: past EVALS_CHORD_MAX_WAIT_S the stale-run sweeper
