@@ -13,6 +13,7 @@ NAVIGATION = (
     ("Trends", "evals:trends"),
     ("Gridworld", "gridworld:index"),
     ("PR keepalive", "prkeepalive:index"),
+    ("Traces", "traces:span-list"),
 )
 
 

@@ -23,6 +23,7 @@ from evalsite.env import (
     env_var_dir,
     refuse,
 )
+from core.header_list import HeaderListInvalid, parse_header_list
 from stream.core.adapters import SAMPLERS
 from stream.core.types import PromptProfile
 
@@ -157,6 +158,10 @@ OTLP_EXPORT_ENDPOINT = env_secret_url(
 )
 # Extra headers for it, "Name=value,Name2=value2" (e.g. an Authorization).
 OTLP_EXPORT_HEADERS = env_secret("OTLP_EXPORT_HEADERS")
+try:
+    parse_header_list(OTLP_EXPORT_HEADERS, setting="OTLP_EXPORT_HEADERS")
+except HeaderListInvalid as _bad_headers:
+    refuse(f"{_bad_headers}; its value is not shown")
 OTLP_EXPORT_TIMEOUT_S = env_int("OTLP_EXPORT_TIMEOUT_S", 10, minimum=1)
 OTLP_EXPORT_RETRIES = env_int("OTLP_EXPORT_RETRIES", 3, minimum=0)
 # Pending exports kept at most; when full, the oldest is marked dropped.

@@ -31,6 +31,8 @@ SETTINGS_PREFIXES = (
     "EVALSITE_CODE_VERSION",
     "SITE_URL",
     "LOGIN_",
+    "TRACE_",
+    "OTLP_",
 )
 
 
@@ -109,6 +111,8 @@ REFUSED = [
         "(e.g. http://127.0.0.1:8000), got 'localhost:8000'",
     ),
     ("API_MAX_BODY_BYTES", "ten", "must be an integer, got 'ten'"),
+    ("TRACE_RETENTION_DAYS", "-1", "must be >= 0, got -1"),
+    ("TRACE_MAX_BODY_BYTES", "100", "must be >= 1024, got 100"),
     ("DJANGO_DEBUG", "yes-please", "must be one of true/false/1/0, got 'yes-please'"),
 ]
 
@@ -147,6 +151,18 @@ SECRET_URLS = [
         "rpc://guest:pw-Q7x2@rabbit//",
         "CELERY_RESULT_BACKEND must be a redis://, rediss:// or file:// URL "
         "(e.g. redis://host:6379/0); its value is not shown",
+    ),
+    (
+        "OTLP_EXPORT_HEADERS",
+        "Authorization=Basic pw-Q7x2,pw-Q7x2",
+        "OTLP_EXPORT_HEADERS: entry 2 has no '=' (write Name=value); "
+        "its value is not shown",
+    ),
+    (
+        "OTLP_EXPORT_ENDPOINT",
+        "collector:4318/v1/logs?token=pw-Q7x2",
+        "OTLP_EXPORT_ENDPOINT must be a http:// or https:// URL "
+        "(e.g. http://127.0.0.1:4318/v1/logs); its value is not shown",
     ),
     (
         "CACHE_URL",

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import unquote
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
@@ -32,6 +31,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from core.errors import CoreError
+from core.header_list import HeaderListInvalid, parse_header_list
 
 SIGNAL_LOGS: Final = "logs"
 SIGNAL_TRACES: Final = "traces"
@@ -44,10 +44,6 @@ RETRYABLE_STATUSES: Final = frozenset({429, 502, 503, 504})
 BACKOFF_BASE_S: Final = 5.0
 BACKOFF_MAX_S: Final = 300.0
 MESSAGE_MAX: Final = 500
-
-_TOKEN_CHARS: Final = frozenset(
-    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-)
 
 
 class ExportSettingInvalid(CoreError):
@@ -78,23 +74,12 @@ def signal_of(path: str) -> str:
 def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
     """``OTLP_EXPORT_HEADERS`` (``Name=value,Name2=value2``, values
     percent-decoded) as pairs in order; ``ExportSettingInvalid`` naming the
-    entry otherwise."""
-    pairs = []
-    for index, entry in enumerate(text.split(","), start=1):
-        if not entry.strip():
-            continue
-        name, equals, value = entry.partition("=")
-        name = name.strip()
-        where = f"OTLP_EXPORT_HEADERS: entry {index}"
-        if not equals:
-            raise ExportSettingInvalid(f"{where} has no '=' (write Name=value)")
-        if not name or not set(name) <= _TOKEN_CHARS:
-            raise ExportSettingInvalid(f"{where} has no valid header name")
-        decoded = unquote(value.strip())
-        if any(ch in decoded for ch in "\r\n\0"):
-            raise ExportSettingInvalid(f"{where} has a line break in its value")
-        pairs.append((name, decoded))
-    return tuple(pairs)
+    entry otherwise (the rules: ``core.header_list``, which the settings also
+    use to refuse a bad value at start-up)."""
+    try:
+        return parse_header_list(text, setting="OTLP_EXPORT_HEADERS")
+    except HeaderListInvalid as exc:
+        raise ExportSettingInvalid(str(exc)) from None
 
 
 def _retry_after_s(value: str | None) -> float | None:
