@@ -99,7 +99,12 @@ class Thought(models.Model):
     source = models.CharField(max_length=32)
     eval_run_id = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict)
-    created_at = models.DateTimeField(db_index=True)
+    # No index of its own: a B-tree on the time alone lured PostgreSQL into
+    # walking every agent's thoughts for one agent's feed. Reads by time go
+    # through the (agent, -created_at, -id) indexes below; on PostgreSQL a
+    # BRIN index (migration 0011, outside the model's state) serves the reads
+    # by time across agents.
+    created_at = models.DateTimeField()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Case, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, When
 
 from stream.core.frames import facts_from_wire
 from stream.core.types import SituationFacts
@@ -100,6 +100,18 @@ def thoughts_recent(*, agent: Agent, limit: int) -> list[Thought]:
 def actionable_queryset(agent: Agent) -> QuerySet[Thought]:
     """Opt-in only: unprocessed AND convertEligible is exactly true (SC-B1)."""
     return Thought.objects.filter(agent=agent, processed=False, convert_eligible=True)
+
+
+def actionable_counts(*, agent: Agent) -> tuple[int, int]:
+    """The agent's unprocessed thoughts and, among them, the actionable ones
+    (the actionable feed's log line). One query, answered from the partial
+    index ``thought_unprocessed_idx`` alone (an index-only scan): both counts
+    read only ``convert_eligible``, a column it holds."""
+    counts = Thought.objects.filter(agent=agent, processed=False).aggregate(
+        unprocessed=Count("*"),
+        actionable=Count("convert_eligible", filter=Q(convert_eligible=True)),
+    )
+    return counts["unprocessed"], counts["actionable"]
 
 
 def latest_snapshot(*, agent: Agent) -> WorldSnapshot | None:
