@@ -8,8 +8,11 @@ receipt's run id is derived from the config hash, never drawn at random.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from hashlib import sha256
+from itertools import chain
 from typing import Any
 
 from core.json_bytes import sorted_compact_json_text
@@ -141,6 +144,60 @@ def run_id_for(config_hash: str) -> str:
     return f"gw-{config_hash[:24]}"
 
 
+# Stand-ins for the two config fields that change from episode to episode of
+# a batch; a frame is used only where each occurs once in its text.
+_MEMORY_MARK = "\x00memory\x00"
+_SEED_MARK = "\x00seed\x00"
+
+
+@lru_cache(maxsize=64)
+def _config_frame(config: EpisodeConfig) -> tuple[str, str, str] | None:
+    """The canonical JSON of ``config`` cut around ``initial_memory`` and
+    ``seed`` (``config`` has both zeroed): the text of every episode of the
+    batch is ``head + canonical(memory) + middle + str(seed) + tail``."""
+    doc = config.as_dict()
+    doc["initial_memory"], doc["seed"] = _MEMORY_MARK, _SEED_MARK
+    text = canonical(doc)
+    memory, seed = canonical(_MEMORY_MARK), canonical(_SEED_MARK)
+    if text.count(memory) != 1 or text.count(seed) != 1:
+        return None
+    head, _, rest = text.partition(memory)
+    middle, _, tail = rest.partition(seed)
+    return head, middle, tail
+
+
+def config_text(config: EpisodeConfig) -> str:
+    """``canonical(config.as_dict())``, from a frame cached per batch shape."""
+    if config.proposer != "external":
+        frame = _config_frame(replace(config, seed=0, initial_memory=""))
+        if frame is not None:
+            head, middle, tail = frame
+            memory = canonical(config.initial_memory)
+            return f"{head}{memory}{middle}{config.seed}{tail}"
+    return canonical(config.as_dict())
+
+
+def run_hash_text(receipt: dict[str, Any], config_json: str) -> str:
+    """``canonical`` of the receipt without ``steps`` and ``run_hash``, with
+    the config's canonical JSON given (``run_hash`` hashes this text).
+
+    Keys in code-point order, as ``sort_keys`` writes them; the hashes, the
+    run id and ``end`` are ASCII words that JSON writes as they are.
+    """
+    r = receipt
+    return (
+        f'{{"chain_head":"{r["chain_head"]}","config":{config_json},'
+        f'"config_hash":"{r["config_hash"]}",'
+        f'"drift_schedule":{canonical(r["drift_schedule"])},"end":"{r["end"]}",'
+        f'"final_memory_hash":"{r["final_memory_hash"]}",'
+        f'"initial_gridworld_hash":"{r["initial_gridworld_hash"]}",'
+        f'"initial_kernel_state_hash":"{r["initial_kernel_state_hash"]}",'
+        f'"metrics":{canonical(r["metrics"])},"run_id":"{r["run_id"]}",'
+        f'"schema_version":{r["schema_version"]},'
+        f'"violations":{canonical(r["violations"])}}}'
+    )
+
+
 @dataclass(slots=True)
 class EpisodeResult:
     receipt: dict[str, Any]
@@ -181,6 +238,8 @@ class Episode:
         self.schedule: list[dict[str, Any]] = []
         self.steps: list[dict[str, Any]] = []
         self.violations: list[str] = []
+        # Each step's decision reasons by family, for the metrics.
+        self.rejections: list[tuple[str, ...]] = []
         self.prev = GENESIS
         self.pending_writes = 0
         self.end = "max_steps"
@@ -253,6 +312,8 @@ class Episode:
         # Refusals by the kernel gates alone depend on the kernel state, not
         # the map: the planner avoids those cells for the rest of the episode.
         refused = move.refused
+        if move.rejected:
+            self.rejections.append(move.rejected)
         self.pending_writes = proposer.feedback(refused) if refused else 0
         t = state.t
         b, e = move.b, move.e
@@ -328,7 +389,8 @@ class Episode:
             )
             schedule = [shift for shift in schedule if shift["step"] < played]
         config_doc = config.as_dict()
-        config_hash = sha256_text(canonical(config_doc))
+        config_json = config_text(config)
+        config_hash = sha256_text(config_json)
         params = self.params
         receipt: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
@@ -349,9 +411,10 @@ class Episode:
                 schedule,
                 budget=params.budget,
                 violations=self.violations,
+                rejected=Counter(chain.from_iterable(self.rejections)),
             ),
         }
-        receipt["run_hash"] = run_hash(receipt)
+        receipt["run_hash"] = sha256_text(run_hash_text(receipt, config_json))
         return receipt
 
 

@@ -70,6 +70,7 @@ from gridworld.core.kernel import (
     risk_table,
 )
 from gridworld.core.merkle import merkle_root
+from gridworld.core.metrics import reason_family
 from gridworld.core.types import ACTIONS, DELTAS, HAZARD, STAY, WALL, Cells, Position
 
 if TYPE_CHECKING:
@@ -260,6 +261,9 @@ class Transition(NamedTuple):
     # Whether the step is a safety violation of any kind (hazard entry,
     # inadmissible kernel state, negative budget): the rare case.
     violates: bool
+    # Every reason of the decision by family (``metrics.reason_family``), in
+    # order: what the episode metrics' ``rejected_by_reason`` counts.
+    rejected: Reasons
 
 
 def transition(
@@ -341,6 +345,7 @@ def transition(
             ]
         ),
         move.hazard or not (b_next >= 0 and 0 <= e_next <= params.e_max),
+        tuple([reason_family(reason) for r in reasons for reason in r]),
     )
 
 

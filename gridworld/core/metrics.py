@@ -78,18 +78,25 @@ def episode_metrics(
     *,
     budget: int,
     violations: Sequence[str],
+    rejected: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """Success, steps, regret, recoveries, budget and safety counters of one run."""
+    """Success, steps, regret, recoveries, budget and safety counters of one run.
+
+    ``rejected``: the reasons of the steps' decisions counted by family, when
+    the caller already has them (an episode counts them as it plays); counted
+    from ``steps`` otherwise.
+    """
     distances = [s["task_performance"] for s in steps]
     segments = _segments(grid, steps, schedule)
-    rejected: dict[str, int] = {}
-    for step in steps:
-        for proposal in step["decision"]:
-            for reason in proposal["reasons"]:
-                # reason_family(reason), inlined: this loop runs per reason.
-                if reason.startswith(LYAPUNOV_PREFIX):
-                    reason = LYAPUNOV_PREFIX
-                rejected[reason] = rejected.get(reason, 0) + 1
+    if rejected is None:
+        rejected = {}
+        for step in steps:
+            for proposal in step["decision"]:
+                for reason in proposal["reasons"]:
+                    # reason_family(reason), inlined: this loop runs per reason.
+                    if reason.startswith(LYAPUNOV_PREFIX):
+                        reason = LYAPUNOV_PREFIX
+                    rejected[reason] = rejected.get(reason, 0) + 1
     success = bool(steps) and steps[-1]["goal_reached"]
     end_budget = steps[-1]["budget"] if steps else budget
     counters = {
