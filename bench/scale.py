@@ -1,0 +1,184 @@
+"""The growth table: hot paths timed at 10^4 .. 10^7 thoughts on Postgres.
+
+    DATABASE_URL=postgres://... .venv/bin/python bench/scale.py --quick  # 10^4, 10^5
+    DATABASE_URL=postgres://... .venv/bin/python bench/scale.py          # .. 10^6
+    DATABASE_URL=postgres://... .venv/bin/python bench/scale.py --full   # .. 10^7
+
+Postgres only (it refuses SQLite): it makes a throwaway database beside the
+configured one (``<name>_scale``), fills it level by level with COPY
+(``bench/scale_fill.py``, ``bench/scale_data.py``: thoughts over 1,000 agents
+with a Zipf law, one run per 100 case results, as many case results as
+thoughts) and after each level times every hot path through the real code
+(the Django test client with a staff session or an agent's key, DEBUG off):
+the median of several calls, in ms.
+
+The rule: a path fails when its median grows faster than log n from the
+reference size (10^5; 10^4 with ``--quick``) to the top size, that is when
+``t_top / t_ref > (log10 top / log10 ref) * 1.5`` and the growth is more
+than ``NOISE_MS`` (a sub-millisecond path that moves by a millisecond on a
+shared machine is noise, not growth). Exits 1 naming each such path. With
+``--explain`` it also prints the plan's top node of each path's slowest
+query at the top size. The database is dropped at the end (``--keep`` keeps
+it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SLACK = 1.5
+NOISE_MS = 2.0
+# The compared runs (and the run of "run detail") hold this many cases at
+# every size, so their figures measure the tables around them, not the run.
+COMPARE_CASES = 2000
+QUICK = (10**4, 10**5)
+DEFAULT = (10**4, 10**5, 10**6)
+FULL = (10**4, 10**5, 10**6, 10**7)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="10^4 and 10^5 only")
+    size.add_argument("--full", action="store_true", help="up to 10^7")
+    parser.add_argument("--explain", action="store_true", help="plans' top nodes")
+    parser.add_argument("--keep", action="store_true", help="keep the database")
+    return parser.parse_args(argv)
+
+
+def prepare_environment() -> tuple[str, str]:
+    """Point Django at a fresh throwaway database; returns (server, name)."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        raise SystemExit(
+            "bench/scale.py measures Postgres only: set DATABASE_URL=postgres://... "
+            "(the embedded SQLite database is not what grows to 10^7 rows)"
+        )
+    import psycopg
+
+    base, _, name = url.rpartition("/")
+    bench_db = f"{name.split('?')[0]}_scale"
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
+        pg.execute(f'DROP DATABASE IF EXISTS "{bench_db}"')
+        pg.execute(f'CREATE DATABASE "{bench_db}"')
+    tmp = tempfile.mkdtemp(prefix="evalsite-scale-")
+    os.environ["DATABASE_URL"] = f"{base}/{bench_db}"
+    os.environ.setdefault("EVALSITE_VAR_DIR", tmp)
+    os.environ["DJANGO_DEBUG"] = "false"  # production code paths
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + "k" * 50)
+    os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
+    os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
+    os.environ["DJANGO_STATIC_ROOT"] = os.path.join(tmp, "static")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
+    os.environ["LOG_LEVEL"] = "WARNING"
+    # The skewed agents hold far more than the deployed per-agent cap; the
+    # bench measures reads over what is stored, not the prune.
+    os.environ["STREAM_QUEUE_HARD_CAP"] = str(10**9)
+    os.environ["API_KEY_THROTTLE_RATE"] = "100000000/minute"
+    return base, bench_db
+
+
+def drop_database(base: str, name: str) -> None:
+    import psycopg
+    from django.db import connections
+
+    connections.close_all()
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
+        pg.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def label(size: int) -> str:
+    return f"10^{round(math.log10(size))}"
+
+
+def verdicts(
+    table: dict[str, list[float]], sizes: tuple[int, ...]
+) -> list[tuple[str, float, float, bool]]:
+    """(path, growth, allowed, failed) from the reference size to the top."""
+    ref = sizes.index(10**5) if 10**5 in sizes and sizes[-1] != 10**5 else 0
+    allowed = math.log10(sizes[-1]) / math.log10(sizes[ref]) * SLACK
+    rows = []
+    for path, times in table.items():
+        growth = times[-1] / times[ref] if times[ref] > 0 else math.inf
+        failed = growth > allowed and times[-1] - times[ref] > NOISE_MS
+        rows.append((path, growth, allowed, failed))
+    return rows
+
+
+def print_table(table: dict[str, list[float]], sizes: tuple[int, ...]) -> list[str]:
+    """The growth table; returns the failing paths."""
+    ref = sizes.index(10**5) if 10**5 in sizes and sizes[-1] != 10**5 else 0
+    width = max(len(path) for path in table)
+    head = " | ".join(f"{label(s):>8}" for s in sizes)
+    growth_head = f"{label(sizes[ref])}->{label(sizes[-1])}"
+    print(f"\n| {'path (median ms)':<{width}} | {head} | {growth_head} | verdict |")
+    print(f"|{'-' * (width + 2)}|" + "|".join("-" * 10 for _ in sizes) + "|---|---|")
+    failed = []
+    for (path, growth, allowed, bad), times in zip(
+        verdicts(table, sizes), table.values(), strict=True
+    ):
+        cells = " | ".join(f"{t:8.2f}" for t in times)
+        word = f"FAIL (> {allowed:.2f}x)" if bad else "ok"
+        print(f"| {path:<{width}} | {cells} | {growth:.2f}x | {word} |")
+        if bad:
+            failed.append(path)
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sizes = QUICK if args.quick else FULL if args.full else DEFAULT
+    base, name = prepare_environment()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bench.scale_fill import fill_level, setup
+    from bench.scale_paths import Measurer
+
+    started = time.perf_counter()
+    try:
+        call_command("migrate", verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        fixture = setup()
+        measurer = Measurer(fixture)
+        table: dict[str, list[float]] = {}
+        plans: dict[str, str] = {}
+        for size in sizes:
+            took = fill_level(fixture.generator, size, COMPARE_CASES)
+            gen = fixture.generator
+            print(
+                f"{label(size)}: {gen.thoughts:,} thoughts, {gen.runs:,} runs, "
+                f"{gen.cases:,} case results; generated in "
+                + ", ".join(f"{k} {v:.1f} s" for k, v in took.items()),
+                flush=True,
+            )
+            for path, ms in measurer.measure_all().items():
+                table.setdefault(path, []).append(ms)
+            if size == sizes[-1] and args.explain:
+                plans = measurer.explain_all()
+        print(f"\nmachine: {os.cpu_count()} CPUs; load {os.getloadavg()}")
+        failed = print_table(table, sizes)
+        for path, plan in plans.items():
+            print(f"  {path}: {plan}")
+        print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    finally:
+        if not args.keep:
+            drop_database(base, name)
+    for path in failed:
+        print(f"grows faster than log n: {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
