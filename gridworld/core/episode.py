@@ -375,6 +375,11 @@ class Episode:
         self.done = reached or t + 1 >= self.max_steps
         return body
 
+    def rejected_by_reason(self) -> dict[str, int] | None:
+        """The decisions' reasons by family, counted as the steps were played
+        (``None``: the metrics count them from the step receipts)."""
+        return Counter(chain.from_iterable(self.rejections))
+
     def receipt(self) -> dict[str, Any]:
         """The run receipt of the steps played so far."""
         config = self.config
@@ -411,7 +416,7 @@ class Episode:
                 schedule,
                 budget=params.budget,
                 violations=self.violations,
-                rejected=Counter(chain.from_iterable(self.rejections)),
+                rejected=self.rejected_by_reason(),
             ),
         }
         receipt["run_hash"] = sha256_text(run_hash_text(receipt, config_json))
