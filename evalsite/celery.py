@@ -101,6 +101,9 @@ TASK_QUEUES: dict[str, str] = {
     "traces.prune_spans": "maintenance",
     "traces.sweep_score_exports": "maintenance",
     "traces.send_score_export": "maintenance",
+    "stream.retention_sweep": "maintenance",
+    "evals.retention_sweep": "maintenance",
+    "stream.thought_partitions_ahead": "maintenance",
 }
 QUEUE_NAMES = ("runs", "gridworld", "keepalive", "maintenance", DEFAULT_QUEUE)
 
