@@ -5,7 +5,8 @@ Each level adds rows on top of the previous one (10^4 thoughts, then up to
 chunk at a time and written as COPY text, never held as a whole list.
 
 - Thoughts: spread over 1,000 agents by a Zipf law (exponent 1.1: the largest
-  agent holds about a fifth, the smallest about one in 8,000); 1 in 100 is
+  agent holds 18%, the ten largest 48%, the hundred largest 77%, the
+  smallest one in 11,000); 1 in 100 is
   actionable (eligible, grounded goal, not processed), 1 in 20 pending, the
   rest processed; 4 in 5 broadcast. One task per 200 thoughts, 2% pending.
 - Runs: one per 100 case results. Two "compare" runs of one benchmark hold

@@ -22,6 +22,8 @@ from django.test.utils import CaptureQueriesContext
 
 WARMUP = 2
 FEED = "/api/cognitive-stream/"
+FLOOR = "floor: GET /api/whoami (key lookup)"
+FLOOR_CALLS = 5
 
 
 class Measurer:
@@ -129,8 +131,14 @@ class Measurer:
         )
 
     def measure_all(self) -> dict[str, float]:
+        """Each path's median ms, and the floor's: the median of the floor
+        calls made before each path, so that it samples the machine's load
+        all through the level."""
         figures = {}
+        floor = self._get(self.big, "/api/whoami")
+        floor_times: list[float] = []
         for name, (call, repeats, status) in self.paths().items():
+            floor_times.extend(_times(floor, FLOOR_CALLS))
             if name.startswith("POST ack"):
                 self._refill_ack_ids(repeats + WARMUP)
             for _ in range(WARMUP):
@@ -140,13 +148,10 @@ class Measurer:
                         f"bench/scale.py: {name} answered {answer.status_code}, "
                         f"not {status}: {getattr(answer, 'content', b'')[:300]!r}"
                     )
-            times = []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                call()
-                times.append((time.perf_counter() - start) * 1000)
-            figures[name] = statistics.median(times)
+            figures[name] = statistics.median(_times(call, repeats))
             print(f"  {name:<34} {figures[name]:9.2f} ms", flush=True)
+        figures[FLOOR] = statistics.median(floor_times)
+        print(f"  {FLOOR:<34} {figures[FLOOR]:9.2f} ms", flush=True)
         return figures
 
     def explain_all(self) -> dict[str, str]:
@@ -169,6 +174,15 @@ class Measurer:
                 f"{float(slowest['time']) * 1000:.1f} ms: {plan_nodes(lines)}"
             )
         return plans
+
+
+def _times(call: Callable[[], Any], repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
 
 
 def plan_nodes(lines: list[str]) -> str:
