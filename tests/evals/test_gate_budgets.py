@@ -139,10 +139,11 @@ def test_runs_without_spans_fail_an_asked_budget(stores: tuple[Path, Path]) -> N
 
 
 def test_the_stat_gate_lists_and_applies_the_budgets(
-    stores: tuple[Path, Path], tmp_path: Path
+    stores: tuple[Path, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     spans_for("run-base", {c: ("0.01", 100.0) for c in CASES})
     spans_for("run-cand", {c: ("0.02", 100.0) for c in CASES})
+    caplog.set_level("INFO", logger="evals")
     code, out = gate(
         stores,
         "--stat",
@@ -158,6 +159,10 @@ def test_the_stat_gate_lists_and_applies_the_budgets(
     document = json.loads((tmp_path / "s.json").read_text())
     assert (document["mode"], document["passed"]) == ("stat", False)
     assert document["budgets"]["passed"] is False
+    # The log line agrees with the reports: the failed budget fails it.
+    lines = [r.getMessage() for r in caplog.records if "ci_gate" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].startswith("[Eval] ci_gate passed=false ")
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -129,7 +130,12 @@ class Command(BaseCommand):
                 f"cannot write the report: {error}", returncode=EXIT_UNUSABLE
             ) from None
         self.stdout.write(markdown, ending="")
-        cli_stat_run.log_stat_gate(verdict)
+        # The log line says what the reports say: a failed budget fails it.
+        cli_stat_run.log_stat_gate(
+            verdict
+            if report is None
+            else replace(verdict, passed=verdict.passed and report.passed)
+        )
         if not verdict.passed:
             raise CommandError(
                 "gate failed: a regression beyond the margin",
