@@ -133,6 +133,8 @@ def beat_schedule(
     planning_poll_s: int,
     prkeepalive_reconcile_s: int,
     trace_retention_s: int = 3600,
+    retention_s: int = 3600,
+    partitions_s: int = 86400,
 ) -> dict[str, dict[str, Any]]:
     """``CELERY_BEAT_SCHEDULE``: every periodic task, at the intervals settings
     read (the stream's prune runs every 30 seconds, the spans' retention
@@ -170,6 +172,21 @@ def beat_schedule(
         "traces-prune-spans": {
             "task": "traces.prune_spans",
             "schedule": timedelta(seconds=trace_retention_s),
+        },
+        # Data that ages (docs/retention.md): old thoughts, events and
+        # case results go in batches; the thoughts table's coming months'
+        # partitions are made ahead (when partitioned).
+        "stream-retention-sweep": {
+            "task": "stream.retention_sweep",
+            "schedule": timedelta(seconds=retention_s),
+        },
+        "evals-retention-sweep": {
+            "task": "evals.retention_sweep",
+            "schedule": timedelta(seconds=retention_s),
+        },
+        "stream-thought-partitions-ahead": {
+            "task": "stream.thought_partitions_ahead",
+            "schedule": timedelta(seconds=partitions_s),
         },
         # Pending score exports whose send was lost (traces.services.export_queue).
         "traces-score-export-sweep": {

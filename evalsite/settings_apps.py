@@ -166,3 +166,23 @@ OTLP_EXPORT_TIMEOUT_S = env_int("OTLP_EXPORT_TIMEOUT_S", 10, minimum=1)
 OTLP_EXPORT_RETRIES = env_int("OTLP_EXPORT_RETRIES", 3, minimum=0)
 # Pending exports kept at most; when full, the oldest is marked dropped.
 OTLP_EXPORT_QUEUE_MAX = env_int("OTLP_EXPORT_QUEUE_MAX", 1000, minimum=1)
+
+# Data that ages (docs/retention.md): beat deletes old rows every hour, in
+# batches of RETENTION_BATCH by key range, each batch its own short
+# transaction. 0 days keeps the rows forever. Thoughts: a floor under the
+# per-agent queue policy above (it also reaches agents no longer active);
+# a thought is never deleted before its STREAM_*_MAX_AGE_S either. Case
+# results: the cases of finished runs that started longer ago (the run, its
+# counts and summary stay). Task events: those of finished tasks only.
+THOUGHT_RETENTION_DAYS = env_int("THOUGHT_RETENTION_DAYS", 30, minimum=0)
+STREAM_EVENT_RETENTION_DAYS = env_int("STREAM_EVENT_RETENTION_DAYS", 7, minimum=0)
+TASK_EVENT_RETENTION_DAYS = env_int("TASK_EVENT_RETENTION_DAYS", 90, minimum=0)
+CASE_RESULT_RETENTION_DAYS = env_int("CASE_RESULT_RETENTION_DAYS", 0, minimum=0)
+RETENTION_BATCH = env_int("RETENTION_BATCH", 5000, minimum=1)
+# PostgreSQL only: the thoughts table partitioned by month of created_at
+# (`manage.py partition_thoughts --apply` converts it; beat then creates
+# each month's partition STREAM_THOUGHT_PARTITIONS_AHEAD months ahead).
+STREAM_THOUGHT_PARTITIONING = env_bool("STREAM_THOUGHT_PARTITIONING", False)
+STREAM_THOUGHT_PARTITIONS_AHEAD = env_int(
+    "STREAM_THOUGHT_PARTITIONS_AHEAD", 3, minimum=1
+)

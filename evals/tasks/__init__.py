@@ -1,5 +1,5 @@
 """Celery tasks of the evals app, one module per subject: ``runs`` (the run
-lifecycle's chunk and finalize tasks).
+lifecycle's chunk and finalize tasks) and ``retention`` (old case results).
 
 Celery's autodiscovery imports ``evals.tasks``; importing the modules here
 registers their tasks. Services never import them: they send by task name
@@ -7,6 +7,6 @@ registers their tasks. Services never import them: they send by task name
 send. Import a task from its module, never from here.
 """
 
-from evals.tasks import runs
+from evals.tasks import retention, runs
 
-__all__ = ["runs"]
+__all__ = ["retention", "runs"]
