@@ -10,6 +10,8 @@ scenario artifact.
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,7 +130,7 @@ class MetricRow:
 class CaseFilter:
     """The case table's filters; empty strings mean "any"."""
 
-    only: str = ""  # "" | "regressions" | "changed"
+    only: str = ""  # "" | "regressions" | "changed" | "flipped" (both flips)
     change: str = ""
     benchmark: str = ""
     stimulus_kind: str = ""
@@ -320,3 +322,40 @@ def metric_rows(
                 )
             )
     return rows
+
+
+# --- keyset paging of the case table ---------------------------------------------
+
+# Where a page of the case table ends: (change rank, benchmark id, case id)
+# of its last row; the next page starts after it.
+CaseCursor = tuple[int, str, str]
+
+CHANGE_RANKS: tuple[CaseChange, ...] = tuple(CaseChange)
+
+
+class CursorError(ValueError):
+    """A case-table cursor that is not one this site wrote."""
+
+
+def cursor_text(cursor: CaseCursor) -> str:
+    """A cursor as the ``after`` parameter of a URL (URL-safe, no padding)."""
+    raw = json.dumps(list(cursor), separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def cursor_from_text(text: str) -> CaseCursor:
+    """The cursor ``cursor_text`` wrote; ``CursorError`` for anything else."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise CursorError("after is not a cursor of this case table") from error
+    if (
+        not isinstance(value, list)
+        or len(value) != 3
+        or type(value[0]) is not int
+        or not 0 <= value[0] < len(CHANGE_RANKS)
+        or not all(isinstance(part, str) for part in value[1:])
+    ):
+        raise CursorError("after is not a cursor of this case table")
+    return value[0], value[1], value[2]

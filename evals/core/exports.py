@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -271,10 +271,15 @@ def _cell(value: Any) -> str:
 
 def case_csv_rows(cases: Iterable[CaseDiff]) -> list[list[str]]:
     """The case table as CSV rows (header first); tags joined with ``;``."""
-    out = [list(CASE_CSV_HEADER)]
+    return list(case_csv_iter(cases))
+
+
+def case_csv_iter(cases: Iterable[CaseDiff]) -> Iterator[list[str]]:
+    """``case_csv_rows`` one row at a time (a streamed download)."""
+    yield list(CASE_CSV_HEADER)
     for case in cases:
         base, cand = case.base, case.candidate
-        out.append(
+        yield (
             [
                 _cell(v)
                 for v in (
@@ -294,7 +299,6 @@ def case_csv_rows(cases: Iterable[CaseDiff]) -> list[list[str]]:
                 )
             ]
         )
-    return out
 
 
 def metric_csv_rows(comparison: ComparisonLike) -> list[list[str]]:

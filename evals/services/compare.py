@@ -15,9 +15,8 @@ number of cases (see ``evals.selectors``).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.errors import CoreError
 from evals.core.baselines import validate_baseline_snapshot
@@ -27,12 +26,16 @@ from evals.core.compare import (
     PASS_RATE,
     CaseChange,
     CaseDiff,
+    CaseFilter,
     CaseRow,
     MetricRow,
-    diff_cases,
     metric_rows,
     numeric_metrics,
-    sorted_cases,
+)
+from evals.core.compare_sums import (
+    epochs_from_counts,
+    split_as_python,
+    stat_gate_from_counts,
 )
 from evals.core.formats_types import (
     BaselineSnapshot,
@@ -53,11 +56,19 @@ from evals.core.run_configs import (
     configuration_warning,
     same_run_warning,
 )
+from evals.core.stats import Epochs
 from evals.core.stats_input import StatInputError
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import Run
 from evals.selectors.baselines import (
     snapshot_get,
+)
+from evals.selectors.compare_cases import (
+    RunPair,
+    case_diffs_iter,
+    change_counts,
+    flipped_cases,
+    scenario_counts,
 )
 from evals.selectors.runs import (
     case_fingerprints,
@@ -115,7 +126,11 @@ class Comparison:
     mode: str  # "runs" | "snapshot"
     verdict: GateVerdict
     sections: tuple[BenchmarkSection, ...]
-    cases: tuple[CaseDiff, ...]
+    # The runs whose cases are compared, and how many changed each way: the
+    # cases themselves stay in the database (``evals.selectors.compare_cases``
+    # pages them).
+    pairs: tuple[RunPair, ...]
+    counts: Mapping[CaseChange, int]
     notes: tuple[str, ...] = ()
     snapshot_id: str | None = None
     # Shown first: why the comparison may not mean what it seems to.
@@ -128,8 +143,17 @@ class Comparison:
 
     @property
     def change_counts(self) -> dict[CaseChange, int]:
-        counts = Counter(case.change for case in self.cases)
-        return {change: counts.get(change, 0) for change in CaseChange}
+        return {change: self.counts.get(change, 0) for change in CaseChange}
+
+    @property
+    def case_total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def cases(self) -> tuple[CaseDiff, ...]:
+        """Every case of the comparison, flips first (read from the
+        database on each use: a page reads ``case_diffs_page`` instead)."""
+        return tuple(case_diffs_iter(self.pairs, CaseFilter()))
 
 
 # --- building the core's inputs -----------------------------------------------
@@ -250,13 +274,24 @@ def comparison_for_runs(*, base_run_id: str, candidate_run_id: str) -> Compariso
 
 def _runs_comparison(base: Run, candidate: Run) -> Comparison:
     benchmark_id = base.benchmark.benchmark_id
-    rows = case_rows([base.pk, candidate.pk])
-    base_store = store_of(f"run {base.run_id}", [run_summary_of(base, rows[base.pk])])
-    candidate_store = store_of(
-        f"run {candidate.run_id}", [run_summary_of(candidate, rows[candidate.pk])]
+    pair = RunPair(benchmark_id, base.pk, base.run_id, candidate.pk, candidate.run_id)
+    # The gate reads case results only for the flips: the flipped cases of
+    # both sides list exactly the flips all of them would.
+    flipped = flipped_cases(pair)
+    base_summary = _summary_of(
+        base, tuple(CoreCaseResult(case_id, passed) for case_id, passed in flipped)
     )
-    verdict = evaluate_gate(base=base_store, candidate=candidate_store)
-    stat, stat_note = _stat_of(verdict, base=base_store, candidate=candidate_store)
+    candidate_summary = _summary_of(
+        candidate,
+        tuple(CoreCaseResult(case_id, not passed) for case_id, passed in flipped),
+    )
+    verdict = evaluate_gate(
+        base=store_of(f"run {base.run_id}", [base_summary]),
+        candidate=store_of(f"run {candidate.run_id}", [candidate_summary]),
+    )
+    stat, stat_note = _stat_from_counts(
+        verdict, (base, base_summary), (candidate, candidate_summary)
+    )
     notes = [
         f"{side} run {run.run_id} is {run.status}: the gate compares completed "
         "runs only."
@@ -279,13 +314,6 @@ def _runs_comparison(base: Run, candidate: Run) -> Comparison:
         base_metrics=numeric_metrics(base.metrics or {}),
         candidate_run=candidate,
     )
-    cases = diff_cases(
-        benchmark_id,
-        base=rows[base.pk],
-        candidate=rows[candidate.pk],
-        base_run_id=base.run_id,
-        candidate_run_id=candidate.run_id,
-    )
     warnings, differences = _configuration_warnings([(benchmark_id, base, candidate)])
     if base.pk == candidate.pk:
         warnings = [same_run_warning(base.run_id)]
@@ -293,13 +321,51 @@ def _runs_comparison(base: Run, candidate: Run) -> Comparison:
         mode="runs",
         verdict=verdict,
         sections=(section,),
-        cases=sorted_cases(cases),
+        pairs=(pair,),
+        counts=change_counts([pair]),
         notes=tuple(notes),
         warnings=tuple(warnings),
         differences=tuple(differences),
         stat=stat,
         stat_note=stat_note,
     )
+
+
+def _summary_of(run: Run, results: tuple[CoreCaseResult, ...]) -> RunSummary:
+    return replace(run_summary_of(run, None), case_results=results)
+
+
+def _stat_from_counts(
+    verdict: GateVerdict,
+    base: tuple[Run, RunSummary],
+    candidate: tuple[Run, RunSummary],
+) -> tuple[StatGateVerdict | None, str]:
+    """The paired comparisons of two runs from each scenario's counts
+    (``evals.core.compare_sums``): two queries of a row per scenario. Case
+    ids split by digits of another script take the per-case path."""
+    found: dict[tuple[str, str], tuple[RunSummary, Epochs | None]] = {}
+    counted = [
+        (run, summary, scenario_counts(run.pk)) for run, summary in (base, candidate)
+    ]
+    if not all(split_as_python(counts) for _, _, counts in counted):
+        rows = case_rows([base[0].pk, candidate[0].pk])
+        return _stat_of(
+            verdict,
+            base=store_of(
+                f"run {base[0].run_id}", [run_summary_of(base[0], rows[base[0].pk])]
+            ),
+            candidate=store_of(
+                f"run {candidate[0].run_id}",
+                [run_summary_of(candidate[0], rows[candidate[0].pk])],
+            ),
+        )
+    try:
+        for run, summary, counts in counted:
+            epochs = epochs_from_counts(counts) if counts else None
+            found[(summary.benchmark_id, run.run_id)] = (summary, epochs)
+        return stat_gate_from_counts(verdict, found), ""
+    except StatInputError as error:
+        return None, f"No paired comparison: {error.message}"
 
 
 def _configuration_warnings(
@@ -348,7 +414,7 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
     )
     stat, stat_note = _stat_of(verdict, base=base_store, candidate=candidate_store)
     sections: list[BenchmarkSection] = []
-    cases: list[CaseDiff] = []
+    pairs: list[RunPair] = []
     notes: list[str] = []
     for entry in sorted(document.benchmarks, key=lambda e: e.benchmark_id):
         base_run = base_runs.get(entry.run_id)
@@ -377,13 +443,14 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
                 "results in this database, so its cases are not compared."
             )
             continue
-        cases.extend(
-            diff_cases(
+        assert base_run is not None  # it has rows
+        pairs.append(
+            RunPair(
                 entry.benchmark_id,
-                base=base_rows,
-                candidate=rows.get(candidate_run.pk, []),
-                base_run_id=entry.run_id,
-                candidate_run_id=candidate_run.run_id,
+                base_run.pk,
+                entry.run_id,
+                candidate_run.pk,
+                candidate_run.run_id,
             )
         )
     warnings, differences = _configuration_warnings(
@@ -394,7 +461,8 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
         mode="snapshot",
         verdict=verdict,
         sections=tuple(sections),
-        cases=sorted_cases(cases),
+        pairs=tuple(pairs),
+        counts=change_counts(pairs),
         notes=tuple(notes),
         snapshot_id=document.snapshot_id,
         warnings=tuple(warnings),

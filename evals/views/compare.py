@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
@@ -28,23 +27,27 @@ from evals.core.compare import (
     CaseChange,
     CaseDiff,
     CaseFilter,
+    CursorError,
+    FilterOptions,
     MetricRow,
-    filter_cases,
-    filter_options,
+    cursor_from_text,
 )
 from evals.core.exports import (
-    case_csv_rows,
-    comparison_to_json,
+    case_csv_iter,
     csv_export,
-    json_export,
     metric_csv_rows,
     verdict_markdown_export,
 )
 from evals.core.gate_report import verdict_to_markdown
-from evals.core.gate_stat_report import stat_verdict_to_json
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.models import CaseResult
 from evals.selectors.baselines import snapshot_ids
+from evals.selectors.compare_cases import (
+    case_diffs_iter,
+    case_diffs_page,
+    change_counts,
+    option_values,
+)
 from evals.selectors.runs import recent_run_ids
 from evals.services.compare import (
     Comparison,
@@ -53,8 +56,9 @@ from evals.services.compare import (
     comparison_for_snapshot,
 )
 from evals.services.compare_case import case_pair_get
-from evals.services.compare_usage import comparison_usage, usage_to_json
+from evals.services.compare_usage import comparison_usage
 from evals.services.runs.recording import METRIC_INPUTS_KEY
+from evals.views.compare_json import json_answer, next_page_url
 from evals.views.compare_stats import stat_context
 from evals.views.compare_usage import usage_context
 from evals.views.dashboard import (
@@ -64,7 +68,7 @@ from evals.views.dashboard import (
     number_text,
     query_url,
 )
-from evals.views.downloads import download
+from evals.views.downloads import download, streamed_csv
 from evalsite.api import error_body
 
 # --- compare ------------------------------------------------------------------
@@ -197,26 +201,31 @@ def compare(request: HttpRequest) -> HttpResponse:
         return _compare_picker(request, error=message, status=400)
 
     wanted = _case_filter(request)
-    cases = filter_cases(comparison.cases, wanted)
+    try:
+        after = (
+            cursor_from_text(request.GET["after"]) if request.GET.get("after") else None
+        )
+    except CursorError as error:
+        if request.GET.get("format"):
+            return JsonResponse(
+                error_body("invalid_request", str(error), {"?after": [str(error)]}),
+                status=400,
+            )
+        return _compare_picker(request, error=str(error), status=400)
     stem = "compare-" + "-".join(value for _, value in identity)
-    usage = comparison_usage(comparison)
+    filters = wanted.to_query()
+    pairs_of = comparison.pairs
+    total = comparison.case_total
+    matching = sum(change_counts(pairs_of, wanted).values()) if filters else total
     answer = download(
         request,
         {
-            "json": lambda: json_export(
-                {
-                    **comparison_to_json(comparison, cases=cases, wanted=wanted),
-                    # The paired comparisons ``--stat`` makes of the same runs.
-                    "statistics": stat_verdict_to_json(comparison.stat)
-                    if comparison.stat is not None
-                    else None,
-                    "statisticsNote": comparison.stat_note or None,
-                    # What the runs' model calls cost and how long they took.
-                    "costAndLatency": usage_to_json(usage),
-                },
-                f"{stem}.json",
+            "json": lambda: json_answer(
+                comparison, wanted, after, identity, matching, f"{stem}.json"
             ),
-            "csv": lambda: csv_export(case_csv_rows(cases), f"{stem}-cases.csv"),
+            "csv": lambda: streamed_csv(
+                case_csv_iter(case_diffs_iter(pairs_of, wanted)), f"{stem}-cases.csv"
+            ),
             "metrics.csv": lambda: csv_export(
                 metric_csv_rows(comparison), f"{stem}-metrics.csv"
             ),
@@ -226,8 +235,10 @@ def compare(request: HttpRequest) -> HttpResponse:
     if answer is not None:
         return answer
 
-    filters = wanted.to_query()
-    page = Paginator(cases, CASES_PER_PAGE).get_page(request.GET.get("page"))
+    usage = comparison_usage(comparison)
+    page_cases, next_cursor = case_diffs_page(
+        pairs_of, wanted, after=after, limit=CASES_PER_PAGE
+    )
     pairs = _pair_ids(comparison)
     counts = comparison.change_counts
     change_links = [
@@ -246,12 +257,19 @@ def compare(request: HttpRequest) -> HttpResponse:
     else:
         base_label = f"baseline {comparison.snapshot_id}"
         candidate_label = "latest completed runs"
-    flipped = [
-        (case, _case_url(case, pairs))
-        for case in comparison.cases
-        if case.change in (CaseChange.PASS_TO_FAIL, CaseChange.FAIL_TO_PASS)
-    ]
-    options = filter_options(comparison.cases)
+    flipped_total = counts[CaseChange.PASS_TO_FAIL] + counts[CaseChange.FAIL_TO_PASS]
+    flipped = (
+        case_diffs_page(pairs_of, CaseFilter(only="flipped"), after=None, limit=20)[0]
+        if flipped_total
+        else []
+    )
+    found = option_values(pairs_of)
+    options = FilterOptions(
+        tuple(sorted({pair.benchmark_id for pair in pairs_of})),
+        found.stimulus_kinds,
+        found.affordances,
+        found.tags,
+    )
     return render(
         request,
         "evals/compare.html",
@@ -270,7 +288,6 @@ def compare(request: HttpRequest) -> HttpResponse:
             "identity_query": urlencode(identity),
             "identity": identity,
             "filter_query": urlencode(filters),
-            "page_query": urlencode([*identity, *filters]),
             "wanted": wanted,
             "options": options,
             # Columns and filters no case has a value for (packs and gridworld
@@ -278,19 +295,22 @@ def compare(request: HttpRequest) -> HttpResponse:
             "show_stimulus": bool(options.stimulus_kinds or wanted.stimulus_kind),
             "show_affordance": bool(options.affordances or wanted.affordance),
             "show_tags": bool(options.tags or wanted.tag),
-            "page": page,
-            "rows": [(case, _case_url(case, pairs)) for case in page.object_list],
-            "matching": len(cases),
+            "rows": [(case, _case_url(case, pairs)) for case in page_cases],
+            "later_page": after is not None,
+            "first_page_url": f"?{urlencode([*identity, *filters])}#cases-heading",
+            "next_page_url": next_page_url(identity, filters, next_cursor),
+            "matching": matching,
+            "case_total": total,
             "change_links": change_links,
-            "flipped": flipped[:20],
-            "flipped_total": len(flipped),
+            "flipped": [(case, _case_url(case, pairs)) for case in flipped],
+            "flipped_total": flipped_total,
             "rates_figure": charts.compare_rates_figure(
                 _rate_rows(comparison),
                 base_label=base_label,
                 candidate_label=candidate_label,
             ),
             "changes_figure": charts.case_changes_figure(change_links)
-            if comparison.cases
+            if total
             else None,
             "downloads": [
                 (

@@ -22,6 +22,7 @@ from evals.core.compare_stats import (
     shown_interval,
     verdict_text,
 )
+from evals.selectors.compare_cases import scenario_case_ids
 from evals.services.compare import Comparison
 from evals.views.dashboard import query_url
 
@@ -84,12 +85,13 @@ def _linked(
     out: list[FlipRow] = []
     for benchmark_id in sorted({row.benchmark_id for row in rows}):
         ids = pairs.get(benchmark_id)
-        case_ids = [
-            c.case_id for c in comparison.cases if c.benchmark_id == benchmark_id
-        ]
-        links = case_link_ids(
-            (r.scenario for r in rows if r.benchmark_id == benchmark_id), case_ids
+        scenarios = [r.scenario for r in rows if r.benchmark_id == benchmark_id]
+        pair = next(
+            (p for p in comparison.pairs if p.benchmark_id == benchmark_id), None
         )
+        # Only the case ids of the shown scenarios are read, not every case.
+        case_ids = scenario_case_ids(pair, scenarios) if pair is not None else []
+        links = case_link_ids(scenarios, case_ids)
         for row in rows:
             if row.benchmark_id != benchmark_id:
                 continue

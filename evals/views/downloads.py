@@ -1,11 +1,14 @@
 """The one way a page answers with a download: an ``Export`` (built in the
-core) as an HTTP response, and the dispatch from ``?format=`` to a builder."""
+core) as an HTTP response, and the dispatch from ``?format=`` to a builder.
+A download of any number of rows streams (``streamed_csv``): rows are read
+a chunk at a time and written as they come, never held all at once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import csv
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from evals.core.exports import Export
 
@@ -18,10 +21,40 @@ def export_response(export: Export) -> HttpResponse:
     return response
 
 
+class _Line:
+    """A file whose ``write`` hands back what it was given."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def _csv_lines(rows: Iterable[Sequence[str]]) -> Iterator[bytes]:
+    writer = csv.writer(_Line(), lineterminator="\n")
+    for row in rows:
+        yield str(writer.writerow(row)).encode()
+
+
+def streamed_csv(rows: Iterable[Sequence[str]], filename: str) -> StreamingHttpResponse:
+    """``rows`` as a CSV attachment (``\\n`` line ends, as ``csv_export``),
+    written while they are read."""
+    response = StreamingHttpResponse(
+        _csv_lines(rows), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
 def download(
-    request: HttpRequest, builders: Mapping[str, Callable[[], Export]]
-) -> HttpResponse | None:
+    request: HttpRequest,
+    builders: Mapping[str, Callable[[], Export | HttpResponse | StreamingHttpResponse]],
+) -> HttpResponse | StreamingHttpResponse | None:
     """The response of the builder ``?format=`` names; None for a format no
-    builder serves (the page itself)."""
+    builder serves (the page itself). A builder gives an ``Export`` or a
+    response of its own (a streamed one)."""
     builder = builders.get(request.GET.get("format", ""))
-    return export_response(builder()) if builder is not None else None
+    if builder is None:
+        return None
+    built = builder()
+    if isinstance(built, Export):
+        return export_response(built)
+    return built

@@ -15,6 +15,7 @@ import pytest
 from django.utils.html import escape
 
 from evals.core.baselines import snapshot_from_runs
+from evals.core.compare import CaseChange
 from evals.core.compare_stats import case_link_ids, shown_interval, verdict_text
 from evals.core.stats import epochs_of
 from evals.core.stats_paired import compare
@@ -291,7 +292,10 @@ def test_a_kept_comparison_is_rebuilt_when_a_run_gains_a_case() -> None:
 
     assert again is first  # kept: the runs and their cases did not change
     assert after is not first
-    assert len(after.cases) == len(first.cases) + 1
+    assert after.case_total == first.case_total + 1
+    assert (
+        after.change_counts[CaseChange.NEW] == first.change_counts[CaseChange.NEW] + 1
+    )
 
 
 def test_a_running_run_is_never_kept(owner_client: Any) -> None:
