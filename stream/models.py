@@ -100,10 +100,9 @@ class Thought(models.Model):
     eval_run_id = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict)
     # No index of its own: a B-tree on the time alone lured PostgreSQL into
-    # walking every agent's thoughts for one agent's feed. Reads by time go
-    # through the (agent, -created_at, -id) indexes below; on PostgreSQL a
-    # BRIN index (migration 0011, outside the model's state) serves the reads
-    # by time across agents.
+    # walking every agent's thoughts for one agent's feed (migration 0011).
+    # Reads by time go through the (agent, -created_at, -id) indexes below; a
+    # sweep by age across agents goes in primary-key order.
     created_at = models.DateTimeField()
 
     class Meta:
@@ -244,7 +243,11 @@ class Task(models.Model):
         GOAL_SOURCE = "goal_source"
         API = "api"
 
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tasks")
+    # Indexed by task_agent_newest_idx, whose first column serves every
+    # lookup by agent the plain foreign-key index served.
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="tasks", db_index=False
+    )
     # Retention may prune the thought; the task and its provenance stay.
     thought = models.ForeignKey(
         Thought,
@@ -281,14 +284,23 @@ class Task(models.Model):
     claimed_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     failure_reason = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(db_index=True)
+    # No index of its own, as Thought.created_at: the claim and the task list
+    # walk the agent's indexes below.
+    created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [
             models.Index(
-                fields=["agent", "status", "created_at"], name="task_queue_idx"
+                fields=["agent", "-created_at", "-id"], name="task_agent_newest_idx"
+            ),
+            # The claim's order to the last column (created_at, then id): with
+            # created_at alone the planner preferred walking all the agent's
+            # tasks in time order, finished ones included.
+            models.Index(
+                fields=["agent", "status", "created_at", "id"],
+                name="task_queue_order_idx",
             ),
             models.Index(fields=["agent", "goal_key", "status"], name="task_goal_idx"),
         ]
