@@ -18,10 +18,12 @@ reference size (10^5; 10^4 with ``--quick``) to the top size, that is when
 ``t_top - t_ref`` is more than ``NOISE_MS`` (a sub-millisecond path that
 moves by a millisecond on a shared machine is noise, not growth). ``f`` is
 the floor, a trivial keyed request (``GET /api/whoami``) timed before every
-path of a level, whose growth is the machine's load changing, not the data. Exits 1 naming each such path. With
-``--explain`` it also prints the plan's top node of each path's slowest
-query at the top size. The database is dropped at the end (``--keep`` keeps
-it).
+path of a level: its growth is the machine's load changing, not the data.
+With ``--explain`` it also prints, at the top size, each path's query count
+and the first nodes of its slowest query's plan. The database is dropped at
+the end (``--keep`` keeps it). Exit codes: 0 every path within the rule, 1
+some path grows faster (each named), 2 no Postgres (``DATABASE_URL`` unset or
+SQLite).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ NOISE_MS = 2.0
 # The compared runs (and the run of "run detail") hold this many cases at
 # every size, so their figures measure the tables around them, not the run.
 COMPARE_CASES = 2000
+EXIT_NO_POSTGRES = 2
 QUICK = (10**4, 10**5)
 DEFAULT = (10**4, 10**5, 10**6)
 FULL = (10**4, 10**5, 10**6, 10**7)
@@ -61,10 +64,12 @@ def prepare_environment() -> tuple[str, str]:
     """Point Django at a fresh throwaway database; returns (server, name)."""
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
-        raise SystemExit(
+        print(
             "bench/scale.py measures Postgres only: set DATABASE_URL=postgres://... "
-            "(the embedded SQLite database is not what grows to 10^7 rows)"
+            "(the embedded SQLite database is not what grows to 10^7 rows)",
+            file=sys.stderr,
         )
+        raise SystemExit(EXIT_NO_POSTGRES)
     import psycopg
 
     base, _, name = url.rpartition("/")
@@ -87,6 +92,19 @@ def prepare_environment() -> tuple[str, str]:
     os.environ["STREAM_QUEUE_HARD_CAP"] = str(10**9)
     os.environ["API_KEY_THROTTLE_RATE"] = "100000000/minute"
     return base, bench_db
+
+
+def table_sizes() -> str:
+    """The two big tables' size on disk, indexes included."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_size_pretty(pg_total_relation_size('stream_thought')), "
+            "pg_size_pretty(pg_total_relation_size('evals_caseresult'))"
+        )
+        thoughts, cases = cursor.fetchone()
+    return f"thoughts {thoughts}, case results {cases} on disk"
 
 
 def drop_database(base: str, name: str) -> None:
@@ -184,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             gen = fixture.generator
             print(
                 f"{label(size)}: {gen.thoughts:,} thoughts, {gen.runs:,} runs, "
-                f"{gen.cases:,} case results; generated in "
+                f"{gen.cases:,} case results ({table_sizes()}); generated in "
                 + ", ".join(f"{k} {v:.1f} s" for k, v in took.items()),
                 flush=True,
             )
