@@ -155,6 +155,7 @@ def export_from_json(document: Any) -> ExportTraceServiceRequest:
     """An OTLP/JSON document (parsed) as the protobuf message."""
     if not isinstance(document, dict):
         raise Undecodable("The JSON body must be an object with resourceSpans.")
+    _check_shape(document, ExportTraceServiceRequest.DESCRIPTOR, "", 0)
     converted = _with_base64_ids(document)
     request = ExportTraceServiceRequest()
     try:
@@ -164,20 +165,59 @@ def export_from_json(document: Any) -> ExportTraceServiceRequest:
     return request
 
 
+# Deeper than any export an SDK sends (AnyValue lists nest), shallow enough
+# for the stack.
+_MAX_DEPTH: Final = 64
+
+
+def _check_shape(
+    value: dict[str, Any], descriptor: Any, where: str, depth: int
+) -> None:
+    """Refuse a non-object where a message belongs, and a non-array where a
+    repeated message belongs (``json_format.ParseDict`` reads either as an
+    empty message), walking ``value`` along ``descriptor``."""
+    if depth > _MAX_DEPTH:
+        raise Undecodable(f"The JSON body nests deeper than {_MAX_DEPTH} levels.")
+    for key, item in value.items():
+        field = descriptor.fields_by_camelcase_name.get(
+            key
+        ) or descriptor.fields_by_name.get(key)
+        if field is None or field.message_type is None or item is None:
+            continue
+        at = f"{where}.{key}" if where else key
+        # protobuf >= 5.28 says is_repeated; older releases only the label.
+        repeated = (
+            field.is_repeated
+            if hasattr(field, "is_repeated")
+            else field.label == field.LABEL_REPEATED
+        )
+        if repeated:
+            if not isinstance(item, list):
+                raise Undecodable(f"{at} must be an array.")
+            for index, element in enumerate(item):
+                _check_shape(
+                    _object(element, f"{at}[{index}]"),
+                    field.message_type,
+                    f"{at}[{index}]",
+                    depth + 1,
+                )
+        else:
+            _check_shape(_object(item, at), field.message_type, at, depth + 1)
+
+
 def _with_base64_ids(document: dict[str, Any]) -> dict[str, Any]:
     """A shallow copy of ``document`` down to the spans and links, their hex
     ids as base64 (the protobuf JSON mapping of ``bytes``)."""
     out = dict(document)
-    resource_spans = _list_at(out, "resourceSpans", "resource_spans")
+    resource_spans = _list_at(out, "resourceSpans", "resource_spans", where="")
     if resource_spans is None:
         return out
     copied_rs: list[Any] = []
     for r_index, resource in enumerate(resource_spans):
-        if not isinstance(resource, dict):
-            copied_rs.append(resource)
-            continue
-        resource = dict(resource)
-        scopes = _list_at(resource, "scopeSpans", "scope_spans")
+        resource = dict(_object(resource, f"resourceSpans[{r_index}]"))
+        scopes = _list_at(
+            resource, "scopeSpans", "scope_spans", where=f"resourceSpans[{r_index}]."
+        )
         if scopes is not None:
             copied_scopes: list[Any] = []
             for s_index, scope in enumerate(scopes):
@@ -190,24 +230,18 @@ def _with_base64_ids(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scope_with_base64_ids(scope: Any, where: str) -> Any:
-    if not isinstance(scope, dict):
-        return scope
-    scope = dict(scope)
-    spans = _list_at(scope, "spans")
+    scope = dict(_object(scope, where))
+    spans = _list_at(scope, "spans", where=f"{where}.")
     if spans is None:
         return scope
     copied: list[Any] = []
     for index, span in enumerate(spans):
-        if not isinstance(span, dict):
-            copied.append(span)
-            continue
-        span = _ids_to_base64(span, f"{where}.spans[{index}]")
-        links = _list_at(span, "links")
+        at = f"{where}.spans[{index}]"
+        span = _ids_to_base64(_object(span, at), at)
+        links = _list_at(span, "links", where=f"{at}.")
         if links is not None:
             span["links"] = [
-                _ids_to_base64(link, f"{where}.spans[{index}].links[{n}]")
-                if isinstance(link, dict)
-                else link
+                _ids_to_base64(_object(link, f"{at}.links[{n}]"), f"{at}.links[{n}]")
                 for n, link in enumerate(links)
             ]
         copied.append(span)
@@ -235,11 +269,23 @@ def _hex_to_base64(value: str, where: str) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def _list_at(mapping: dict[str, Any], *keys: str) -> list[Any] | None:
+def _object(value: Any, where: str) -> dict[str, Any]:
+    """``value`` when it is a JSON object; ``Undecodable`` naming ``where``."""
+    if not isinstance(value, dict):
+        raise Undecodable(f"{where} must be an object.")
+    return value
+
+
+def _list_at(mapping: dict[str, Any], *keys: str, where: str) -> list[Any] | None:
+    """The array under the first of ``keys`` present (None when none is, or
+    it is null); ``Undecodable`` when it is something else."""
     for key in keys:
         value = mapping.get(key)
-        if isinstance(value, list):
-            return value
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            raise Undecodable(f"{where}{keys[0]} must be an array.")
+        return value
     return None
 
 
