@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 
@@ -148,9 +149,33 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-started_at"]
+        # Each list reads its rows in its index's order and stops at the page
+        # (the plan tests check it): the whole order is in the index, ties
+        # included, so no read sorts all the runs of a benchmark.
         indexes = [
             models.Index(fields=["benchmark", "status", "-completed_at"]),
-            models.Index(fields=["-started_at"]),
+            # The run list, newest first.
+            models.Index(fields=["-started_at", "-id"], name="run_newest_idx"),
+            # The run list of one benchmark.
+            models.Index(
+                fields=["benchmark", "-started_at", "-id"],
+                name="run_benchmark_newest_idx",
+            ),
+            # A benchmark's trend: its newest finished runs.
+            models.Index(
+                fields=["benchmark", "-completed_at", "-id"],
+                condition=Q(completed_at__isnull=False),
+                name="run_benchmark_finished_idx",
+            ),
+            # The gate's latest completed run of a benchmark, in the order
+            # ``evals.selectors.runs.latest_completed_runs`` writes.
+            models.Index(
+                models.F("benchmark"),
+                Coalesce("completed_at", "started_at").desc(),
+                models.F("run_id").desc(),
+                condition=Q(status="completed"),
+                name="run_latest_completed_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(
@@ -184,7 +209,11 @@ class Run(models.Model):
 class CaseResult(models.Model):
     """One case (scenario) of a run: pass/fail and the artifact it came from."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="case_results")
+    # Indexed by uniq_case_per_run, whose first column serves every lookup
+    # by run the plain foreign-key index served.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="case_results", db_index=False
+    )
     case_id = models.CharField(max_length=200)
     passed = models.BooleanField()
     error = models.TextField(blank=True)
