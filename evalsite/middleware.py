@@ -93,11 +93,18 @@ class DatabaseUnavailableMiddleware:
         return response
 
 
+# Read by views that bound their own body (OTLP ingestion).
+OTLP_PATHS = ("/v1/",)
+
+
 class BodyLimitMiddleware:
     """Refuse a request whose ``Content-Length`` is over
     ``REQUEST_MAX_BODY_BYTES`` before its body is read: 413, the API's JSON
     error body under ``/api/``, a short page elsewhere. A body sent without a
-    length is never read by Django (the reverse proxy caps those too)."""
+    length is never read by Django (the reverse proxy caps those too). OTLP
+    ingestion (``/v1/traces``) has a limit of its own (``TRACE_MAX_BODY_BYTES``),
+    which its view enforces and answers in OTLP's form; this one lets a body
+    up to that limit through."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -108,6 +115,8 @@ class BodyLimitMiddleware:
         except ValueError:
             declared = 0
         limit = settings.REQUEST_MAX_BODY_BYTES
+        if request.path_info.startswith(OTLP_PATHS):
+            limit = max(limit, settings.TRACE_MAX_BODY_BYTES)
         if declared <= limit:
             return self.get_response(request)
         logger.warning(

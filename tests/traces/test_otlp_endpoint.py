@@ -177,6 +177,18 @@ def test_a_body_over_the_trace_limit_is_413(
     assert not Span.objects.exists()
 
 
+def test_a_body_over_the_site_limit_but_within_the_trace_limit_is_taken(
+    agent_client: APIClient, settings: Any
+) -> None:
+    settings.REQUEST_MAX_BODY_BYTES = 2048
+    settings.TRACE_MAX_BODY_BYTES = 1 << 20
+    body = json_body([json_span(span_id=s) for s in span_ids(40)])
+    assert 2048 < len(body) < 1 << 20
+    response = post(agent_client, body, JSON)
+    assert response.status_code == 200, response.content
+    assert Span.objects.count() == 40
+
+
 def test_a_gzip_bomb_is_413(agent_client: APIClient, settings: Any) -> None:
     settings.TRACE_MAX_BODY_BYTES = 1 << 20
     compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
