@@ -175,7 +175,7 @@ def beat_schedule(
         },
         # Data that ages (docs/retention.md): old thoughts, events and
         # case results go in batches; the thoughts table's coming months'
-        # partitions are made ahead (when partitioned).
+        # partitions are made ahead, expired ones dropped (when partitioned).
         "stream-retention-sweep": {
             "task": "stream.retention_sweep",
             "schedule": timedelta(seconds=retention_s),
@@ -184,8 +184,8 @@ def beat_schedule(
             "task": "evals.retention_sweep",
             "schedule": timedelta(seconds=retention_s),
         },
-        "stream-thought-partitions-ahead": {
-            "task": "stream.thought_partitions_ahead",
+        "stream-thought-partitions": {
+            "task": "stream.thought_partitions_upkeep",
             "schedule": timedelta(seconds=partitions_s),
         },
         # Pending score exports whose send was lost (traces.services.export_queue).

@@ -103,6 +103,19 @@ def partition_name(table: str, month: date) -> str:
     return f"{table}_p{month:%Y%m}"
 
 
+def months_expired(names: list[str], *, table: str, cutoff: date) -> list[str]:
+    """The monthly partitions among ``names`` whose whole month lies before
+    ``cutoff`` (the default partition and other tables are never among them)."""
+    found = []
+    for name in sorted(names):
+        match = re.fullmatch(rf"{re.escape(table)}_p(\d{{4}})(\d{{2}})", name)
+        if match and 1 <= int(match[2]) <= 12:
+            month = date(int(match[1]), int(match[2]), 1)
+            if next_month(month) <= cutoff:
+                found.append(name)
+    return found
+
+
 def partition_sql(table: str, parent: str, month: date) -> str:
     """One month's partition of ``parent``, named after ``table`` (UTC
     bounds; the upper bound is the next month's first instant, exclusive)."""

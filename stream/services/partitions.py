@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
@@ -27,6 +27,7 @@ from stream.core.partitions import (
     TableFacts,
     conversion,
     months_ahead,
+    months_expired,
     partition_name,
     partition_sql,
 )
@@ -197,19 +198,23 @@ def convert(*, batch: int, report: Callable[[str], None] = logger.info) -> Conve
             cursor.execute(plan.copy_batch, {"lo": lo, "hi": lo + batch})
             copied += max(cursor.rowcount, 0)
         report(f"copied {copied} rows (ids below {lo + batch} of {top})")
+    swap_started = time.monotonic()
     with transaction.atomic():
         for sql in plan.swap:
             _rows_none(sql)
+    swap_ms = (time.monotonic() - swap_started) * 1000
     _rows_none(f"ANALYZE {facts.table}")
+    seconds = time.monotonic() - started
     report(
-        f"{facts.table} is {plan.target} ({copied} rows copied in "
-        f"{time.monotonic() - started:.1f} s); the old table is {plan.old_name}"
+        f"{facts.table} is {plan.target}: {copied} rows copied in {seconds:.1f} s, "
+        f"the swap held the table {swap_ms:.0f} ms; the old table is {plan.old_name}"
     )
     logger.info(
-        "[Retention] thoughts_converted target=%s rows=%s seconds=%.1f",
+        "[Retention] thoughts_converted target=%s rows=%s seconds=%.1f swap_ms=%.0f",
         plan.target,
         copied,
-        time.monotonic() - started,
+        seconds,
+        swap_ms,
     )
     return plan
 
@@ -266,3 +271,43 @@ def partitions_ahead(today: date | None = None) -> list[str]:
         created.append(name)
         logger.info("[Retention] partition_created name=%s", name)
     return created
+
+
+def partitions_expired(now: datetime | None = None) -> list[str]:
+    """Drop the monthly partitions whose whole month is older than the
+    thoughts' retention (``THOUGHT_RETENTION_DAYS``, and never sooner than
+    the queue policy's ages): every row in them is one the hourly sweep
+    deletes, and fewer partitions keep the feeds' reads short. Tasks that
+    pointed at their thoughts keep going without them. Returns the names;
+    nothing when retention is 0 or the table is not partitioned."""
+    days = settings.THOUGHT_RETENTION_DAYS
+    if days <= 0 or not settings.STREAM_THOUGHT_PARTITIONING or not is_partitioned():
+        return []
+    keep = max(
+        timedelta(days=days),
+        timedelta(seconds=settings.STREAM_PROCESSED_MAX_AGE_S),
+        timedelta(seconds=settings.STREAM_ACTIONABLE_MAX_AGE_S),
+        timedelta(seconds=settings.STREAM_OTHER_MAX_AGE_S),
+    )
+    cutoff = ((now or timezone.now()) - keep).date()
+    children = [
+        str(name)
+        for (name,) in _rows(
+            "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "WHERE i.inhparent = %s::regclass",
+            (TABLE,),
+        )
+    ]
+    task_table = Thought._meta.get_field("tasks").related_model._meta.db_table
+    dropped = []
+    for name in months_expired(children, table=TABLE, cutoff=cutoff):
+        with transaction.atomic():
+            _rows_none(
+                f"UPDATE {task_table} SET thought_id = NULL "
+                f"WHERE thought_id IN (SELECT id FROM {name})"
+            )
+            _rows_none(f"ALTER TABLE {TABLE} DETACH PARTITION {name}")
+            _rows_none(f"DROP TABLE {name}")
+        dropped.append(name)
+        logger.info("[Retention] partition_dropped name=%s", name)
+    return dropped

@@ -225,6 +225,17 @@ def test_apply_converts_with_every_row_the_feeds_work_and_apply_goes_back(
     assert made[0] == f"stream_thought_p{today.year + 2}01"
     assert partitions.partitions_ahead(today=date(today.year + 2, 1, 15)) == []
 
+    # Months past retention are dropped whole (the sweep emptied them).
+    dropped = partitions.partitions_expired()
+    assert (
+        dropped
+        == sorted(name for name in months if name < f"stream_thought_p{today:%Y%m}")[
+            : len(dropped)
+        ]
+    )
+    assert len(dropped) >= 2
+    assert partitions.partitions_expired() == []
+
     # Back to a plain table: the same indexes, the task's foreign key again.
     rows_before = list(Thought.objects.order_by("pk").values_list("pk", "content"))
     with pytest.raises(partitions.PartitioningRefused, match="--drop-old"):

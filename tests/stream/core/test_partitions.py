@@ -12,6 +12,7 @@ from stream.core.partitions import (
     conversion,
     months,
     months_ahead,
+    months_expired,
     partition_sql,
     pg_name,
     rewrite_index,
@@ -149,3 +150,22 @@ def test_an_empty_table_starts_its_months_today() -> None:
     plan = conversion(facts(), today=date(2026, 11, 27), ahead=0)
     made = [s.split()[5] for s in plan.prepare if "PARTITION OF" in s]
     assert made == ["stream_thought_p202611", "stream_thought_pdefault"]
+
+
+def test_only_whole_months_before_the_cutoff_expire() -> None:
+    names = [
+        "stream_thought_p202609",
+        "stream_thought_p202610",
+        "stream_thought_p202611",
+        "stream_thought_pdefault",
+        "stream_thought_p202613",
+        "other_p202601",
+    ]
+    cutoff = date(2026, 11, 1)
+    assert months_expired(names, table="stream_thought", cutoff=cutoff) == [
+        "stream_thought_p202609",
+        "stream_thought_p202610",
+    ]
+    assert months_expired(names, table="stream_thought", cutoff=date(2026, 10, 31)) == [
+        "stream_thought_p202609"
+    ]
