@@ -18,6 +18,11 @@ burst of deliveries with redeliveries over four concurrent workers.
    twice, lost or not dispatched. Run twice: posted while the workers
    process (the answers share the CPU with them), and posted into the queue
    with the workers started afterwards (the answers alone).
+4. The webhook under gunicorn (3 workers, 32 senders, logs at INFO): new
+   deliveries that queue, answers/s, p50, p99, and their ratios to a trivial
+   WSGI answer served alike in the same run (target >= 400 answers/s).
+   ``--before DIR``: an older commit's checkout (``git worktree add``) served
+   too, alternating; ``--http-only``: this part alone.
 """
 
 from __future__ import annotations
@@ -37,11 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "prkeepalive"))
+sys.path.insert(0, str(ROOT / "bench"))  # gunicorn_load
 TMP = tempfile.mkdtemp(prefix="evalsite-bench-prk-")
 os.environ["EVALSITE_VAR_DIR"] = TMP
 os.environ["DJANGO_DEBUG"] = "false"
 os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + "k" * 50)
-os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
+os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1"
 os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
 # The embedded filesystem broker unless CELERY_BROKER_URL=redis://... is set.
 os.environ.setdefault("CELERY_BROKER_URL", "")
@@ -345,11 +351,52 @@ def run_burst(key: str, base: int, label: str, start: object = None) -> bool:
     return correct
 
 
+def webhook_request(i: int) -> tuple[str, str, dict[str, str], bytes]:
+    """The i-th new delivery of the HTTP load: a comment on a PR, queued."""
+    event, payload, _ = DELIVERIES["sequential"][i % SEQUENTIAL]
+    payload = {**payload, "comment": {**payload["comment"], "id": 10**9 + i}}
+    body = json.dumps(payload).encode()
+    return (
+        "POST",
+        "/api/prkeepalive/github/webhook",
+        {
+            "Content-Type": "application/json",
+            "X-GitHub-Event": event,
+            "X-GitHub-Delivery": f"http-{os.getpid()}-{i}",
+            "X-Hub-Signature-256": sign(SECRET, body),
+        },
+        body,
+    )
+
+
+def bench_http(before: Path | None) -> bool:
+    """Section 4; whether this tree reached 400 answers/s."""
+    import gunicorn_load
+
+    best = gunicorn_load.compare(
+        webhook_request, app="evalsite.wsgi", root=ROOT, before=before,
+        env={**os.environ, "LOG_LEVEL": "INFO"}, logs=Path(TMP), what="webhook",
+    )  # fmt: skip
+    reached = best["webhook now"].answers_per_s >= 400
+    print("webhook under gunicorn: " + ("PASS" if reached else "missed 400 answers/s"))
+    return reached
+
+
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--before", type=Path, help="an older commit's checkout")
+    parser.add_argument("--http-only", action="store_true")
+    args = parser.parse_args()
     call_command("migrate", verbosity=0)
     Repository.objects.create(
         full_name=State().repo, automation_logins=["stranske-automation-bot"]
     )
+    if args.http_only:
+        reached = bench_http(args.before)
+        FAKE_PROCESS.terminate()
+        sys.exit(0 if reached else 1)
     print(f"decide_dispatch: {bench_decisions():,.0f} decisions/s (CPU)")
     broker = (
         "Redis"
@@ -391,10 +438,11 @@ def main() -> None:
     finally:
         worker.terminate()
         worker.wait(timeout=30)
-        FAKE_PROCESS.terminate()
-    if not correct:
-        # A double dispatch or a lost delivery is a defect, not a slow figure.
-        sys.exit(1)
+    # The HTTP load last: its deliveries stay queued (no worker runs).
+    reached = bench_http(args.before)
+    FAKE_PROCESS.terminate()
+    # A double dispatch or a lost delivery is a defect; 400 answers/s a target.
+    sys.exit(0 if correct and reached else 1)
 
 
 if __name__ == "__main__":
