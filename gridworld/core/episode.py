@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from hashlib import sha256
 from itertools import chain
 from typing import Any
@@ -28,6 +27,8 @@ from gridworld.core.fastpath import (
     OBSERVATIONS_MAX,
     TRANSITIONS_MAX,
     StateHasher,
+    Transition,
+    TransitionKey,
     map_tables,
     transition,
     transition_cache,
@@ -40,6 +41,7 @@ from gridworld.core.kernel import (
 )
 from gridworld.core.metrics import episode_metrics
 from gridworld.core.proposers import make_proposer
+from gridworld.core.receipt_text import config_text, run_hash_text
 from gridworld.core.types import ACTIONS, GridworldError
 
 SCHEMA_VERSION = 1
@@ -144,60 +146,6 @@ def run_id_for(config_hash: str) -> str:
     return f"gw-{config_hash[:24]}"
 
 
-# Stand-ins for the two config fields that change from episode to episode of
-# a batch; a frame is used only where each occurs once in its text.
-_MEMORY_MARK = "\x00memory\x00"
-_SEED_MARK = "\x00seed\x00"
-
-
-@lru_cache(maxsize=64)
-def _config_frame(config: EpisodeConfig) -> tuple[str, str, str] | None:
-    """The canonical JSON of ``config`` cut around ``initial_memory`` and
-    ``seed`` (``config`` has both zeroed): the text of every episode of the
-    batch is ``head + canonical(memory) + middle + str(seed) + tail``."""
-    doc = config.as_dict()
-    doc["initial_memory"], doc["seed"] = _MEMORY_MARK, _SEED_MARK
-    text = canonical(doc)
-    memory, seed = canonical(_MEMORY_MARK), canonical(_SEED_MARK)
-    if text.count(memory) != 1 or text.count(seed) != 1:
-        return None
-    head, _, rest = text.partition(memory)
-    middle, _, tail = rest.partition(seed)
-    return head, middle, tail
-
-
-def config_text(config: EpisodeConfig) -> str:
-    """``canonical(config.as_dict())``, from a frame cached per batch shape."""
-    if config.proposer != "external":
-        frame = _config_frame(replace(config, seed=0, initial_memory=""))
-        if frame is not None:
-            head, middle, tail = frame
-            memory = canonical(config.initial_memory)
-            return f"{head}{memory}{middle}{config.seed}{tail}"
-    return canonical(config.as_dict())
-
-
-def run_hash_text(receipt: dict[str, Any], config_json: str) -> str:
-    """``canonical`` of the receipt without ``steps`` and ``run_hash``, with
-    the config's canonical JSON given (``run_hash`` hashes this text).
-
-    Keys in code-point order, as ``sort_keys`` writes them; the hashes, the
-    run id and ``end`` are ASCII words that JSON writes as they are.
-    """
-    r = receipt
-    return (
-        f'{{"chain_head":"{r["chain_head"]}","config":{config_json},'
-        f'"config_hash":"{r["config_hash"]}",'
-        f'"drift_schedule":{canonical(r["drift_schedule"])},"end":"{r["end"]}",'
-        f'"final_memory_hash":"{r["final_memory_hash"]}",'
-        f'"initial_gridworld_hash":"{r["initial_gridworld_hash"]}",'
-        f'"initial_kernel_state_hash":"{r["initial_kernel_state_hash"]}",'
-        f'"metrics":{canonical(r["metrics"])},"run_id":"{r["run_id"]}",'
-        f'"schema_version":{r["schema_version"]},'
-        f'"violations":{canonical(r["violations"])}}}'
-    )
-
-
 @dataclass(slots=True)
 class EpisodeResult:
     receipt: dict[str, Any]
@@ -221,6 +169,8 @@ class Episode:
         self.grid_text = self.tables.grid_text
         self.governed = config.governor == "lexicographic"
         self.transitions = transition_cache(self.cells, self.params, self.governed)
+        # Whether the proposer hands out one tuple per distinct proposal set.
+        self.interned = config.proposer == "planner"
         self.max_steps = config.max_steps
         self.hasher = StateHasher(self.grid_text, config.seed)
         self.proposer = make_proposer(
@@ -284,21 +234,110 @@ class Episode:
         the same, byte for byte (see ``gridworld.core.fastpath``).
         """
         obs = self.observation()
-        state, kernel = self.state, self.kernel
+        state = self.state
         proposer = self.proposer
         if requested is not None:
             proposer.request(requested)
         writes = proposer.observe(state, obs) + self.pending_writes
-        proposals = proposer.propose(state, obs, kernel.b)
-        goal = state.goal
-        b, e = kernel
-        key = (proposals, state.position, goal, b, e, writes)
+        b, e = self.kernel
+        proposals = proposer.propose(state, obs, b)
+        position, goal, t, drift_seed = state
+        if self.interned:
+            # Hashing the proposals is a fifth of a step: the planner hands
+            # out the same tuple for the same proposals, so look it up by
+            # identity first (the entry holds the tuple, so its id stays its).
+            alias = (id(proposals), goal, b, e, writes)
+            move = self.transitions.get(alias)
+            if move is None or move.proposals is not proposals:
+                move = self._transition(
+                    (proposals, position, goal, b, e, writes), alias
+                )
+        else:
+            key = (proposals, position, goal, b, e, writes)
+            move = self.transitions.get(key) or self._transition(key, None)
+        (
+            chosen,
+            action,
+            refused,
+            landing,
+            reached,
+            hazard,
+            reward,
+            work,
+            b,
+            e,
+            distance,
+            kernel_digest,
+            chosen_digest,
+            root,
+            middle,
+            decision,
+            violates,
+            rejected,
+            kernel,
+            _,
+        ) = move
+        # Refusals by the kernel gates alone depend on the kernel state, not
+        # the map: the planner avoids those cells for the rest of the episode.
+        self.pending_writes = proposer.feedback(refused) if refused else 0
+        if rejected:
+            self.rejections.append(rejected)
+        if violates:
+            self._record_violations(t, hazard, b, e)
+        x, y = landing
+        gx, gy = goal
+        # self.hasher.hexdigest(landing, goal, t + 1), inlined.
+        prefix = self.hasher.prefixes.get(goal) or self.hasher.prefix(goal)
+        digest = prefix.copy()
+        digest.update(f'{x}, {y}], "t": {t + 1}}}'.encode())
+        state_digest = digest.hexdigest()
+        prev = self.prev
+        body: dict[str, Any] = {
+            "step": t,
+            "position": [x, y],
+            "goal": [gx, gy],
+            "gridworld_state_hash": state_digest,
+            "kernel_state_hash": kernel_digest,
+            "proposalset_root": root,
+            "chosen_proposal_index": chosen,
+            "chosen_proposal_hash": chosen_digest,
+            "action_taken": action,
+            "reward": reward,
+            "task_performance": distance,
+            "goal_reached": reached,
+            "budget": b,
+            "exposure": e,
+            "work": work,
+            "memory_writes": writes,
+            "decision": [proposal.copy() for proposal in decision],
+            "prev_receipt_hash": prev,
+        }
+        # step_preimage(body), from the values at hand and the transition's
+        # cached middle (same text).
+        preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{middle}{prev}"
+        self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
+        self.steps.append(body)
+        self.state = GridState(landing, goal, t + 1, drift_seed)
+        self.kernel = kernel
+        if b == 0:
+            self.end = "absorbed"
+        if reached:
+            self.end = "goal"
+        self.done = reached or t + 1 >= self.max_steps
+        return body
+
+    def _transition(
+        self, key: TransitionKey, alias: tuple[int, ...] | None
+    ) -> Transition:
+        """``fastpath.transition`` for a step's key, from the shared cache or
+        computed and kept there, under ``alias`` too when given."""
         cache = self.transitions
         move = cache.get(key)
         if move is None:
+            proposals, position, goal, b, e, writes = key
             move = transition(
                 proposals,
-                self.tables.moves[state.position],
+                self.tables.moves[position],
                 goal,
                 b,
                 e,
@@ -309,71 +348,19 @@ class Episode:
             if len(cache) >= TRANSITIONS_MAX:
                 cache.clear()
             cache[key] = move
-        # Refusals by the kernel gates alone depend on the kernel state, not
-        # the map: the planner avoids those cells for the rest of the episode.
-        refused = move.refused
-        if move.rejected:
-            self.rejections.append(move.rejected)
-        self.pending_writes = proposer.feedback(refused) if refused else 0
-        t = state.t
-        b, e = move.b, move.e
-        if move.violates:
-            if move.hazard:
-                self.violations.append(f"step_{t}:hazard_entry")
-            if not (b >= 0 and 0 <= e <= self.params.e_max):
-                self.violations.append(f"step_{t}:kernel_inadmissible")
-            if b < 0:
-                self.violations.append(f"step_{t}:negative_budget")
-        position = move.landing
-        x, y = position
-        gx, gy = goal
-        state_digest = self.hasher.hexdigest(position, goal, t + 1)
-        prev = self.prev
-        reached = move.reached
-        body: dict[str, Any] = {
-            "step": t,
-            "position": [x, y],
-            "goal": [gx, gy],
-            "gridworld_state_hash": state_digest,
-            "kernel_state_hash": move.kernel_digest,
-            "proposalset_root": move.root,
-            "chosen_proposal_index": move.chosen,
-            "chosen_proposal_hash": move.chosen_digest,
-            "action_taken": move.action,
-            "reward": move.reward,
-            "task_performance": move.distance,
-            "goal_reached": reached,
-            "budget": b,
-            "exposure": e,
-            "work": move.work,
-            "memory_writes": writes,
-            "decision": [
-                {
-                    "action": a,
-                    "target": [tx, ty],
-                    "landing": [lx, ly],
-                    "v_task": v_task,
-                    "score": score,
-                    "bonus": bonus,
-                    "reasons": [*r],
-                }
-                for a, tx, ty, lx, ly, v_task, score, bonus, r in move.decision
-            ],
-            "prev_receipt_hash": prev,
-        }
-        # step_preimage(body), from the values at hand and the transition's
-        # cached middle (same text).
-        preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{move.preimage_middle}{prev}"
-        self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
-        self.steps.append(body)
-        self.state = GridState(position, goal, t + 1, state.drift_seed)
-        self.kernel = KernelState(b, e)
-        if b == 0:
-            self.end = "absorbed"
-        if reached:
-            self.end = "goal"
-        self.done = reached or t + 1 >= self.max_steps
-        return body
+        if alias is not None and move.proposals is key[0]:
+            if len(cache) >= TRANSITIONS_MAX:
+                cache.clear()
+            cache[alias] = move
+        return move
+
+    def _record_violations(self, t: int, hazard: bool, b: int, e: int) -> None:
+        if hazard:
+            self.violations.append(f"step_{t}:hazard_entry")
+        if not (b >= 0 and 0 <= e <= self.params.e_max):
+            self.violations.append(f"step_{t}:kernel_inadmissible")
+        if b < 0:
+            self.violations.append(f"step_{t}:negative_budget")
 
     def rejected_by_reason(self) -> dict[str, int] | None:
         """The decisions' reasons by family, counted as the steps were played

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gridworld.core.env import (
     PATCH_RADIUS,
@@ -67,6 +67,7 @@ from gridworld.core.kernel import (
     W_PROPOSE,
     W_REJECTED_ATTEMPT,
     KernelParams,
+    KernelState,
     risk_table,
 )
 from gridworld.core.merkle import merkle_root
@@ -231,11 +232,6 @@ def proposal_set_info(proposals: tuple[Proposal, ...]) -> ProposalSetInfo:
     )
 
 
-# One proposal's receipt fields, flat: action, target x and y, landing x and
-# y, v_task, score, bonus, reasons.
-DecisionRow = tuple[str, int, int, int, int, int, int, int, Reasons]
-
-
 class Transition(NamedTuple):
     """One step's outcome apart from ``t``, the state hash and the chain."""
 
@@ -257,13 +253,20 @@ class Transition(NamedTuple):
     # The chain preimage from the kernel state hash to the memory writes and
     # the proposals, ``|``-terminated (``step_preimage``'s middle).
     preimage_middle: str
-    decision: tuple[DecisionRow, ...]
+    # Each proposal's receipt fields as a dict; a step receipt's ``decision``
+    # holds copies of these (their small lists are shared, never mutated).
+    decision: tuple[dict[str, Any], ...]
     # Whether the step is a safety violation of any kind (hazard entry,
     # inadmissible kernel state, negative budget): the rare case.
     violates: bool
     # Every reason of the decision by family (``metrics.reason_family``), in
     # order: what the episode metrics' ``rejected_by_reason`` counts.
     rejected: Reasons
+    # The kernel's next state, ``(b, e)``.
+    kernel: KernelState
+    # The proposal set it was made for (kept: ``Episode.step`` also finds a
+    # transition by the set's identity, which must stay that set's).
+    proposals: tuple[Proposal, ...]
 
 
 def transition(
@@ -338,7 +341,15 @@ def transition(
         middle,
         tuple(
             [
-                (a, tx, ty, lx, ly, v_task, score, bonus, r)
+                {
+                    "action": a,
+                    "target": [tx, ty],
+                    "landing": [lx, ly],
+                    "v_task": v_task,
+                    "score": score,
+                    "bonus": bonus,
+                    "reasons": [*r],
+                }
                 for (a, (tx, ty), (lx, ly), v_task, score, bonus), r in zip(
                     proposals, reasons, strict=True
                 )
@@ -346,6 +357,8 @@ def transition(
         ),
         move.hazard or not (b_next >= 0 and 0 <= e_next <= params.e_max),
         tuple([reason_family(reason) for r in reasons for reason in r]),
+        KernelState(b_next, e_next),
+        proposals,
     )
 
 
@@ -354,12 +367,15 @@ def transition(
 # episodes makes about 900.
 TRANSITIONS_MAX = 8192
 TransitionKey = tuple[tuple["Proposal", ...], Position, Position, int, int, int]
+# ``Episode.step`` also keeps a transition under ``(id(proposals), goal, b, e,
+# writes)`` for a proposer that reuses its tuples; its ``proposals`` field
+# holds the tuple, so no other object can take that id while it is kept.
 
 
 @lru_cache(maxsize=4)
 def transition_cache(
     cells: Cells, params: KernelParams, governed: bool
-) -> dict[TransitionKey, Transition]:
+) -> dict[tuple[object, ...], Transition]:
     """The ``transition`` results of one map, kernel and governor (shared)."""
     return {}
 
@@ -370,17 +386,23 @@ class StateHasher:
     def __init__(self, grid_text: str, drift_seed: int) -> None:
         self.grid_text = grid_text
         self.drift_seed = drift_seed
-        self._prefixes: dict[Position, hashlib._Hash] = {}
+        # Per goal: the hash of the text up to the position (``prefix``).
+        self.prefixes: dict[Position, hashlib._Hash] = {}
 
-    def hexdigest(self, position: Position, goal: Position, t: int) -> str:
-        prefix = self._prefixes.get(goal)
+    def prefix(self, goal: Position) -> hashlib._Hash:
+        """The hash of the state JSON up to ``"position": [`` (kept per goal;
+        callers copy it before adding the rest)."""
+        prefix = self.prefixes.get(goal)
         if prefix is None:
             text = (
                 f'{{"drift_seed": {self.drift_seed}, "goal": [{goal[0]}, {goal[1]}], '
                 f'"grid": {self.grid_text}, "position": ['
             )
             prefix = hashlib.sha256(text.encode("ascii"))
-            self._prefixes[goal] = prefix
-        digest = prefix.copy()
+            self.prefixes[goal] = prefix
+        return prefix
+
+    def hexdigest(self, position: Position, goal: Position, t: int) -> str:
+        digest = self.prefix(goal).copy()
         digest.update(f'{position[0]}, {position[1]}], "t": {t}}}'.encode("ascii"))
         return digest.hexdigest()
