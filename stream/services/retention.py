@@ -18,7 +18,7 @@ from django.utils import timezone
 from core.times import epoch_ms
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
-from stream.selectors import queue_holds_more_than
+from stream.selectors_publish import queue_holds_more_than
 
 logger = logging.getLogger(__name__)
 

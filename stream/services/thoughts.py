@@ -39,10 +39,10 @@ from stream.core.types import (
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors import (
     actionable_queryset,
-    publish_reads,
     recent_content_hashes,
     with_agent,
 )
+from stream.selectors_publish import publish_reads
 from stream.services.counters import counters_get, counters_increment
 from stream.services.retention import stream_cap_enforce
 from stream.services.thought_store import thoughts_store
