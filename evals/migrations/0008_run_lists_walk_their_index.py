@@ -6,9 +6,11 @@ benchmark's trend, the gate's latest completed run per benchmark). Without
 an index holding the list's filter and whole order, PostgreSQL sorted all
 of a benchmark's runs for each, or walked the global ``started_at`` index
 discarding other benchmarks' runs; the cost grew with the table, not the
-page. The case results' ``run_id`` index repeated the first column of
-``uniq_case_per_run``, which serves every read by run: at ten million case
-results it cost space and every insert.
+page. The plain foreign-key indexes go where another index leads with the
+same column: the case results' ``run_id`` (``uniq_case_per_run`` serves
+every read by run; at ten million case results it cost space and every
+insert) and the runs' ``benchmark_id`` (the planner took it and sorted all
+of a benchmark's runs for a page).
 
 Safe on a big table: on PostgreSQL every index is built and dropped
 ``CONCURRENTLY`` (writes go on; it cannot run inside a transaction, so the
@@ -88,23 +90,29 @@ class RemoveIndexOnline(RemoveIndexConcurrently):
         )
 
 
-# The name Django gave the case results' foreign-key index in 0001.
-CASE_RUN_INDEX = "evals_caseresult_run_id_7953a091"
+# The plain foreign-key indexes Django made in 0001, which an index leading
+# with the same column makes redundant: (name, table, column).
+REDUNDANT = (
+    ("evals_caseresult_run_id_7953a091", "evals_caseresult", "run_id"),
+    ("evals_run_benchmark_id_a280b8a0", "evals_run", "benchmark_id"),
+)
 
 
-def drop_case_run_index(apps, schema_editor):
+def drop_redundant(apps, schema_editor):
     concurrently = " CONCURRENTLY" if on_postgres(schema_editor) else ""
-    schema_editor.execute(f'DROP INDEX{concurrently} IF EXISTS "{CASE_RUN_INDEX}"')
+    for name, _table, _column in REDUNDANT:
+        schema_editor.execute(f'DROP INDEX{concurrently} IF EXISTS "{name}"')
 
 
-def restore_case_run_index(apps, schema_editor):
+def restore_redundant(apps, schema_editor):
     concurrently = " CONCURRENTLY" if on_postgres(schema_editor) else ""
-    if on_postgres(schema_editor):
-        drop_if_invalid(schema_editor, CASE_RUN_INDEX)
-    schema_editor.execute(
-        f'CREATE INDEX{concurrently} IF NOT EXISTS "{CASE_RUN_INDEX}" '
-        'ON "evals_caseresult" ("run_id")'
-    )
+    for name, table, column in REDUNDANT:
+        if on_postgres(schema_editor):
+            drop_if_invalid(schema_editor, name)
+        schema_editor.execute(
+            f'CREATE INDEX{concurrently} IF NOT EXISTS "{name}" '
+            f'ON "{table}" ("{column}")'
+        )
 
 
 class Migration(migrations.Migration):
@@ -155,11 +163,19 @@ class Migration(migrations.Migration):
                         to="evals.run",
                     ),
                 ),
+                migrations.AlterField(
+                    model_name="run",
+                    name="benchmark",
+                    field=models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="evals.benchmark",
+                    ),
+                ),
             ],
             database_operations=[
-                migrations.RunPython(
-                    drop_case_run_index, restore_case_run_index, elidable=False
-                ),
+                migrations.RunPython(drop_redundant, restore_redundant, elidable=False),
             ],
         ),
     ]

@@ -61,7 +61,15 @@ def run_list(
     """Runs of every benchmark, newest first (started, then pk)."""
     runs = Run.objects.select_related("benchmark")
     if benchmark_id:
-        runs = runs.filter(benchmark__benchmark_id=benchmark_id)
+        # By the benchmark's pk, not a join on its id: with the value known,
+        # the planner walks this benchmark's runs (run_benchmark_newest_idx)
+        # instead of every benchmark's, newest first, for a page of its own.
+        pk = (
+            Benchmark.objects.filter(benchmark_id=benchmark_id)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        runs = runs.filter(benchmark_id=pk) if pk is not None else runs.none()
     if status:
         runs = runs.filter(status=status)
     if source:
@@ -117,14 +125,20 @@ def latest_completed_runs(benchmark_ids: Iterable[str]) -> dict[str, Run]:
     wanted = sorted(set(benchmark_ids))
     if not wanted:
         return {}
+    # One probe of run_latest_completed_idx per benchmark: the subquery is
+    # correlated with the benchmark row, not with each of its runs (which
+    # ran it once per run of the benchmark).
     newest = (
-        Run.objects.filter(benchmark=OuterRef("benchmark"), status=Run.Status.COMPLETED)
+        Run.objects.filter(benchmark=OuterRef("pk"), status=Run.Status.COMPLETED)
         .annotate(recency=_recency())
         .order_by("-recency", "-run_id")
         .values("pk")[:1]
     )
+    latest = Benchmark.objects.filter(benchmark_id__in=wanted).annotate(
+        latest=Subquery(newest)
+    )
     runs = Run.objects.select_related("benchmark").filter(
-        benchmark__benchmark_id__in=wanted, pk=Subquery(newest)
+        pk__in=latest.values("latest")
     )
     return {run.benchmark.benchmark_id: run for run in runs}
 
@@ -199,7 +213,10 @@ def _suite_line(case: CaseResult) -> int:
 
 def run_cases(run: Run) -> list[CaseResult]:
     """A run's case results in suite order."""
-    return in_suite_order(run.case_results.all())
+    # By case id, in uniq_case_per_run's order: the model's ordering
+    # ("run", then case id) orders by the run's own ordering, a join with the
+    # runs and a sort of every case.
+    return in_suite_order(run.case_results.order_by("case_id"))
 
 
 def run_artifact_path(run: Run, relative: str) -> Path:
