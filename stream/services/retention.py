@@ -91,8 +91,12 @@ def stream_prune(
         policy = dataclasses.replace(policy, hard_cap=min(keep, policy.hard_cap))
     drop = plan_prune(items, now_ms=epoch_ms(now), policy=policy)
     dropped = 0
+    # The deletes load only the ids of what they remove (the tasks that point
+    # at a thought are set free by id), not whole rows whose content and
+    # metadata nothing reads.
     for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
-        dropped += Thought.objects.filter(pk__in=drop[start : start + 900]).delete()[0]
+        batch = Thought.objects.filter(pk__in=drop[start : start + 900])
+        dropped += batch.only("pk").delete()[0]
     # Snapshots only feed frames: keep the newest few.
     keep = list(
         WorldSnapshot.objects.filter(agent=agent)
@@ -101,7 +105,7 @@ def stream_prune(
     )
     WorldSnapshot.objects.filter(agent=agent).exclude(pk__in=keep).exclude(
         keepalivestate_frames__isnull=False
-    ).delete()
+    ).only("pk").delete()
     logger.info(
         "[CognitiveStream] prune before=%s after=%s dropped=%s",
         len(items),
