@@ -60,31 +60,46 @@ def _collate(expression: str) -> str:
     return expression
 
 
+_SIDES = (
+    "b.passed AS base_passed, b.latency_ms AS base_latency, "
+    "b.error AS base_error, c.passed AS cand_passed, "
+    "c.latency_ms AS cand_latency, c.error AS cand_error, "
+)
+
+
 def _joined(pairs: Sequence[RunPair]) -> tuple[str, list[Any]]:
     """Every case of every pair with both sides and its rank, as one
-    select (a full outer join on the case id for each pair)."""
+    select: each base case with its candidate case (a left join on the
+    unique (run, case id) index), then the candidate's cases the base lacks
+    (an anti-join on the same index); no full outer join, which SQLite
+    would run as a nested loop over both runs."""
     table = _table()
     parts: list[str] = []
     params: list[Any] = []
     for pair in pairs:
         parts.append(
-            "SELECT CAST(%s AS TEXT) AS benchmark_id, "  # noqa: S608
-            "COALESCE(c.case_id, b.case_id) AS case_id, "
-            "CASE WHEN b.passed IS NULL THEN 2 WHEN c.passed IS NULL THEN 3 "
+            "SELECT CAST(%s AS TEXT) AS benchmark_id, b.case_id AS case_id, "  # noqa: S608
+            "CASE WHEN c.passed IS NULL THEN 3 "
             "WHEN b.passed AND NOT c.passed THEN 0 "
             "WHEN c.passed AND NOT b.passed THEN 1 "
             "WHEN c.passed THEN 5 ELSE 4 END AS change_rank, "
-            "b.passed AS base_passed, b.latency_ms AS base_latency, "
-            "b.error AS base_error, c.passed AS cand_passed, "
-            "c.latency_ms AS cand_latency, c.error AS cand_error, "
+            f"{_SIDES}"
             "COALESCE(c.stimulus_kind, b.stimulus_kind) AS kind, "
             "COALESCE(c.affordance, b.affordance) AS affordance, "
             "COALESCE(c.tags, b.tags) AS tags "
-            f"FROM (SELECT * FROM {table} WHERE run_id = %s) b "
-            f"FULL OUTER JOIN (SELECT * FROM {table} WHERE run_id = %s) c "
-            "ON b.case_id = c.case_id"
+            f"FROM {table} b LEFT JOIN {table} c "
+            "ON c.run_id = %s AND c.case_id = b.case_id WHERE b.run_id = %s"
         )
-        params.extend([pair.benchmark_id, pair.base_pk, pair.candidate_pk])
+        parts.append(
+            "SELECT CAST(%s AS TEXT), c.case_id, 2, "  # noqa: S608
+            "NULL, NULL, NULL, c.passed, c.latency_ms, c.error, "
+            "c.stimulus_kind, c.affordance, c.tags "
+            f"FROM {table} c WHERE c.run_id = %s AND NOT EXISTS "
+            f"(SELECT 1 FROM {table} b WHERE b.run_id = %s "
+            "AND b.case_id = c.case_id)"
+        )
+        params.extend([pair.benchmark_id, pair.candidate_pk, pair.base_pk])
+        params.extend([pair.benchmark_id, pair.candidate_pk, pair.base_pk])
     return " UNION ALL ".join(parts), params
 
 
