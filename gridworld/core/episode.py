@@ -7,11 +7,10 @@ receipt's run id is derived from the config hash, never drawn at random.
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from hashlib import sha256
-from itertools import chain
 from typing import Any
 
 from core.json_bytes import sorted_compact_json_text
@@ -365,7 +364,11 @@ class Episode:
     def rejected_by_reason(self) -> dict[str, int] | None:
         """The decisions' reasons by family, counted as the steps were played
         (``None``: the metrics count them from the step receipts)."""
-        return Counter(chain.from_iterable(self.rejections))
+        counts: dict[str, int] = {}
+        for reasons in self.rejections:
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+        return counts
 
     def receipt(self) -> dict[str, Any]:
         """The run receipt of the steps played so far."""
@@ -417,8 +420,15 @@ def run_episode(config: EpisodeConfig) -> EpisodeResult:
     ``max_steps`` or ``absorbed`` (the budget reached 0 and stayed there: a
     governed agent then only Stays, which gate 4 shows on every step).
     """
-    with collector_paused():
-        episode = Episode(config)
-        while not episode.done:
-            episode.step()
-        return EpisodeResult(episode.receipt(), episode.proposer.memory_text())
+    if gc.isenabled():  # not already paused (a batch pauses it once)
+        with collector_paused():
+            return _play(config)
+    return _play(config)
+
+
+def _play(config: EpisodeConfig) -> EpisodeResult:
+    episode = Episode(config)
+    step = episode.step
+    while not episode.done:
+        step()
+    return EpisodeResult(episode.receipt(), episode.proposer.memory_text())

@@ -18,6 +18,11 @@ from gridworld.core.grid import GridMap, distances_from
 RECOVERY_WINDOW = 20
 P_WINDOW = 10
 SAFETY_COUNTERS = ("hazard_entries", "kernel_violations", "negative_budgets")
+_VIOLATION_SUFFIXES = (
+    ("hazard_entries", ":hazard_entry"),
+    ("kernel_violations", ":kernel_inadmissible"),
+    ("negative_budgets", ":negative_budget"),
+)
 
 
 def episode_passed(metrics: dict[str, Any]) -> bool:
@@ -54,7 +59,8 @@ def _segments(
         last = starts[index + 1][0] if index + 1 < len(starts) else len(steps)
         optimal = distances_from(grid.cells, goal)[position[1]][position[0]]
         taken = None
-        for step in steps[first:last]:
+        for index_in in range(first, min(last, len(steps))):
+            step = steps[index_in]
             if step["goal_reached"]:
                 taken = step["step"] - first + 1
                 break
@@ -99,16 +105,19 @@ def episode_metrics(
                     rejected[reason] = rejected.get(reason, 0) + 1
     success = bool(steps) and steps[-1]["goal_reached"]
     end_budget = steps[-1]["budget"] if steps else budget
-    counters = {
-        "hazard_entries": sum(1 for v in violations if v.endswith(":hazard_entry")),
-        "kernel_violations": sum(
-            1 for v in violations if v.endswith(":kernel_inadmissible")
-        ),
-        "negative_budgets": sum(
-            1 for v in violations if v.endswith(":negative_budget")
-        ),
-    }
+    counters = dict.fromkeys(SAFETY_COUNTERS, 0)
+    for violation in violations:
+        for counter, suffix in _VIOLATION_SUFFIXES:
+            if violation.endswith(suffix):
+                counters[counter] += 1
     recoveries = segments[1:]
+    regret = within_20 = 0
+    for segment in segments:
+        if segment["excess"] is not None:
+            regret += segment["excess"]
+    for segment in recoveries:
+        if segment["within_20"]:
+            within_20 += 1
     return {
         "success": success,
         "steps": len(steps),
@@ -118,10 +127,10 @@ def episode_metrics(
         if distances
         else 0,
         "optimal_steps": segments[0]["optimal"],
-        "regret": sum(s["excess"] for s in segments if s["excess"] is not None),
+        "regret": regret,
         "goal_shifts": len(schedule),
         "recoveries": recoveries,
-        "recovered_within_20": sum(1 for s in recoveries if s["within_20"]),
+        "recovered_within_20": within_20,
         "budget_start": budget,
         "budget_end": end_budget,
         "budget_spent": budget - end_budget,

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from core.json_bytes import sorted_compact_json_text as canonical
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 # a batch; a frame is used only where each occurs once in its text.
 _MEMORY_MARK = "\x00memory\x00"
 _SEED_MARK = "\x00seed\x00"
+_CONFIG_MARK = "\x00config\x00"
 
 
 # Frames kept by batch shape; emptied when full.
@@ -76,18 +79,20 @@ def run_hash_text(receipt: dict[str, Any], config_json: str) -> str:
     """``canonical`` of the receipt without ``steps`` and ``run_hash``, with
     the config's canonical JSON given (``run_hash`` hashes this text).
 
-    Keys in code-point order, as ``sort_keys`` writes them; the hashes, the
-    run id and ``end`` are ASCII words that JSON writes as they are.
+    The rest is written by orjson with sorted keys and the config's text put
+    in place of a stand-in: the receipt holds ints, bools, ``None``, lists,
+    dicts with str keys and ASCII strings only, which orjson writes byte for
+    byte as ``json.dumps`` does (``core.json_bytes.orjson_writes_alike``),
+    ~20x faster for this size. An int past 64 bits goes to ``canonical``.
     """
-    r = receipt
-    return (
-        f'{{"chain_head":"{r["chain_head"]}","config":{config_json},'
-        f'"config_hash":"{r["config_hash"]}",'
-        f'"drift_schedule":{canonical(r["drift_schedule"])},"end":"{r["end"]}",'
-        f'"final_memory_hash":"{r["final_memory_hash"]}",'
-        f'"initial_gridworld_hash":"{r["initial_gridworld_hash"]}",'
-        f'"initial_kernel_state_hash":"{r["initial_kernel_state_hash"]}",'
-        f'"metrics":{canonical(r["metrics"])},"run_id":"{r["run_id"]}",'
-        f'"schema_version":{r["schema_version"]},'
-        f'"violations":{canonical(r["violations"])}}}'
-    )
+    rest = {k: v for k, v in receipt.items() if k not in ("steps", "run_hash")}
+    rest["config"] = _CONFIG_MARK
+    try:
+        text = orjson.dumps(rest, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except orjson.JSONEncodeError:
+        text = canonical(rest)
+    mark = canonical(_CONFIG_MARK)
+    if text.count(mark) != 1:
+        rest["config"] = receipt["config"]
+        return canonical(rest)
+    return text.replace(mark, config_json)
