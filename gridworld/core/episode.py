@@ -242,15 +242,16 @@ class Episode:
         proposals = proposer.propose(state, obs, b)
         position, goal, t, drift_seed = state
         if self.interned:
-            # Hashing the proposals is a fifth of a step: the planner hands
-            # out the same tuple for the same proposals, so look it up by
-            # identity first (the entry holds the tuple, so its id stays its).
+            # Hashing the proposals costs more than the rest of the lookup:
+            # the planner hands out the same tuple for the same proposals, so
+            # look it up by identity first.
             alias = (id(proposals), goal, b, e, writes)
-            move = self.transitions.get(alias)
-            if move is None or move.proposals is not proposals:
-                move = self._transition(
-                    (proposals, position, goal, b, e, writes), alias
-                )
+            hit = self.transitions.get(alias)
+            if hit is not None and hit[0] is proposals:
+                move = hit[1]
+            else:
+                key = (proposals, position, goal, b, e, writes)
+                move = self._transition(key, alias)
         else:
             key = (proposals, position, goal, b, e, writes)
             move = self.transitions.get(key) or self._transition(key, None)
@@ -274,7 +275,6 @@ class Episode:
             violates,
             rejected,
             kernel,
-            _,
         ) = move
         # Refusals by the kernel gates alone depend on the kernel state, not
         # the map: the planner avoids those cells for the rest of the episode.
@@ -347,10 +347,11 @@ class Episode:
             if len(cache) >= TRANSITIONS_MAX:
                 cache.clear()
             cache[key] = move
-        if alias is not None and move.proposals is key[0]:
+        if alias is not None:
             if len(cache) >= TRANSITIONS_MAX:
                 cache.clear()
-            cache[alias] = move
+            # The entry holds the tuple: no other object takes its id meanwhile.
+            cache[alias] = (key[0], move)
         return move
 
     def _record_violations(self, t: int, hazard: bool, b: int, e: int) -> None:

@@ -264,9 +264,6 @@ class Transition(NamedTuple):
     rejected: Reasons
     # The kernel's next state, ``(b, e)``.
     kernel: KernelState
-    # The proposal set it was made for (kept: ``Episode.step`` also finds a
-    # transition by the set's identity, which must stay that set's).
-    proposals: tuple[Proposal, ...]
 
 
 def transition(
@@ -358,7 +355,6 @@ def transition(
         move.hazard or not (b_next >= 0 and 0 <= e_next <= params.e_max),
         tuple([reason_family(reason) for r in reasons for reason in r]),
         KernelState(b_next, e_next),
-        proposals,
     )
 
 
@@ -367,15 +363,16 @@ def transition(
 # episodes makes about 900.
 TRANSITIONS_MAX = 8192
 TransitionKey = tuple[tuple["Proposal", ...], Position, Position, int, int, int]
-# ``Episode.step`` also keeps a transition under ``(id(proposals), goal, b, e,
-# writes)`` for a proposer that reuses its tuples; its ``proposals`` field
-# holds the tuple, so no other object can take that id while it is kept.
+# ``Episode.step`` also keeps ``(proposals, transition)`` under
+# ``(id(proposals), goal, b, e, writes)`` for a proposer that reuses its
+# tuples: the entry holds the tuple, so no other object takes that id while
+# it is kept.
 
 
 @lru_cache(maxsize=4)
 def transition_cache(
     cells: Cells, params: KernelParams, governed: bool
-) -> dict[tuple[object, ...], Transition]:
+) -> dict[tuple[object, ...], Any]:
     """The ``transition`` results of one map, kernel and governor (shared)."""
     return {}
 
