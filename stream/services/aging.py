@@ -51,7 +51,14 @@ def thoughts_expired(*, now: datetime, days: int) -> Q:
     def cutoff(max_age_s: int) -> datetime:
         return now - max(timedelta(days=days), timedelta(seconds=max_age_s))
 
-    return (
+    ages = (
+        settings.STREAM_PROCESSED_MAX_AGE_S,
+        settings.STREAM_ACTIONABLE_MAX_AGE_S,
+        settings.STREAM_OTHER_MAX_AGE_S,
+    )
+    # The latest of the three cutoffs, alone, lets an index on created_at
+    # (or a partition's bounds) narrow the read before the kinds are told.
+    return Q(created_at__lt=max(cutoff(age) for age in ages)) & (
         Q(processed=True, created_at__lt=cutoff(settings.STREAM_PROCESSED_MAX_AGE_S))
         | Q(
             processed=False,

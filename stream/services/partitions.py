@@ -254,7 +254,15 @@ def partitions_ahead(today: date | None = None) -> list[str]:
     """Create this month's and the next ``STREAM_THOUGHT_PARTITIONS_AHEAD``
     months' partitions that are missing; returns their names. Nothing when
     the setting is off or the table is not partitioned."""
-    if not settings.STREAM_THOUGHT_PARTITIONING or not is_partitioned():
+    if not settings.STREAM_THOUGHT_PARTITIONING or connection.vendor != "postgresql":
+        return []
+    if not is_partitioned():
+        logger.warning(
+            "[Retention] partitioning_pending table=%s "
+            "reason=STREAM_THOUGHT_PARTITIONING is on and the table is plain "
+            "(run manage.py partition_thoughts --apply)",
+            TABLE,
+        )
         return []
     created = []
     today = today or timezone.now().date()

@@ -230,3 +230,16 @@ def test_abort_removes_what_a_stopped_conversion_left(throwaway_db: str) -> None
         "SELECT count(*) FROM pg_trigger WHERE tgname = 'stream_thought_note_change'"
     ) == [(0,)]
     assert partitions.convert(batch=10).target == "partitioned"
+
+
+@pytest.mark.postgres
+@override_settings(STREAM_THOUGHT_PARTITIONING=True)
+def test_the_upkeep_warns_while_the_setting_is_on_and_the_table_plain(
+    db: None, log_lines: Any
+) -> None:
+    assert partitions.partitions_ahead() == []
+    assert log_lines("[Retention]") == [
+        "[Retention] partitioning_pending table=stream_thought "
+        "reason=STREAM_THOUGHT_PARTITIONING is on and the table is plain "
+        "(run manage.py partition_thoughts --apply)"
+    ]
