@@ -185,7 +185,7 @@ def beat_schedule(
             "schedule": timedelta(seconds=retention_s),
         },
         "stream-thought-partitions": {
-            "task": "stream.thought_partitions_upkeep",
+            "task": "stream.thought_partitions_ahead",
             "schedule": timedelta(seconds=partitions_s),
         },
         # Pending score exports whose send was lost (traces.services.export_queue).

@@ -17,8 +17,8 @@ def sweep_aged() -> int:
     return sum(result.deleted for result in retention_sweep())
 
 
-@shared_task(name="stream.thought_partitions_upkeep", ignore_result=True)
-def thought_partitions_upkeep() -> int:
+@shared_task(name="stream.thought_partitions_ahead", ignore_result=True)
+def thought_partitions_ahead() -> int:
     """Create the thoughts table's partitions of the coming months and drop
     those past retention (when ``STREAM_THOUGHT_PARTITIONING`` is on and the
     table is partitioned); returns how many changed. Idempotent."""
