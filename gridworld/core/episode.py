@@ -256,25 +256,26 @@ class Episode:
             key = (proposals, position, goal, b, e, writes)
             move = self.transitions.get(key) or self._transition(key, None)
         (
-            chosen,
-            action,
+            _,
+            _,
             refused,
             landing,
             reached,
             hazard,
-            reward,
-            work,
+            _,
+            _,
             b,
             e,
-            distance,
-            kernel_digest,
-            chosen_digest,
-            root,
+            _,
+            _,
+            _,
+            _,
             middle,
             decision,
             violates,
             rejected,
             kernel,
+            template,
         ) = move
         # Refusals by the kernel gates alone depend on the kernel state, not
         # the map: the planner avoids those cells for the rest of the episode.
@@ -291,26 +292,14 @@ class Episode:
         digest.update(f'{x}, {y}], "t": {t + 1}}}'.encode())
         state_digest = digest.hexdigest()
         prev = self.prev
-        body: dict[str, Any] = {
-            "step": t,
-            "position": [x, y],
-            "goal": [gx, gy],
-            "gridworld_state_hash": state_digest,
-            "kernel_state_hash": kernel_digest,
-            "proposalset_root": root,
-            "chosen_proposal_index": chosen,
-            "chosen_proposal_hash": chosen_digest,
-            "action_taken": action,
-            "reward": reward,
-            "task_performance": distance,
-            "goal_reached": reached,
-            "budget": b,
-            "exposure": e,
-            "work": work,
-            "memory_writes": writes,
-            "decision": [proposal.copy() for proposal in decision],
-            "prev_receipt_hash": prev,
-        }
+        # The transition's fields are in place already (in receipt order).
+        body: dict[str, Any] = template.copy()
+        body["step"] = t
+        body["position"] = [x, y]
+        body["goal"] = [gx, gy]
+        body["gridworld_state_hash"] = state_digest
+        body["decision"] = [*decision]
+        body["prev_receipt_hash"] = prev
         # step_preimage(body), from the values at hand and the transition's
         # cached middle (same text).
         preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{middle}{prev}"

@@ -253,8 +253,10 @@ class Transition(NamedTuple):
     # The chain preimage from the kernel state hash to the memory writes and
     # the proposals, ``|``-terminated (``step_preimage``'s middle).
     preimage_middle: str
-    # Each proposal's receipt fields as a dict; a step receipt's ``decision``
-    # holds copies of these (their small lists are shared, never mutated).
+    # Each proposal's receipt fields as a dict: a step receipt's ``decision``
+    # is a new list of these very dicts, shared by every step (of any
+    # episode in the process) with this transition. Receipts are read-only:
+    # copy one (``copy.deepcopy``) before editing it.
     decision: tuple[dict[str, Any], ...]
     # Whether the step is a safety violation of any kind (hazard entry,
     # inadmissible kernel state, negative budget): the rare case.
@@ -264,6 +266,9 @@ class Transition(NamedTuple):
     rejected: Reasons
     # The kernel's next state, ``(b, e)``.
     kernel: KernelState
+    # The step receipt with every field that does not depend on ``t`` or the
+    # chain (copied, then completed, by ``Episode.step``).
+    body: dict[str, Any]
 
 
 def transition(
@@ -355,6 +360,28 @@ def transition(
         move.hazard or not (b_next >= 0 and 0 <= e_next <= params.e_max),
         tuple([reason_family(reason) for r in reasons for reason in r]),
         KernelState(b_next, e_next),
+        {
+            # A step receipt's fields in their order; None where the step
+            # fills in its own value (``t``, the state hash and the chain).
+            "step": None,
+            "position": None,
+            "goal": None,
+            "gridworld_state_hash": None,
+            "kernel_state_hash": kernel_digest,
+            "proposalset_root": info.root,
+            "chosen_proposal_index": chosen,
+            "chosen_proposal_hash": chosen_digest,
+            "action_taken": action,
+            "reward": reward,
+            "task_performance": distance,
+            "goal_reached": reached,
+            "budget": b_next,
+            "exposure": e_next,
+            "work": work,
+            "memory_writes": writes,
+            "decision": None,
+            "prev_receipt_hash": None,
+        },
     )
 
 
