@@ -66,12 +66,17 @@ def thought_was_pruned(pk: int) -> bool:
 
 
 def stream_prune(
-    *, agent: Agent, now: datetime | None = None, keep: int | None = None
+    *,
+    agent: Agent,
+    now: datetime | None = None,
+    keep: int | None = None,
+    snapshots: bool = True,
 ) -> int:
     """Apply the retention policy to one agent's queue (SC-B4); returns dropped.
 
     ``keep`` (at most the hard cap) prunes the over-cap part down to that
-    many instead of to the cap itself.
+    many instead of to the cap itself. ``snapshots`` false leaves the
+    agent's world snapshots alone (a publish that stored none).
     """
     now = now or timezone.now()
     rows = Thought.objects.filter(agent=agent).values_list(
@@ -97,15 +102,8 @@ def stream_prune(
     for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
         batch = Thought.objects.filter(pk__in=drop[start : start + 900])
         dropped += batch.only("pk").delete()[0]
-    # Snapshots only feed frames: keep the newest few.
-    keep = list(
-        WorldSnapshot.objects.filter(agent=agent)
-        .order_by("-received_at", "-pk")
-        .values_list("pk", flat=True)[:50]
-    )
-    WorldSnapshot.objects.filter(agent=agent).exclude(pk__in=keep).exclude(
-        keepalivestate_frames__isnull=False
-    ).only("pk").delete()
+    if snapshots:
+        _snapshots_prune(agent)
     logger.info(
         "[CognitiveStream] prune before=%s after=%s dropped=%s",
         len(items),
@@ -116,7 +114,22 @@ def stream_prune(
     return dropped
 
 
-def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
+def _snapshots_prune(agent: Agent) -> None:
+    """Snapshots only feed frames: keep the newest few (and those a
+    keep-alive state points at)."""
+    keep = list(
+        WorldSnapshot.objects.filter(agent=agent)
+        .order_by("-received_at", "-pk")
+        .values_list("pk", flat=True)[:50]
+    )
+    WorldSnapshot.objects.filter(agent=agent).exclude(pk__in=keep).exclude(
+        keepalivestate_frames__isnull=False
+    ).only("pk").delete()
+
+
+def stream_cap_enforce(
+    *, agent: Agent, now: datetime | None = None, snapshots: bool = True
+) -> int:
     """Prune the agent's queue when it holds more than the hard cap (SC-B4).
 
     Called after every publish (percepts, thoughts single and batched,
@@ -124,12 +137,19 @@ def stream_cap_enforce(*, agent: Agent, now: datetime | None = None) -> int:
     The check reads at most cap + 1 index entries, whatever the queue's
     size. Over the cap it prunes down to 95% of it, so a queue held at the
     cap by a flood is pruned once per 5% of inserts, not on every one.
-    Returns the number dropped.
+    Below the cap nothing else runs. Over it the prune runs in the request,
+    bounded: it reads the agent's queue (the cap and the last publish's
+    rows) and deletes what the policy drops, so the cap holds when the
+    answer leaves. ``snapshots`` false skips the snapshots' cleanup, for a
+    publish that stored none (thoughts; percepts store them). Returns the
+    number dropped.
     """
     cap = settings.STREAM_QUEUE_HARD_CAP
     if not queue_holds_more_than(agent=agent, count=cap):
         return 0
-    return stream_prune(agent=agent, now=now, keep=cap - max(cap // 20, 1))
+    return stream_prune(
+        agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
+    )
 
 
 def stream_prune_all(*, now: datetime | None = None) -> int:

@@ -367,7 +367,8 @@ def thoughts_publish(
             extra={"id": thought.pk, "agent": agent.name},
         )
     if built:
-        stream_cap_enforce(agent=agent, now=now)
+        # Only percepts store snapshots: their cleanup stays with them.
+        stream_cap_enforce(agent=agent, now=now, snapshots=False)
     return [t for t, _ in built]
 
 
