@@ -44,6 +44,7 @@ from gridworld.core.receipt_text import config_text, run_hash_text
 from gridworld.core.types import ACTIONS, GridworldError
 
 SCHEMA_VERSION = 1
+_new_state = tuple.__new__
 GENESIS = "0" * 64
 
 
@@ -194,12 +195,14 @@ class Episode:
         self.end = "max_steps"
         self.done = config.max_steps <= 0
         self._drift_checked = -1
+        self._drift_period = config.drift_period
 
     def observation(self) -> Observation:
         state = self.state
-        if self._drift_checked != state.t:
-            self._drift_checked = state.t
-            if drift_due(state.t, self.config.drift_period):
+        t = state.t
+        if self._drift_checked != t:
+            self._drift_checked = t
+            if t and self._drift_period and drift_due(t, self._drift_period):
                 drifted = drift_goal(self.cells, state)
                 if drifted.goal != state.goal:
                     self.schedule.append(
@@ -305,7 +308,9 @@ class Episode:
         preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{middle}{prev}"
         self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
         self.steps.append(body)
-        self.state = GridState(landing, goal, t + 1, drift_seed)
+        # GridState(landing, goal, t + 1, drift_seed), without the Python
+        # frame of a NamedTuple's __new__ (a tenth of a step).
+        self.state = _new_state(GridState, (landing, goal, t + 1, drift_seed))
         self.kernel = kernel
         if b == 0:
             self.end = "absorbed"

@@ -54,15 +54,17 @@ def _segments(
 ) -> list[dict[str, Any]]:
     starts = [(0, grid.start, grid.goal)]
     starts += [(d["step"], tuple(d["position"]), tuple(d["to"])) for d in schedule]
+    # (index, step) of the steps that reached the goal: at most the last.
+    reached = [(i, s["step"]) for i, s in enumerate(steps) if s["goal_reached"]]
+    cells = grid.cells
     segments = []
     for index, (first, position, goal) in enumerate(starts):
         last = starts[index + 1][0] if index + 1 < len(starts) else len(steps)
-        optimal = distances_from(grid.cells, goal)[position[1]][position[0]]
+        optimal = distances_from(cells, goal)[position[1]][position[0]]
         taken = None
-        for index_in in range(first, min(last, len(steps))):
-            step = steps[index_in]
-            if step["goal_reached"]:
-                taken = step["step"] - first + 1
+        for at, step_t in reached:
+            if first <= at < last:
+                taken = step_t - first + 1
                 break
         excess = None if taken is None or optimal < 0 else taken - optimal
         segments.append(
