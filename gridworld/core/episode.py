@@ -320,7 +320,7 @@ class Episode:
         return body
 
     def _transition(
-        self, key: TransitionKey, alias: tuple[int, ...] | None
+        self, key: TransitionKey, alias: tuple[object, ...] | None
     ) -> Transition:
         """``fastpath.transition`` for a step's key, from the shared cache or
         computed and kept there, under ``alias`` too when given."""
