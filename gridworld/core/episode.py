@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from hashlib import sha256
 from typing import Any
 
@@ -20,7 +21,6 @@ from gridworld.core.env import (
     Observation,
     drift_due,
     drift_goal,
-    state_hash,
 )
 from gridworld.core.fastpath import (
     OBSERVATIONS_MAX,
@@ -95,6 +95,12 @@ class EpisodeConfig:
             "kernel": self.kernel.as_dict(),
             "initial_memory": self.initial_memory,
         }
+
+
+@lru_cache(maxsize=64)
+def _kernel_hash(budget: int) -> str:
+    """The initial kernel state's hash (``b = budget``, ``e = 0``)."""
+    return kernel_hash(KernelState(budget, 0))
 
 
 def canonical(value: Any) -> str:
@@ -183,8 +189,10 @@ class Episode:
         self.proposer.start_episode(config.initial_memory)
         self.state = GridState(grid.start, grid.goal, 0, config.seed)
         self.kernel = KernelState(self.params.budget, 0)
-        self.initial_gridworld_hash = state_hash(self.state, self.grid_text)
-        self.initial_kernel_hash = kernel_hash(self.kernel)
+        # state_hash(self.state, self.grid_text), from the hasher's prefix for
+        # the first goal (which the first steps use too).
+        self.initial_gridworld_hash = self.hasher.hexdigest(grid.start, grid.goal, 0)
+        self.initial_kernel_hash = _kernel_hash(self.params.budget)
         self.schedule: list[dict[str, Any]] = []
         self.steps: list[dict[str, Any]] = []
         self.violations: list[str] = []
