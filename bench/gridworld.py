@@ -12,7 +12,8 @@ Measured in the same run, on the same machine:
    no receipts (the ceiling for plain Python);
 3. evalsite's governed episodes: planner proposer, lexicographic governor,
    coherence kernel, hash-chained receipts with Merkle proposal roots, on the
-   ``hazard`` layout with a drifting goal;
+   ``hazard`` layout with a drifting goal (rows 1 and 3: best of ``ROUNDS``,
+   alternated);
 4. ``replay_verify`` over those receipts (re-running and comparing them);
 5. the figures of a batch (``gridworld.core.batch_figures``) over 1,000
    governed episodes: the IQM and the mean of every episode metric with
@@ -30,9 +31,12 @@ Measured in the same run, on the same machine:
 Rates are steps per CPU second of this process (``time.process_time``), so
 that other load on the machine skews the ratios less than wall time would.
 
-Aims: governed >= 10x MiniGrid and >= 50% of the lean loop; replay at least as
-fast as running. Without minigrid installed the MiniGrid row says so and the
-other rows still run.
+Target: governed >= 10x MiniGrid (exit 1 naming the miss, as for a receipt
+that fails to verify, a safety violation, fast and reference receipts that
+differ, or the figures' time). Printed beside it without failing the run: the
+share of the lean loop (a ceiling with no receipt at all) and replay against
+running. Without minigrid installed the MiniGrid row says so and the other
+rows still run.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ EPISODES = 400
 ROUNDS = 3
 FIGURE_EPISODES = 1_000
 FIGURES_TARGET_S = 0.5
+MINIGRID_TARGET = 10.0
 
 
 def minigrid_rate() -> float | None:
@@ -273,9 +278,16 @@ def main() -> int:
     if args.figures_only:
         return 0 if figures_ok else 1
     batch = BatchConfig(map=standard_layout("hazard"), episodes=EPISODES, seed=1)
-    start = clock()
-    results = run_cases(batch, list(range(EPISODES)))
-    run_s = clock() - start
+    # Best of ROUNDS for both, alternated: load from other work on the machine
+    # then skews the ratio less than one run of each would.
+    run_s, reference = float("inf"), None
+    for _ in range(ROUNDS):
+        start = clock()
+        results = run_cases(batch, list(range(EPISODES)))
+        run_s = min(run_s, clock() - start)
+        rate = minigrid_rate()
+        if rate is not None:
+            reference = max(rate, reference or 0.0)
     steps = sum(r.receipt["metrics"]["steps"] for _, r in results)
     violations = sum(r.receipt["metrics"]["safety_violations"] for _, r in results)
     start = clock()
@@ -283,7 +295,6 @@ def main() -> int:
     replay_s = clock() - start
     governed, replay = steps / run_s, steps / replay_s
     lean = lean_rate()
-    reference = minigrid_rate()
 
     print(f"governed episodes: {EPISODES} ({steps} steps), violations {violations}")
     print(f"  governed steps/s with receipts : {governed:>10,.0f}")
@@ -298,9 +309,14 @@ def main() -> int:
         )
     else:
         print(f"  MiniGrid env.step steps/s      : {reference:>10,.0f}")
-        print(f"governed / MiniGrid : {governed / reference:5.1f}x (aim >= 10x)")
-    print(f"governed / lean     : {governed / lean:5.1%} (aim >= 50%)")
-    print(f"replay / run        : {replay / governed:5.2f}x (aim >= 1.0x)")
+        print(
+            f"governed / MiniGrid : {governed / reference:5.1f}x "
+            f"(target >= {MINIGRID_TARGET:.0f}x)"
+        )
+    print(
+        f"governed / lean     : {governed / lean:5.1%} (the lean loop has no receipt)"
+    )
+    print(f"replay / run        : {replay / governed:5.2f}x")
     cold = fastpath_cold(seed=1)
     warm = fastpath_warm(warm_seed=10_001, seed=20_001)
     gain_cold = cold[True][0] / cold[False][0]
@@ -317,8 +333,23 @@ def main() -> int:
     )
     same = cold[True][2] == cold[False][2] and warm[True][1] == warm[False][1]
     print(f"  receipts byte-identical  : {same}  (keep the fast path if >= 1.5x)")
-    ok = verified == EPISODES and violations == 0 and same and figures_ok
-    return 0 if ok else 1
+    missed = []
+    if reference is not None and governed / reference < MINIGRID_TARGET:
+        missed.append(
+            f"governed steps {governed / reference:.1f}x MiniGrid "
+            f"(target >= {MINIGRID_TARGET:.0f}x)"
+        )
+    if verified != EPISODES:
+        missed.append(f"replay verified {verified}/{EPISODES} receipts")
+    if violations:
+        missed.append(f"{violations} safety violations")
+    if not same:
+        missed.append("fast and reference receipts differ")
+    if not figures_ok:
+        missed.append(f"batch figures over {FIGURES_TARGET_S * 1000:.0f} ms")
+    for miss in missed:
+        print(f"MISSED: {miss}")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
