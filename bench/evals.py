@@ -306,6 +306,23 @@ def main() -> int:
         ratio = ours / theirs
         verdict = "PASS" if ratio >= TARGET_RATIO else "BELOW"
         print(f"ratio    : {ratio:.1f}x (target >= {TARGET_RATIO:.0f}x) {verdict}")
+        missed = [
+            text
+            for text, met in (
+                (
+                    f"pipeline share {share:.0%} < {PIPELINE_SHARE_TARGET:.0%}",
+                    share >= PIPELINE_SHARE_TARGET,
+                ),
+                (
+                    f"ratio to Inspect {ratio:.1f}x < {TARGET_RATIO:.0f}x",
+                    ratio >= TARGET_RATIO,
+                ),
+            )
+            if not met
+        ]
+        if missed:
+            print("MISSED: " + "; ".join(missed))
+            return 1
         return 0
     finally:
         if args.keep:

@@ -175,6 +175,7 @@ def main() -> int:
             "CELERY_BROKER_URL": args.deployment_broker,
         }
     rates: dict[str, float] = {}
+    missed: list[str] = []
     for name, env in setups.items():
         figures = run_setup(name, env, args.scenarios, args.episodes)
         latency = figures["latency"]
@@ -186,6 +187,8 @@ def main() -> int:
             f"{args.scenarios} scenarios in {figures['throughput']:.1f} s = "
             f"{rates[name]:,.0f} scenarios/s ({figures['throughput_status']})"
         )
+        if latency >= LATENCY_TARGET_S:
+            missed.append(f"{name} latency {latency:.2f} s")
         took = figures["gridworld"]
         print(
             f"{name:10}: gridworld batch of {args.episodes} episodes create -> "
@@ -193,12 +196,19 @@ def main() -> int:
             f"{GRIDWORLD_TARGET_S:.0f} s) "
             f"{'PASS' if took < GRIDWORLD_TARGET_S else 'BELOW'}"
         )
+        if took >= GRIDWORLD_TARGET_S:
+            missed.append(f"{name} gridworld batch {took:.1f} s")
     if "deployment" in rates:
         ratio = rates["embedded"] / rates["deployment"]
         print(
             f"ratio     : embedded/deployment = {ratio:.2f} (target >= "
             f"{THROUGHPUT_TARGET}) {'PASS' if ratio >= THROUGHPUT_TARGET else 'BELOW'}"
         )
+        if ratio < THROUGHPUT_TARGET:
+            missed.append(f"embedded/deployment {ratio:.2f}")
+    if missed:
+        print("MISSED: " + "; ".join(missed))
+        return 1
     return 0
 
 
