@@ -60,47 +60,68 @@ def _collate(expression: str) -> str:
     return expression
 
 
-_SIDES = (
-    "b.passed AS base_passed, b.latency_ms AS base_latency, "
+_RANK = (
+    "CASE WHEN c.passed IS NULL THEN 3 "
+    "WHEN b.passed AND NOT c.passed THEN 0 "
+    "WHEN c.passed AND NOT b.passed THEN 1 "
+    "WHEN c.passed THEN 5 ELSE 4 END"
+)
+_WIDE = (
+    ", b.passed AS base_passed, b.latency_ms AS base_latency, "
     "b.error AS base_error, c.passed AS cand_passed, "
     "c.latency_ms AS cand_latency, c.error AS cand_error, "
+    "COALESCE(c.stimulus_kind, b.stimulus_kind) AS kind, "
+    "COALESCE(c.affordance, b.affordance) AS affordance, "
+    "COALESCE(c.tags, b.tags) AS tags"
+)
+_WIDE_NEW = (
+    ", NULL, NULL, NULL, c.passed, c.latency_ms, c.error, "
+    "c.stimulus_kind, c.affordance, c.tags"
 )
 
 
-def _joined(pairs: Sequence[RunPair]) -> tuple[str, list[Any]]:
-    """Every case of every pair with both sides and its rank, as one
-    select: each base case with its candidate case (a left join on the
-    unique (run, case id) index), then the candidate's cases the base lacks
-    (an anti-join on the same index); no full outer join, which SQLite
-    would run as a nested loop over both runs."""
+def _joined(pairs: Sequence[RunPair], *, wide: bool = True) -> tuple[str, list[Any]]:
+    """Every case of every pair with its rank (and, ``wide``, both sides
+    and the filter columns), as one select: each base case with its
+    candidate case (a left join on the unique (run, case id) index), then
+    the candidate's cases the base lacks (an anti-join on the same index);
+    no full outer join, which SQLite would run as a nested loop. Narrow,
+    it reads only case ids and outcomes (an index can answer it)."""
     table = _table()
     parts: list[str] = []
     params: list[Any] = []
     for pair in pairs:
         parts.append(
             "SELECT CAST(%s AS TEXT) AS benchmark_id, b.case_id AS case_id, "  # noqa: S608
-            "CASE WHEN c.passed IS NULL THEN 3 "
-            "WHEN b.passed AND NOT c.passed THEN 0 "
-            "WHEN c.passed AND NOT b.passed THEN 1 "
-            "WHEN c.passed THEN 5 ELSE 4 END AS change_rank, "
-            f"{_SIDES}"
-            "COALESCE(c.stimulus_kind, b.stimulus_kind) AS kind, "
-            "COALESCE(c.affordance, b.affordance) AS affordance, "
-            "COALESCE(c.tags, b.tags) AS tags "
+            f"{_RANK} AS change_rank, CAST(%s AS INTEGER) AS base_pk, "
+            "CAST(%s AS INTEGER) AS cand_pk"
+            f"{_WIDE if wide else ''} "
             f"FROM {table} b LEFT JOIN {table} c "
             "ON c.run_id = %s AND c.case_id = b.case_id WHERE b.run_id = %s"
         )
         parts.append(
-            "SELECT CAST(%s AS TEXT), c.case_id, 2, "  # noqa: S608
-            "NULL, NULL, NULL, c.passed, c.latency_ms, c.error, "
-            "c.stimulus_kind, c.affordance, c.tags "
+            "SELECT CAST(%s AS TEXT), c.case_id, 2, CAST(%s AS INTEGER), "  # noqa: S608
+            "CAST(%s AS INTEGER)"
+            f"{_WIDE_NEW if wide else ''} "
             f"FROM {table} c WHERE c.run_id = %s AND NOT EXISTS "
             f"(SELECT 1 FROM {table} b WHERE b.run_id = %s "
             "AND b.case_id = c.case_id)"
         )
-        params.extend([pair.benchmark_id, pair.candidate_pk, pair.base_pk])
-        params.extend([pair.benchmark_id, pair.candidate_pk, pair.base_pk])
+        for _ in range(2):
+            params.extend(
+                [
+                    pair.benchmark_id,
+                    pair.base_pk,
+                    pair.candidate_pk,
+                    pair.candidate_pk,
+                    pair.base_pk,
+                ]
+            )
     return " UNION ALL ".join(parts), params
+
+
+def _needs_columns(wanted: CaseFilter) -> bool:
+    return bool(wanted.stimulus_kind or wanted.affordance or wanted.tag)
 
 
 def _where(wanted: CaseFilter) -> tuple[list[str], list[Any]]:
@@ -135,9 +156,13 @@ def _where(wanted: CaseFilter) -> tuple[list[str], list[Any]]:
 
 
 def _rows_sql(
-    pairs: Sequence[RunPair], wanted: CaseFilter, after: Cursor | None
+    pairs: Sequence[RunPair],
+    wanted: CaseFilter,
+    after: Cursor | None,
+    *,
+    wide: bool = True,
 ) -> tuple[str, list[Any]]:
-    joined, params = _joined(pairs)
+    joined, params = _joined(pairs, wide=wide)
     clauses, more = _where(wanted)
     params.extend(more)
     benchmark, case_id = _collate("x.benchmark_id"), _collate("x.case_id")
@@ -161,6 +186,8 @@ def _diff(row: Sequence[Any], runs: dict[str, RunPair]) -> CaseDiff:
         benchmark_id,
         case_id,
         rank,
+        _,
+        _,
         base_passed,
         base_latency,
         base_error,
@@ -208,20 +235,65 @@ def case_diffs_page(
     limit: int,
 ) -> tuple[list[CaseDiff], Cursor | None]:
     """One page of the matching cases after ``after`` (None: the first
-    page), and the cursor of the next page (None: this is the last). One
-    query."""
+    page), and the cursor of the next page (None: this is the last).
+    Without a kind, affordance or tag filter the cases are ranked on their
+    ids and outcomes alone and only the page's rows are read whole (two
+    queries); with one, one query over whole rows."""
     if not pairs:
         return [], None
-    sql, params = _rows_sql(pairs, wanted, after)
     runs = {pair.benchmark_id: pair for pair in pairs}
-    with connection.cursor() as cursor:
-        cursor.execute(f"{sql} LIMIT %s", [*params, limit + 1])
-        rows = cursor.fetchall()
-    diffs = [_diff(row, runs) for row in rows[:limit]]
-    if len(rows) <= limit:
+    if _needs_columns(wanted):
+        sql, params = _rows_sql(pairs, wanted, after)
+        with connection.cursor() as cursor:
+            cursor.execute(f"{sql} LIMIT %s", [*params, limit + 1])
+            diffs = [_diff(row, runs) for row in cursor.fetchall()]
+    else:
+        sql, params = _rows_sql(pairs, wanted, after, wide=False)
+        with connection.cursor() as cursor:
+            cursor.execute(f"{sql} LIMIT %s", [*params, limit + 1])
+            keys = cursor.fetchall()
+        diffs = _whole(keys, runs)
+    if len(diffs) <= limit:
         return diffs, None
-    last = diffs[-1]
-    return diffs, (_RANK_OF[last.change], last.benchmark_id, last.case_id)
+    last = diffs[limit - 1]
+    return diffs[:limit], (_RANK_OF[last.change], last.benchmark_id, last.case_id)
+
+
+def _whole(keys: Sequence[Sequence[Any]], runs: dict[str, RunPair]) -> list[CaseDiff]:
+    """The ranked ``keys`` (benchmark, case id, rank, base pk, candidate
+    pk) with both sides read whole (one query)."""
+    if not keys:
+        return []
+    pks = sorted({pk for key in keys for pk in key[3:5]})
+    case_ids = sorted({key[1] for key in keys})
+    found: dict[tuple[int, str], Sequence[Any]] = {}
+    for start in range(0, len(case_ids), 500):
+        chunk = case_ids[start : start + 500]
+        marks = ", ".join(["%s"] * len(chunk))
+        runs_marks = ", ".join(["%s"] * len(pks))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT run_id, case_id, passed, latency_ms, error, "  # noqa: S608
+                f"stimulus_kind, affordance, tags FROM {_table()} "
+                f"WHERE run_id IN ({runs_marks}) AND case_id IN ({marks})",
+                [*pks, *chunk],
+            )
+            for row in cursor.fetchall():
+                found[(row[0], row[1])] = row
+    rows = []
+    for benchmark_id, case_id, rank, base_pk, cand_pk in keys:
+        old, new = found.get((base_pk, case_id)), found.get((cand_pk, case_id))
+        if rank == _RANK_OF[CaseChange.NEW]:
+            old = None
+        shown = new if new is not None else old
+        assert shown is not None
+        rows.append(
+            (benchmark_id, case_id, rank, base_pk, cand_pk)
+            + (tuple(old[2:5]) if old is not None else (None, None, None))
+            + (tuple(new[2:5]) if new is not None else (None, None, None))
+            + tuple(shown[5:8])
+        )
+    return [_diff(row, runs) for row in rows]
 
 
 def case_diffs_iter(
@@ -245,8 +317,9 @@ def change_counts(
     counts = dict.fromkeys(CaseChange, 0)
     if not pairs:
         return counts
-    joined, params = _joined(pairs)
-    clauses, more = _where(wanted or CaseFilter())
+    wanted = wanted or CaseFilter()
+    joined, params = _joined(pairs, wide=_needs_columns(wanted))
+    clauses, more = _where(wanted)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     with connection.cursor() as cursor:
         cursor.execute(
@@ -268,16 +341,27 @@ class OptionValues:
 
 def option_values(pairs: Sequence[RunPair]) -> OptionValues:
     """The kinds, affordances and tags the compared cases show (the
-    candidate's columns, else the base's). One query."""
+    candidate's columns, else the base's): those of the candidate's cases,
+    and of the base's cases the candidate lacks. One query."""
     if not pairs:
         return OptionValues((), (), ())
-    joined, params = _joined(pairs)
-    tags = "CAST(x.tags AS TEXT)"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT DISTINCT x.kind, x.affordance, {tags} FROM ({joined}) x",  # noqa: S608
-            params,
+    table = _table()
+    parts: list[str] = []
+    params: list[Any] = []
+    for pair in pairs:
+        parts.append(
+            "SELECT stimulus_kind, affordance, CAST(tags AS TEXT) "  # noqa: S608
+            f"FROM {table} WHERE run_id = %s"
         )
+        parts.append(
+            "SELECT b.stimulus_kind, b.affordance, CAST(b.tags AS TEXT) "  # noqa: S608
+            f"FROM {table} b WHERE b.run_id = %s AND NOT EXISTS "
+            f"(SELECT 1 FROM {table} c WHERE c.run_id = %s "
+            "AND c.case_id = b.case_id)"
+        )
+        params.extend([pair.candidate_pk, pair.base_pk, pair.candidate_pk])
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ".join(parts), params)
         rows = cursor.fetchall()
     kinds = {kind for kind, _, _ in rows if kind}
     affordances = {affordance for _, affordance, _ in rows if affordance}
@@ -305,30 +389,39 @@ def flipped_cases(pair: RunPair) -> list[tuple[str, bool]]:
 
 # The scenario of a case id as ``evals.core.stats.split_epoch`` reads it, for
 # ASCII digits: the id less a trailing ``#<digits>`` when something is left.
-_STRIPPED = "rtrim(case_id, '0123456789')"
+# Over a select of ``case_id`` and ``stripped``, the case id less its
+# trailing ASCII digits (computed once per row).
 SCENARIO_SQL = (
-    f"CASE WHEN length({_STRIPPED}) < length(case_id) "
-    f"AND length({_STRIPPED}) > 1 "
-    f"AND substr({_STRIPPED}, length({_STRIPPED}), 1) = '#' "
-    f"THEN substr(case_id, 1, length({_STRIPPED}) - 1) ELSE case_id END"
+    "CASE WHEN stripped LIKE '_%%#' AND length(stripped) < length(case_id) "
+    "THEN substr(stripped, 1, length(stripped) - 1) ELSE case_id END"
 )
 
 
-def scenario_counts(run_pk: int) -> list[tuple[str, int, int]]:
-    """Each scenario of a run with its number of epochs and of passed
-    epochs, unordered. One query; a few rows per scenario, not per case."""
+def _fence() -> str:
+    """A subquery PostgreSQL computes once rather than inlining its columns
+    into every use (``OFFSET 0``; SQLite has no such need)."""
+    return " OFFSET 0" if connection.vendor == "postgresql" else ""
+
+
+def scenario_counts(run_pks: Sequence[int]) -> dict[int, list[tuple[str, int, int]]]:
+    """Each scenario of each run with its number of epochs and of passed
+    epochs, unordered, keyed by run pk. One query; a row per scenario, not
+    per case."""
+    out: dict[int, list[tuple[str, int, int]]] = {pk: [] for pk in run_pks}
+    marks = ", ".join(["%s"] * len(out))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT s.scenario, COUNT(*), "  # noqa: S608
+            "SELECT s.run_id, s.scenario, COUNT(*), "  # noqa: S608
             "SUM(CASE WHEN s.passed THEN 1 ELSE 0 END) "
-            f"FROM (SELECT {SCENARIO_SQL} AS scenario, passed FROM {_table()} "
-            "WHERE run_id = %s) s GROUP BY s.scenario",
-            [run_pk],
+            f"FROM (SELECT run_id, {SCENARIO_SQL} AS scenario, passed FROM "
+            "(SELECT run_id, case_id, rtrim(case_id, '0123456789') AS stripped, "
+            f"passed FROM {_table()} WHERE run_id IN ({marks}){_fence()}) r) s "
+            "GROUP BY s.run_id, s.scenario",
+            list(out),
         )
-        return [
-            (scenario, int(total), int(passed))
-            for scenario, total, passed in cursor.fetchall()
-        ]
+        for run_pk, scenario, total, passed in cursor.fetchall():
+            out[run_pk].append((scenario, int(total), int(passed)))
+    return out
 
 
 def scenario_case_ids(pair: RunPair, scenarios: Sequence[str]) -> list[str]:

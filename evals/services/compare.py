@@ -64,10 +64,12 @@ from evals.selectors.baselines import (
     snapshot_get,
 )
 from evals.selectors.compare_cases import (
+    OptionValues,
     RunPair,
     case_diffs_iter,
     change_counts,
     flipped_cases,
+    option_values,
     scenario_counts,
 )
 from evals.selectors.runs import (
@@ -131,6 +133,8 @@ class Comparison:
     # pages them).
     pairs: tuple[RunPair, ...]
     counts: Mapping[CaseChange, int]
+    # The kinds, affordances and tags of the compared cases (the filters).
+    options: OptionValues
     notes: tuple[str, ...] = ()
     snapshot_id: str | None = None
     # Shown first: why the comparison may not mean what it seems to.
@@ -323,6 +327,7 @@ def _runs_comparison(base: Run, candidate: Run) -> Comparison:
         sections=(section,),
         pairs=(pair,),
         counts=change_counts([pair]),
+        options=option_values([pair]),
         notes=tuple(notes),
         warnings=tuple(warnings),
         differences=tuple(differences),
@@ -344,8 +349,9 @@ def _stat_from_counts(
     (``evals.core.compare_sums``): two queries of a row per scenario. Case
     ids split by digits of another script take the per-case path."""
     found: dict[tuple[str, str], tuple[RunSummary, Epochs | None]] = {}
+    found_counts = scenario_counts([base[0].pk, candidate[0].pk])
     counted = [
-        (run, summary, scenario_counts(run.pk)) for run, summary in (base, candidate)
+        (run, summary, found_counts[run.pk]) for run, summary in (base, candidate)
     ]
     if not all(split_as_python(counts) for _, _, counts in counted):
         rows = case_rows([base[0].pk, candidate[0].pk])
@@ -463,6 +469,7 @@ def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Com
         sections=tuple(sections),
         pairs=tuple(pairs),
         counts=change_counts(pairs),
+        options=option_values(pairs),
         notes=tuple(notes),
         snapshot_id=document.snapshot_id,
         warnings=tuple(warnings),

@@ -46,7 +46,6 @@ from evals.selectors.compare_cases import (
     case_diffs_iter,
     case_diffs_page,
     change_counts,
-    option_values,
 )
 from evals.selectors.runs import recent_run_ids
 from evals.services.compare import (
@@ -143,6 +142,21 @@ def _case_url(case: CaseDiff, pairs: dict[str, tuple[str, str]]) -> str | None:
         "evals:compare-case",
         [("base", ids[0]), ("candidate", ids[1]), ("case", case.case_id)],
     )
+
+
+def _flips_of(comparison: Comparison) -> list[CaseDiff]:
+    """The flipped cases as the gate listed them (no query): to fail first,
+    then to pass; by benchmark, then case id, as the case table orders them."""
+    deltas = sorted(comparison.verdict.deltas, key=lambda d: d.benchmark_id)
+    return [
+        CaseDiff(delta.benchmark_id, case_id, change, None, None, "", "", ())
+        for change, attribute in (
+            (CaseChange.PASS_TO_FAIL, "cases_flipped_to_fail"),
+            (CaseChange.FAIL_TO_PASS, "cases_flipped_to_pass"),
+        )
+        for delta in deltas
+        for case_id in getattr(delta, attribute)
+    ]
 
 
 def _compare_picker(
@@ -258,12 +272,8 @@ def compare(request: HttpRequest) -> HttpResponse:
         base_label = f"baseline {comparison.snapshot_id}"
         candidate_label = "latest completed runs"
     flipped_total = counts[CaseChange.PASS_TO_FAIL] + counts[CaseChange.FAIL_TO_PASS]
-    flipped = (
-        case_diffs_page(pairs_of, CaseFilter(only="flipped"), after=None, limit=20)[0]
-        if flipped_total
-        else []
-    )
-    found = option_values(pairs_of)
+    flipped = _flips_of(comparison)[:20]
+    found = comparison.options
     options = FilterOptions(
         tuple(sorted({pair.benchmark_id for pair in pairs_of})),
         found.stimulus_kinds,

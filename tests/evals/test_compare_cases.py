@@ -171,7 +171,7 @@ def test_scenario_counts_group_as_the_statistics_do() -> None:
         by_name[groups.scenarios[row]][0] += 1
         by_name[groups.scenarios[row]][1] += int(passed)
 
-    found = scenario_counts(base.pk)
+    found = scenario_counts([base.pk])[base.pk]
 
     assert sorted(found) == sorted((s, n, c) for s, (n, c) in by_name.items())
 
