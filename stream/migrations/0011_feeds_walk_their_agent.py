@@ -20,7 +20,8 @@ order).
 Safe on a big table: on PostgreSQL each index is built or dropped
 ``CONCURRENTLY`` (writes go on), which cannot run inside a transaction, so
 the migration is not atomic; ``IF [NOT] EXISTS`` makes a rerun after an
-interruption safe. SQLite takes the same statements without
+interruption safe (an index an interrupted build left invalid is dropped
+and built again). SQLite takes the same statements without
 ``CONCURRENTLY``.
 """
 
@@ -40,11 +41,27 @@ TASK_QUEUE = ("task_queue_idx", '"agent_id", "status", "created_at"')
 TASK_QUEUE_ORDER = ("task_queue_order_idx", '"agent_id", "status", "created_at", "id"')
 
 
+def drop_if_invalid(schema_editor, name: str) -> None:
+    """Drop index ``name`` when an interrupted concurrent build left it
+    invalid (``IF NOT EXISTS`` would keep it, unused, forever)."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM pg_index JOIN pg_class ON pg_class.oid = indexrelid "
+            "WHERE relname = %s AND NOT indisvalid",
+            [name],
+        )
+        invalid = cursor.fetchone() is not None
+    if invalid:
+        schema_editor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
+
+
 def concurrently(schema_editor) -> str:
     return " CONCURRENTLY" if schema_editor.connection.vendor == "postgresql" else ""
 
 
 def create(schema_editor, name: str, table: str, columns: str) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        drop_if_invalid(schema_editor, name)
     schema_editor.execute(
         f'CREATE INDEX{concurrently(schema_editor)} IF NOT EXISTS "{name}" '
         f'ON "{table}" ({columns})'

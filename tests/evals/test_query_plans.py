@@ -10,6 +10,8 @@ or a sort of all of one benchmark's runs for a page.
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import pytest
 from django.db import connection
 
@@ -182,3 +184,26 @@ def test_the_gates_latest_runs_read_one_index_entry_per_benchmark(skewed) -> Non
         index=("run_latest_completed_idx", "evals_run_pkey"),
     )
     assert "run_latest_completed_idx" in str(plan)
+
+
+def test_the_migration_builds_outside_a_transaction_and_drops_the_old_indexes() -> None:
+    migration = import_module("evals.migrations.0008_run_lists_walk_their_index")
+    assert migration.Migration.atomic is False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename IN "
+            "('evals_run', 'evals_caseresult') ORDER BY indexname"
+        )
+        names = {name for (name,) in cursor.fetchall()}
+    assert {
+        "run_newest_idx",
+        "run_benchmark_newest_idx",
+        "run_benchmark_finished_idx",
+        "run_latest_completed_idx",
+        "uniq_case_per_run",
+    } <= names
+    assert not names & {
+        "evals_run_started_64f87d_idx",
+        "evals_run_benchmark_id_a280b8a0",
+        "evals_caseresult_run_id_7953a091",
+    }

@@ -11,6 +11,7 @@ the asked one's (the feed's cost then grows with other agents' traffic).
 from __future__ import annotations
 
 from datetime import timedelta
+from importlib import import_module
 
 import pytest
 from django.db import connection
@@ -202,3 +203,21 @@ def test_the_planning_poll_reads_the_agents_task_indexes(skewed) -> None:
             index="task_agent_newest_idx",
             no_sort=True,
         )
+
+
+def test_the_migration_builds_outside_a_transaction_and_leaves_no_time_index() -> None:
+    migration = import_module("stream.migrations.0011_feeds_walk_their_agent")
+    assert migration.Migration.atomic is False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename IN "
+            "('stream_thought', 'stream_task') AND indexdef LIKE %s",
+            ["%(created_at)"],
+        )
+        assert cursor.fetchall() == []
+        cursor.execute(
+            "SELECT count(*) FROM pg_index JOIN pg_class ON pg_class.oid = indexrelid "
+            "WHERE (relname LIKE 'thought_%%' OR relname LIKE 'task_%%') "
+            "AND NOT indisvalid"
+        )
+        assert cursor.fetchone() == (0,)
