@@ -39,11 +39,18 @@ def attribute_dict(pairs: Iterable[KeyValue]) -> dict[str, Any]:
         if "\x00" in key or not key.isascii():
             key = storable(key)
         value = pair.value
-        if value.WhichOneof("value") == "string_value":
-            text = value.string_value
+        # Each upb accessor costs: a non-empty string (or a non-zero
+        # integer) can only be the oneof's set member, so the common cases
+        # are read with one access and WhichOneof is asked only otherwise.
+        text = value.string_value
+        if text:
             out[key] = text if text.isascii() and "\x00" not in text else storable(text)
-        else:
-            out[key] = any_value(value)
+            continue
+        number = value.int_value
+        if number:
+            out[key] = number
+            continue
+        out[key] = any_value(value)
     return out
 
 

@@ -42,6 +42,31 @@ def test_a_repeated_key_keeps_the_last_value() -> None:
     assert attribute_dict(pairs) == {"a": 2}
 
 
+def test_attribute_values_keep_their_kind_when_empty_zero_or_false() -> None:
+    # The dict reads a non-empty string or non-zero integer in one access;
+    # empty, zero, false and unset values still come out as their kind.
+    pairs = [
+        KeyValue(key="s", value=AnyValue(string_value="")),
+        KeyValue(key="i", value=AnyValue(int_value=0)),
+        KeyValue(key="n", value=AnyValue(int_value=-5)),
+        KeyValue(key="b", value=AnyValue(bool_value=False)),
+        KeyValue(key="d", value=AnyValue(double_value=0.0)),
+        KeyValue(key="u", value=AnyValue()),
+        KeyValue(key="t", value=AnyValue(string_value="x\x00é")),
+    ]
+    out = attribute_dict(pairs)
+    assert out == {
+        "s": "",
+        "i": 0,
+        "n": -5,
+        "b": False,
+        "d": 0.0,
+        "u": None,
+        "t": "x\\u0000é",
+    }
+    assert [type(out[k]) for k in "sibd"] == [str, int, bool, float]
+
+
 @pytest.mark.parametrize(
     ("value", "expected"), [(None, None), (0, 0), (3.0, 3), (" 42 ", 42)]
 )
