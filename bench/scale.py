@@ -206,12 +206,15 @@ def main(argv: list[str] | None = None) -> int:
                 + ", ".join(f"{k} {v:.1f} s" for k, v in took.items()),
                 flush=True,
             )
-            for path, ms in measurer.measure_all().items():
+            figures = measurer.measure_all()
+            for path, ms in figures.items():
                 table.setdefault(path, []).append(ms)
             if size == sizes[-1] and args.explain:
-                plans = measurer.explain_all()
+                plans = measurer.explain_all(figures)
         print(f"\nmachine: {os.cpu_count()} CPUs; load {os.getloadavg()}")
         failed = print_table(table, sizes, FLOOR)
+        for path in sorted(measurer.capped):
+            print(f"  {path}: stopped at its cap at the top size (a lower bound)")
         for path, plan in plans.items():
             print(f"  {path}: {plan}")
         print(f"\ntotal {time.perf_counter() - started:.0f} s")
