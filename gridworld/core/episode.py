@@ -204,6 +204,8 @@ class Episode:
         self.done = config.max_steps <= 0
         self._drift_checked = -1
         self._drift_period = config.drift_period
+        self._prefixes = self.hasher.prefixes
+        self._append_step = self.steps.append
 
     def observation(self) -> Observation:
         state = self.state
@@ -298,7 +300,7 @@ class Episode:
         x, y = landing
         gx, gy = goal
         # self.hasher.hexdigest(landing, goal, t + 1), inlined.
-        prefix = self.hasher.prefixes.get(goal) or self.hasher.prefix(goal)
+        prefix = self._prefixes.get(goal) or self.hasher.prefix(goal)
         digest = prefix.copy()
         digest.update(f'{x}, {y}], "t": {t + 1}}}'.encode())
         state_digest = digest.hexdigest()
@@ -315,7 +317,7 @@ class Episode:
         # cached middle (same text).
         preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{middle}{prev}"
         self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
-        self.steps.append(body)
+        self._append_step(body)
         # GridState(landing, goal, t + 1, drift_seed), without the Python
         # frame of a NamedTuple's __new__ (a tenth of a step).
         self.state = _new_state(GridState, (landing, goal, t + 1, drift_seed))
