@@ -19,7 +19,6 @@ from gridworld.core.collector import collector_paused
 from gridworld.core.env import (
     GridState,
     Observation,
-    drift_due,
     drift_goal,
 )
 from gridworld.core.fastpath import (
@@ -212,7 +211,9 @@ class Episode:
         t = state.t
         if self._drift_checked != t:
             self._drift_checked = t
-            if t and self._drift_period and drift_due(t, self._drift_period):
+            # drift_due(t, period), inlined: this runs every step.
+            period = self._drift_period
+            if t > 0 and period > 0 and t % period == 0:
                 drifted = drift_goal(self.cells, state)
                 if drifted.goal != state.goal:
                     self.schedule.append(
