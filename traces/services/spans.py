@@ -207,6 +207,17 @@ def _adapter(name: str) -> Callable[[Any], Any]:
     def generic(value: Any) -> Any:
         return model_field.get_db_prep_save(value, connection)
 
+    if isinstance(model_field, models.DecimalField):
+        # What the field gives a finite Decimal on every backend Django
+        # ships (the value itself; pricing quantizes it already).
+        def decimal(value: Any) -> Any:
+            if type(value) is Decimal and value.is_finite():
+                return value
+            return generic(value)
+
+        return decimal
+    if connection.vendor == "postgresql":
+        return _postgres_adapter(model_field, generic)
     if connection.vendor != "sqlite" or connection.timezone_name != "UTC":
         return generic
     if isinstance(model_field, models.DateTimeField):
@@ -226,6 +237,33 @@ def _adapter(name: str) -> Callable[[Any], Any]:
                 return generic(value)  # what orjson does not write
 
         return sqlite_json
+    return generic
+
+
+def _postgres_adapter(
+    model_field: models.Field[Any, Any], generic: Callable[[Any], Any]
+) -> Callable[[Any], Any]:
+    """PostgreSQL's: an aware time as it is (what the field gives it), and
+    JSON as ``Jsonb`` written by orjson rather than the standard library."""
+    if isinstance(model_field, models.DateTimeField):
+
+        def pg_time(value: Any) -> Any:
+            if isinstance(value, datetime) and value.tzinfo is not None:
+                return value
+            return generic(value)
+
+        return pg_time
+    if isinstance(model_field, models.JSONField) and model_field.encoder is None:
+        from psycopg.types.json import Jsonb
+
+        def pg_json(value: Any) -> Any:
+            try:
+                text = orjson.dumps(value).decode()
+            except TypeError:
+                return generic(value)  # what orjson does not write
+            return Jsonb(text, dumps=str)  # the text as written
+
+        return pg_json
     return generic
 
 

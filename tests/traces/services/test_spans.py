@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
@@ -42,3 +43,28 @@ def test_a_resent_span_is_stored_once_and_counted_as_duplicate() -> None:
     assert (first.stored, first.duplicates) == (2, 0)
     assert (again.stored, again.duplicates) == (1, 1)
     assert Span.objects.get(span_id="01" * 8).input_tokens == 10
+
+
+@pytest.mark.django_db
+def test_stored_columns_read_back_as_given_json_times_and_client_cost() -> None:
+    attributes = {"é\u2603": [1, 2.5, None, {"k": "v"}], "flag": False, "n": 2**62}
+    events = [{"name": "first token", "time": "2026-11-01T12:00:00.100000+00:00"}]
+    store_spans(
+        [
+            record(
+                "04" * 8,
+                attributes=attributes,
+                events=events,
+                request_params={"temperature": 0.5},
+                client_cost_usd=Decimal("0.0000012345"),
+            )
+        ]
+    )
+    span = Span.objects.get()
+    assert span.attributes == attributes
+    assert span.events == events
+    assert span.request_params == {"temperature": 0.5}
+    assert span.started_at == T0
+    assert span.ended_at == T0 + timedelta(milliseconds=250)
+    assert span.cost_usd == Decimal("0.0000012345")
+    assert span.cost_source == "client"
