@@ -101,8 +101,9 @@ class Thought(models.Model):
     metadata = models.JSONField(default=dict)
     # No index of its own: a B-tree on the time alone lured PostgreSQL into
     # walking every agent's thoughts for one agent's feed (migration 0011).
-    # Reads by time go through the (agent, -created_at, -id) indexes below; a
-    # sweep by age across agents goes in primary-key order.
+    # Reads by time go through the (agent, -created_at, -id) indexes below;
+    # on PostgreSQL a BRIN index (migration 0012, outside the model's state)
+    # bounds retention's sweeps across agents and cannot be walked in order.
     created_at = models.DateTimeField()
 
     class Meta:

@@ -23,6 +23,7 @@ from stream.selectors import (
     actionable_queryset,
     recent_content_hashes,
 )
+from stream.services.aging import thoughts_expired
 from stream.services.thoughts import thoughts_ack
 from tests.builders import T0, agent_make, user_make
 from tests.query_plans import (
@@ -205,14 +206,28 @@ def test_the_planning_poll_reads_the_agents_task_indexes(skewed) -> None:
         )
 
 
-def test_the_migration_builds_outside_a_transaction_and_leaves_no_time_index() -> None:
-    migration = import_module("stream.migrations.0011_feeds_walk_their_agent")
-    assert migration.Migration.atomic is False
+def test_a_retention_sweep_with_nothing_to_delete_reads_the_time_brin(
+    skewed,
+) -> None:
+    # Every seeded thought is newer than the cutoffs as of T0.
+    expired = Thought.objects.filter(thoughts_expired(now=T0, days=0))
+    assert_plan(
+        queryset_plan(expired.order_by("pk").values_list("pk", flat=True)[:1000]),
+        read="retention sweep (nothing expired)",
+        table="stream_thought",
+        index="thought_created_brin",
+    )
+
+
+def test_the_migrations_build_outside_a_transaction_and_leave_no_time_btree() -> None:
+    for name in ("0011_feeds_walk_their_agent", "0012_thought_time_brin"):
+        migration = import_module(f"stream.migrations.{name}")
+        assert migration.Migration.atomic is False
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname FROM pg_indexes WHERE tablename IN "
             "('stream_thought', 'stream_task') AND indexdef LIKE %s",
-            ["%(created_at)"],
+            ["%btree (created_at)"],
         )
         assert cursor.fetchall() == []
         cursor.execute(
