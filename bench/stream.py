@@ -13,7 +13,9 @@ as its own agent with its own key, each agent's stream filled to the
 deployed queue cap first (``STREAM_QUEUE_HARD_CAP``, 500), so the cap's
 check and prune run as they do in a stream that has been up for a while.
 Prints answers/s, p50 and p99 of single POST /thoughts and of batches of
-100 (thoughts/s too), each with its ratio to the floor, and the p50/p95 of
+100 (thoughts/s too), each with its ratio to the floor and the CPU time an
+answer cost the gunicorn workers and the database's server processes (on a
+shared machine steadier than the wall clock), and the p50/p95 of
 GET /actionable with 100,000 stored thoughts (in this process, through
 the test client). ``--base-tree DIR`` serves a second checkout (``git
 archive <rev> | tar -x -C DIR``) with the same database, keys and load
@@ -150,23 +152,12 @@ class Server:
         self.port = free_port()
         env = dict(os.environ, LOG_LEVEL="INFO", PYTHONPATH=str(tree))
         self.log = log.open("ab")
+        command = [str(Path(sys.executable).parent / "gunicorn"), app]
+        command += ["--chdir", str(tree), "--bind", f"127.0.0.1:{self.port}"]
+        command += ["--workers", str(workers), "--worker-class", "sync"]
+        command += ["--backlog", "256", "--log-level", "warning"]
         self.process = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "gunicorn"),
-                app,
-                "--chdir",
-                str(tree),
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                str(workers),
-                "--worker-class",
-                "sync",
-                "--backlog",
-                "256",
-                "--log-level",
-                "warning",
-            ],
+            command,
             env=env,
             stdout=self.log,
             stderr=self.log,
