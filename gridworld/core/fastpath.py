@@ -28,7 +28,12 @@ byte identical because:
   its hash, the reward, each proposal's receipt fields and the middle of the
   chain preimage. It is a function of the proposal set, the position, the
   goal, the kernel state and the memory writes, which is its key: the steps of
-  a batch's episodes repeat it about nine times in ten.
+  a batch's episodes repeat it about nine times in ten. It holds the step
+  receipt as a template dict (a step copies it and fills in ``t``, the
+  position, goal, state hash and chain) and the proposal dicts every step
+  with it shares (receipts are read-only). For the planner, whose proposal
+  tuples repeat as objects, ``Episode.step`` also keeps it under the tuple's
+  identity, so that most steps never hash the five proposals.
 - ``StateHasher`` hashes the constant prefix of the state JSON (drift seed,
   goal, grid) once per goal and finishes each state's hash from a copy with
   only the position and ``t``: sha256 over the same bytes as ``state_hash``.
