@@ -38,6 +38,7 @@ from stream.core.types import (
 )
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors import (
+    actionable_counts,
     actionable_queryset,
     recent_content_hashes,
     with_agent,
@@ -380,9 +381,8 @@ def thoughts_actionable(*, agent: Agent, limit: int) -> list[Thought]:
     thoughts = with_agent(
         actionable_queryset(agent).order_by("-created_at", "-pk")[:limit], agent
     )
-    # Two COUNT(*)s, each answered from its own partial index.
-    queue_size = Thought.objects.filter(agent=agent, processed=False).count()
-    actionable_total = actionable_queryset(agent).count()
+    # Both counts in one index-only query (stream.selectors.actionable_counts).
+    queue_size, actionable_total = actionable_counts(agent=agent)
     returned = len(thoughts)
     logger.info(
         "[CognitiveStream] /actionable: returned=%s queue_size=%s filtered_out=%s",
