@@ -82,6 +82,8 @@ def any_value(value: AnyValue) -> Any:
 
 
 def text_value(value: Any) -> str:
+    if type(value) is str:  # the common case, first
+        return value
     if value is None or isinstance(value, (dict, list)):
         return ""
     if isinstance(value, bool):
@@ -119,6 +121,10 @@ def integer_value(value: Any, what: str, *, minimum: int) -> int | None:
 
 
 def token_count(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if type(value) is int and 0 <= value <= INT64_MAX:  # the common case
+        return value
     return integer_value(value, what, minimum=0)
 
 
