@@ -25,6 +25,7 @@ from evalsite import paging
 from evalsite.openapi import EMPTY_IS_ABSENT
 from traces.core.records import SOURCES, STATUSES
 from traces.models import Span
+from traces.selectors import of_agent_named
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
@@ -199,8 +200,9 @@ def span_query(request: Request) -> SpanQuery:
 def spans_matching(spans: QuerySet[Span], query: SpanQuery) -> QuerySet[Span]:
     """``spans`` narrowed to ``query``'s filters, after its cursor, in the
     list's order (newest first)."""
+    if query.agent is not None:
+        spans = of_agent_named(spans, query.agent)
     exact = {
-        "agent__name": query.agent,
         "run_ref": query.run,
         "case_ref": query.case,
         "thought_ref": query.thought,
