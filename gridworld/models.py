@@ -51,6 +51,8 @@ class EpisodeBatch(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
         verbose_name_plural = "episode batches"
+        # The batch list, newest first, from the index instead of a sort.
+        indexes = [models.Index(fields=["-created_at", "-id"], name="batch_newest_idx")]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(episodes__gte=1), name="gridworld_batch_episodes_min"

@@ -42,3 +42,6 @@ class ThoughtAdmin(admin.ModelAdmin):
     list_filter = ("type", "convert_eligible", "processed", "novelty")
     search_fields = ("content", "goal_key", "agent__name")
     readonly_fields = [f.name for f in Thought._meta.fields]
+    # Newest first by key: ordering by created_at (the model's default) sorts
+    # the whole table, which has no index on created_at alone.
+    ordering = ("-pk",)
