@@ -92,7 +92,10 @@ def url_database(
     Off, Django's defaults stay (client-side binding, nothing prepared):
     prepared statements live on one server connection, which a
     transaction-pooling proxy older than PgBouncer 1.21 hands to other
-    clients between transactions.
+    clients between transactions. Off also turns server-side cursors off
+    (``DISABLE_SERVER_SIDE_CURSORS``): ``.iterator()`` reads (the eval
+    store's export, the outcome reads) would otherwise open a named cursor
+    that such a proxy does not keep across transactions.
     """
     database = dj_database_url.parse(
         url, conn_max_age=conn_max_age, conn_health_checks=True
@@ -104,6 +107,8 @@ def url_database(
     if prepared_statements:
         options["server_side_binding"] = True
         options["prepare_threshold"] = PREPARE_THRESHOLD
+    else:
+        database["DISABLE_SERVER_SIDE_CURSORS"] = True
     return database
 
 
