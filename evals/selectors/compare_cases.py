@@ -49,7 +49,7 @@ class RunPair:
 Cursor = tuple[int, str, str]  # (rank, benchmark id, case id) of the last row
 
 
-def _table() -> str:
+def table_name() -> str:
     return connection.ops.quote_name(CaseResult._meta.db_table)
 
 
@@ -87,7 +87,7 @@ def _joined(pairs: Sequence[RunPair], *, wide: bool = True) -> tuple[str, list[A
     the candidate's cases the base lacks (an anti-join on the same index);
     no full outer join, which SQLite would run as a nested loop. Narrow,
     it reads only case ids and outcomes (an index can answer it)."""
-    table = _table()
+    table = table_name()
     parts: list[str] = []
     params: list[Any] = []
     for pair in pairs:
@@ -274,7 +274,7 @@ def _whole(keys: Sequence[Sequence[Any]], runs: dict[str, RunPair]) -> list[Case
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT run_id, case_id, passed, latency_ms, error, "  # noqa: S608
-                f"stimulus_kind, affordance, tags FROM {_table()} "
+                f"stimulus_kind, affordance, tags FROM {table_name()} "
                 f"WHERE run_id IN ({runs_marks}) AND case_id IN ({marks})",
                 [*pks, *chunk],
             )
@@ -299,14 +299,17 @@ def _whole(keys: Sequence[Sequence[Any]], runs: dict[str, RunPair]) -> list[Case
 def case_diffs_iter(
     pairs: Sequence[RunPair], wanted: CaseFilter, *, chunk: int = CHUNK
 ) -> Iterator[CaseDiff]:
-    """Every matching case in table order, read ``chunk`` rows at a time
-    (keyset pages: no long-held cursor, nothing built in memory)."""
-    after: Cursor | None = None
-    while True:
-        diffs, after = case_diffs_page(pairs, wanted, after=after, limit=chunk)
-        yield from diffs
-        if after is None:
-            return
+    """Every matching case in table order from one query, read ``chunk``
+    rows at a time (a server-side cursor on PostgreSQL): nothing is built
+    in memory, and the cases are ranked once."""
+    if not pairs:
+        return
+    runs = {pair.benchmark_id: pair for pair in pairs}
+    sql, params = _rows_sql(pairs, wanted, None)
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(chunk):
+            yield from (_diff(row, runs) for row in rows)
 
 
 def change_counts(
@@ -345,7 +348,7 @@ def option_values(pairs: Sequence[RunPair]) -> OptionValues:
     and of the base's cases the candidate lacks. One query."""
     if not pairs:
         return OptionValues((), (), ())
-    table = _table()
+    table = table_name()
     parts: list[str] = []
     params: list[Any] = []
     for pair in pairs:
@@ -376,7 +379,7 @@ def option_values(pairs: Sequence[RunPair]) -> OptionValues:
 def flipped_cases(pair: RunPair) -> list[tuple[str, bool]]:
     """The cases of ``pair`` that passed on one side and failed on the
     other: (case id, passed in the base). One query."""
-    table = _table()
+    table = table_name()
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT b.case_id, b.passed FROM {table} b JOIN {table} c "  # noqa: S608
@@ -385,64 +388,3 @@ def flipped_cases(pair: RunPair) -> list[tuple[str, bool]]:
             [pair.candidate_pk, pair.base_pk],
         )
         return [(case_id, bool(passed)) for case_id, passed in cursor.fetchall()]
-
-
-# The scenario of a case id as ``evals.core.stats.split_epoch`` reads it, for
-# ASCII digits: the id less a trailing ``#<digits>`` when something is left.
-# Over a select of ``case_id`` and ``stripped``, the case id less its
-# trailing ASCII digits (computed once per row).
-SCENARIO_SQL = (
-    "CASE WHEN stripped LIKE '_%%#' AND length(stripped) < length(case_id) "
-    "THEN substr(stripped, 1, length(stripped) - 1) ELSE case_id END"
-)
-
-
-def _fence() -> str:
-    """A subquery PostgreSQL computes once rather than inlining its columns
-    into every use (``OFFSET 0``; SQLite has no such need)."""
-    return " OFFSET 0" if connection.vendor == "postgresql" else ""
-
-
-def scenario_counts(run_pks: Sequence[int]) -> dict[int, list[tuple[str, int, int]]]:
-    """Each scenario of each run with its number of epochs and of passed
-    epochs, unordered, keyed by run pk. One query; a row per scenario, not
-    per case."""
-    out: dict[int, list[tuple[str, int, int]]] = {pk: [] for pk in run_pks}
-    marks = ", ".join(["%s"] * len(out))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT s.run_id, s.scenario, COUNT(*), "  # noqa: S608
-            "SUM(CASE WHEN s.passed THEN 1 ELSE 0 END) "
-            f"FROM (SELECT run_id, {SCENARIO_SQL} AS scenario, passed FROM "
-            "(SELECT run_id, case_id, rtrim(case_id, '0123456789') AS stripped, "
-            f"passed FROM {_table()} WHERE run_id IN ({marks}){_fence()}) r) s "
-            "GROUP BY s.run_id, s.scenario",
-            list(out),
-        )
-        for run_pk, scenario, total, passed in cursor.fetchall():
-            out[run_pk].append((scenario, int(total), int(passed)))
-    return out
-
-
-def scenario_case_ids(pair: RunPair, scenarios: Sequence[str]) -> list[str]:
-    """The case ids of either run of ``pair`` that are ``scenarios`` or one
-    of their epochs (``<scenario>#...``). One query."""
-    if not scenarios:
-        return []
-    clauses: list[str] = []
-    params: list[Any] = [pair.base_pk, pair.candidate_pk]
-    for scenario in scenarios:
-        clauses.append("case_id = %s OR (case_id > %s AND case_id < %s)")
-        params.extend([scenario, f"{scenario}#", f"{scenario}$"])
-    case_id = _collate("case_id")
-    ranges = " OR ".join(
-        clause.replace("case_id >", f"{case_id} >").replace("case_id <", f"{case_id} <")
-        for clause in clauses
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT DISTINCT case_id FROM {_table()} "  # noqa: S608
-            f"WHERE run_id IN (%s, %s) AND ({ranges})",
-            params,
-        )
-        return sorted(case_id for (case_id,) in cursor.fetchall())

@@ -70,8 +70,8 @@ from evals.selectors.compare_cases import (
     change_counts,
     flipped_cases,
     option_values,
-    scenario_counts,
 )
+from evals.selectors.compare_scenarios import scenario_counts
 from evals.selectors.runs import (
     case_fingerprints,
     case_rows,

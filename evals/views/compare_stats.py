@@ -22,7 +22,7 @@ from evals.core.compare_stats import (
     shown_interval,
     verdict_text,
 )
-from evals.selectors.compare_cases import scenario_case_ids
+from evals.selectors.compare_scenarios import scenario_case_ids
 from evals.services.compare import Comparison
 from evals.views.dashboard import query_url
 
@@ -90,7 +90,20 @@ def _linked(
             (p for p in comparison.pairs if p.benchmark_id == benchmark_id), None
         )
         # Only the case ids of the shown scenarios are read, not every case.
-        case_ids = scenario_case_ids(pair, scenarios) if pair is not None else []
+        epochs = max(
+            (
+                c.k
+                for b in (comparison.stat.benchmarks if comparison.stat else ())
+                if b.benchmark_id == benchmark_id
+                for c in b.comparisons
+            ),
+            default=1,
+        )
+        case_ids = (
+            scenario_case_ids(pair, scenarios, epochs=epochs)
+            if pair is not None
+            else []
+        )
         links = case_link_ids(scenarios, case_ids)
         for row in rows:
             if row.benchmark_id != benchmark_id:

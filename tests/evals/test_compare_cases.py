@@ -21,6 +21,7 @@ from evals.core.compare import (
     filter_cases,
     sorted_cases,
 )
+from evals.core.compare_stats import case_link_ids
 from evals.core.gate import evaluate_gate
 from evals.core.gate_stat import evaluate_stat_gate
 from evals.core.stats import group_cases
@@ -30,9 +31,8 @@ from evals.selectors.compare_cases import (
     case_diffs_page,
     change_counts,
     option_values,
-    scenario_case_ids,
-    scenario_counts,
 )
+from evals.selectors.compare_scenarios import scenario_case_ids, scenario_counts
 from evals.selectors.runs import case_rows
 from evals.services.compare import comparison_for_runs, run_summary_of, store_of
 from evals.services.compare_kept import recent_comparisons_clear
@@ -199,21 +199,16 @@ def test_the_summary_is_exactly_the_per_case_gates_with_repeats() -> None:
         assert comparison.change_counts == {c: counts.get(c, 0) for c in CaseChange}
 
 
-def test_flipped_scenarios_find_their_first_case_id() -> None:
-    base, candidate = mixed_runs(9)
+def test_flipped_scenarios_link_the_case_the_full_list_links() -> None:
+    mixed_runs(9)
     (pair,) = comparison_for_runs(base_run_id="base", candidate_run_id="cand").pairs
+    scenarios = ["s01", "s02", "a#b", "#", "a", "Z", "nothing"]
+    every = sorted(set(CaseResult.objects.values_list("case_id", flat=True)))
 
-    found = scenario_case_ids(pair, ["s01", "a#b", "#", "nothing"])
-
-    expected = sorted(
-        {
-            case_id
-            for case_id in CaseResult.objects.values_list("case_id", flat=True)
-            if case_id in ("s01", "a#b", "#", "nothing")
-            or case_id.startswith(("s01#", "a#b#", "##", "nothing#"))
-        }
-    )
-    assert found == expected
+    for epochs in (1, 3):
+        found = scenario_case_ids(pair, scenarios, epochs=epochs)
+        assert case_link_ids(scenarios, found) == case_link_ids(scenarios, every)
+        assert set(found) <= set(every)
 
 
 def test_a_cursor_reads_back_and_a_forged_one_is_refused() -> None:
