@@ -149,7 +149,7 @@ def test_postgres_prepares_statements_unless_turned_off() -> None:
     assert off["OPTIONS"] == {"connect_timeout": 3}
     # ... and no named cursors, which a transaction-pooling proxy drops.
     assert off["DISABLE_SERVER_SIDE_CURSORS"] is True
-    assert "DISABLE_SERVER_SIDE_CURSORS" not in on
+    assert not on.get("DISABLE_SERVER_SIDE_CURSORS")
     # Only psycopg knows the options: another engine never gets them.
     other = url_database(
         "sqlite:////tmp/evalsite.sqlite3", conn_max_age=0, prepared_statements=True
