@@ -14,7 +14,7 @@ the median of several calls, in ms.
 
 The rule: a path fails when its median grows faster than log n from the
 reference size (10^5; 10^4 with ``--quick``) to the top size, that is when
-``(t_top / t_ref) / (f_top / f_ref) > (log10 top / log10 ref) * 1.5`` and
+``(t_top / t_ref) / max(1, f_top / f_ref) > (log10 top / log10 ref) * 1.5`` and
 ``t_top - t_ref`` is more than ``NOISE_MS`` (a sub-millisecond path that
 moves by a millisecond on a shared machine is noise, not growth). ``f`` is
 the floor, a trivial keyed request (``GET /api/whoami``) timed before every
@@ -131,13 +131,16 @@ def verdicts(
 ) -> list[tuple[str, float, float, float, bool]]:
     """(path, growth, load-adjusted growth, allowed, failed) from the
     reference size to the top. The adjusted growth divides by the floor's
-    growth (a trivial keyed request timed all through each level), so a
-    busier machine at one size is not taken for growth."""
+    growth when the floor got slower (a trivial keyed request timed all
+    through each level), so a busier machine at the top size is not taken
+    for growth."""
     ref = reference_index(sizes)
     allowed = math.log10(sizes[-1]) / math.log10(sizes[ref]) * SLACK
     load = 1.0
     if floor is not None and table[floor][ref] > 0:
-        load = table[floor][-1] / table[floor][ref]
+        # Only a busier machine is taken out: a quieter one at the top size
+        # would otherwise inflate every path's growth.
+        load = max(1.0, table[floor][-1] / table[floor][ref])
     rows = []
     for path, times in table.items():
         growth = times[-1] / times[ref] if times[ref] > 0 else math.inf

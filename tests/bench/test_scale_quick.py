@@ -114,3 +114,12 @@ def test_quick_sizes_judge_from_the_smaller_size(capsys) -> None:
 
     assert failed == ["recent"]
     assert "FAIL (> 1.88x)" in capsys.readouterr().out
+
+
+def test_a_quieter_machine_at_the_top_size_does_not_inflate_growth() -> None:
+    sizes = (10**5, 10**6)
+    table = {"list": [40.0, 45.0], "floor": [3.0, 1.0]}
+
+    rows = {path: (g, a, bad) for path, g, a, _, bad in verdicts(table, sizes, "floor")}
+
+    assert rows["list"] == (1.125, 1.125, False)
