@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.db.models import Q
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -26,9 +27,8 @@ from evals.api.outputs import (
     EvalRunDetailSerializer,
     EvalRunSerializer,
     EvalSuiteSerializer,
-    page_schema,
 )
-from evals.api.paging import PAGING, limit_offset
+from evals.api.paging import AFTER, PAGING, limit_offset, run_cursor, run_cursor_text
 from evals.core.repeats import check_reducer, shows_repeats
 from evals.core.stats_input import MAX_REPEATS, StatInputError, parse_reducer
 from evals.models import Run
@@ -136,6 +136,7 @@ RUN_FILTERS = [
     ),
     OpenApiParameter("verdict", str, enum=["pass", "fail"], extensions=EMPTY_IS_ABSENT),
     *PAGING,
+    AFTER,
 ]
 
 
@@ -143,7 +144,16 @@ class EvalRunListCreateView(APIView):
     @extend_schema(
         operation_id="evals_runs_list",
         parameters=RUN_FILTERS,
-        responses=page_schema("EvalRunList", EvalRunSerializer),
+        responses=inline_serializer(
+            "EvalRunList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.CharField(
+                    allow_null=True, help_text="the after of the next page"
+                ),
+                "results": EvalRunSerializer(many=True),
+            },
+        ),
     )
     def get(self, request: Request) -> Response:
         """Harness runs, newest first; filter by suite, status and verdict."""
@@ -155,10 +165,17 @@ class EvalRunListCreateView(APIView):
         verdict = request.query_params.get("verdict") or None
         if verdict not in (None, "pass", "fail"):
             problems["verdict"] = ["verdict must be pass or fail."]
-        try:
-            limit, offset = limit_offset(request)
-        except ValidationError as exc:
-            problems.update(exc.detail if isinstance(exc.detail, dict) else {})
+        after = None
+        for read in (limit_offset, run_cursor):
+            try:
+                found = read(request)
+            except ValidationError as exc:
+                problems.update(exc.detail if isinstance(exc.detail, dict) else {})
+                continue
+            if read is limit_offset:
+                limit, offset = found
+            else:
+                after = found
         if problems:
             raise ValidationError(problems)
         runs = harness_run_list(
@@ -166,10 +183,21 @@ class EvalRunListCreateView(APIView):
             status=status_filter,
             verdict=verdict,
         )
-        page = runs[offset : offset + limit]
+        count = runs.count()
+        if after is not None:
+            # Keyset: the runs after the last of the page before, newest first.
+            when, pk = after
+            runs = runs.filter(Q(started_at__lt=when) | Q(started_at=when, pk__lt=pk))
+        page = list(runs[offset : offset + limit + 1])
+        more = len(page) > limit
+        page = page[:limit]
         return Response(
             {
-                "count": runs.count(),
+                "count": count,
+                # The ``after`` of the next page; null on the last.
+                "next": run_cursor_text(page[-1].started_at, page[-1].pk)
+                if more
+                else None,
                 "results": EvalRunSerializer(
                     page, many=True, context={"request": request}
                 ).data,

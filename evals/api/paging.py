@@ -4,12 +4,17 @@ and absolute URLs."""
 
 from __future__ import annotations
 
+import base64
+import json
+from datetime import datetime
 from typing import Any
 
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
 from evalsite import paging
+from evalsite.openapi import EMPTY_IS_ABSENT
 
 MAX_LIMIT = 200
 
@@ -43,3 +48,42 @@ def query_choice(request: Request, name: str, choices: list[str]) -> str | None:
 
 def absolute_url(request: Request, url: str) -> str:
     return request.build_absolute_uri(url)
+
+
+# --- keyset paging of the run list ------------------------------------------------
+
+AFTER = OpenApiParameter(
+    "after",
+    str,
+    description=(
+        "the ``next`` of the previous page: the page after it, newest first "
+        "(keyset paging, as fast on the last page as on the first; ``offset`` "
+        "is then counted from there)"
+    ),
+    extensions=EMPTY_IS_ABSENT,
+)
+
+
+def run_cursor_text(started_at: datetime, pk: int) -> str:
+    """Where a page of runs (newest first) ends, as ``after`` reads it."""
+    raw = json.dumps([started_at.isoformat(), pk]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def run_cursor(request: Request) -> tuple[datetime, int] | None:
+    """The ``after`` of a run list request (None when absent); a 400 naming
+    ``after`` for a value no page gave."""
+    text = request.query_params.get("after") or ""
+    if not text:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        started, pk = json.loads(raw)
+        when = datetime.fromisoformat(started)
+        if type(pk) is not int or when.tzinfo is None:
+            raise ValueError(text)
+    except (ValueError, TypeError, UnicodeDecodeError) as error:
+        raise ValidationError(
+            {"after": ["after is not the next of a page of this list."]}
+        ) from error
+    return when, pk
