@@ -13,6 +13,9 @@ from django.db import connection
 from evals.core.stats import split_epoch
 from evals.selectors.compare_cases import RunPair, table_name
 
+# Ids per lookup: every link of a page of flips (50 x K + 1) in one query.
+CHUNK = 5000
+
 # The scenario of a case id as ``evals.core.stats.split_epoch`` reads it, for
 # ASCII digits: the id less a trailing ``#<digits>`` when something is left.
 # Over a select of ``case_id`` and ``stripped``, the case id less its
@@ -68,8 +71,8 @@ def scenario_case_ids(
     found: set[str] = set()
     table = table_name()
     with connection.cursor() as cursor:
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+        for start in range(0, len(wanted), CHUNK):
+            chunk = wanted[start : start + CHUNK]
             marks = ", ".join(["%s"] * len(chunk))
             cursor.execute(
                 f"SELECT case_id FROM {table} "  # noqa: S608
