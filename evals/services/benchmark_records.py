@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from core.canonical import digest
@@ -208,21 +208,35 @@ def latest_completed_run_items() -> tuple[
     sorted by benchmark id; and the invalid summaries among the candidates.
 
     Only the candidates are read: completed runs whose completion instant is
-    their benchmark's newest (the columns hold the summary's instants).
+    their benchmark's newest (the columns hold the summary's instants). Two
+    steps, each an index probe per benchmark (``run_latest_completed_idx``):
+    each benchmark's newest instant, then the runs at it. (One statement
+    correlated with each run read every completed run: its time grew with
+    the table, 12 ms at 10^5 case results and 327 ms at 10^7.)
     """
     recency = Coalesce("completed_at", "started_at")
     completed = Run.objects.filter(status=Run.Status.COMPLETED)
     newest = (
-        completed.filter(benchmark=OuterRef("benchmark"))
+        completed.filter(benchmark=OuterRef("pk"))
         .annotate(recency=recency)
         .order_by("-recency")
         .values("recency")[:1]
     )
-    rows = (
-        completed.annotate(recency=recency)
-        .filter(recency=Subquery(newest))
-        .values_list("run_id", "summary")
+    instants = list(
+        Benchmark.objects.annotate(newest=Subquery(newest))
+        .exclude(newest=None)
+        .values_list("pk", "newest")
     )
+    rows: list[tuple[str, Any]] = []
+    for start in range(0, len(instants), LOOKUP_CHUNK):
+        wanted = Q()
+        for benchmark_pk, newest_instant in instants[start : start + LOOKUP_CHUNK]:
+            wanted |= Q(benchmark_id=benchmark_pk, recency=newest_instant)
+        rows.extend(
+            completed.annotate(recency=recency)
+            .filter(wanted)
+            .values_list("run_id", "summary")
+        )
     valid, invalid = run_items(rows)
     latest = latest_completed_runs(item.item for item in valid)
     return (

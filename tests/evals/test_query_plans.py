@@ -14,10 +14,12 @@ from importlib import import_module
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from evals.models import Benchmark, Run
 from evals.selectors.runs import case_rows, latest_completed_runs, run_cases, run_list
 from evals.selectors.trends import benchmark_trend
+from evals.services.benchmark_records import latest_completed_run_items
 from tests.builders import T0
 from tests.query_plans import (
     assert_plan,
@@ -184,6 +186,22 @@ def test_the_gates_latest_runs_read_one_index_entry_per_benchmark(skewed) -> Non
         index=("run_latest_completed_idx", "evals_run_pkey"),
     )
     assert "run_latest_completed_idx" in str(plan)
+
+
+def test_the_gate_snapshots_candidate_runs_are_index_probes_per_benchmark(
+    skewed,
+) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        latest_completed_run_items()
+    statements = [q["sql"] for q in queries if "evals_run" in q["sql"]]
+    assert len(statements) == 2, statements
+    for sql in statements:
+        assert_plan(
+            plan_of(sql),
+            read="gate snapshot's candidate runs",
+            table="evals_run",
+            index="run_latest_completed_idx",
+        )
 
 
 def test_the_migration_builds_outside_a_transaction_and_drops_the_old_indexes() -> None:
