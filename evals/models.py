@@ -232,6 +232,13 @@ class CaseResult(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "case_id"], name="uniq_case_per_run")
         ]
+        # Compare's counts, flips and ranking read the outcome with the key,
+        # from the index alone (an index-only scan on PostgreSQL).
+        indexes = [
+            models.Index(
+                fields=["run", "case_id", "passed"], name="case_run_case_passed_idx"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.case_id}"
