@@ -296,6 +296,11 @@ def main() -> int:
                 f"inspect  : not measured ({exc}); install it with "
                 "`.venv/bin/pip install -e '.[bench]'`"
             )
+            if share < PIPELINE_SHARE_TARGET:
+                print(
+                    f"MISSED: pipeline share {share:.0%} < {PIPELINE_SHARE_TARGET:.0%}"
+                )
+                return 1
             return 0
         theirs = args.scenarios / theirs_seconds
         print(
