@@ -21,18 +21,17 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from evals.core.formats_types import RunSummary
-from evals.core.gate import GateVerdict, invalid_messages
+from evals.core.gate import GateVerdict
 from evals.core.gate_stat import (
     PASS_RATE,
     BenchmarkComparison,
     StatGateVerdict,
+    stat_verdict,
 )
 from evals.core.metric_registry import MetricDirection, direction, threshold
 from evals.core.stats import Epochs, split_epoch
 from evals.core.stats_input import MAX_REPEATS, MEAN, StatInputError
 from evals.core.stats_paired import (
-    Verdict,
-    adjust_all,
     compare,
     compare_proportions,
     flips,
@@ -136,40 +135,6 @@ def stat_gate_from_counts(
             else None
         )
         benchmarks.append(_benchmark(delta.benchmark_id, base, candidate, paired))
-    adjusted = iter(adjust_all([c for b in benchmarks for c in b.comparisons]))
-    benchmarks = [
-        BenchmarkComparison(
-            b.benchmark_id,
-            b.base_run_id,
-            b.candidate_run_id,
-            b.paired,
-            tuple(next(adjusted) for _ in b.comparisons),
-            b.not_judged,
-            b.flips,
-        )  # fmt: skip
-        for b in benchmarks
-    ]
-    structural = (
-        invalid_messages("base", plain.invalid_base) if plain.invalid_base else []
-    )
-    structural += invalid_messages("candidate", plain.invalid_candidate)
-    structural += [
-        f"candidate is missing latest completed benchmark run for {benchmark_id}"
-        for benchmark_id in plain.missing_candidate_benchmarks
-    ]
-    regressed = any(
-        c.verdict is Verdict.REGRESSION for b in benchmarks for c in b.comparisons
-    )
-    return StatGateVerdict(
-        passed=not structural and not regressed,
-        base_root=plain.base_root,
-        candidate_root=plain.candidate_root,
-        snapshot=None,
-        margin=None,
-        reducer=MEAN.name,
-        structural=tuple(structural),
-        benchmarks=tuple(benchmarks),
-        invalid_base=plain.invalid_base,
-        invalid_candidate=plain.invalid_candidate,
-        missing_candidate_benchmarks=plain.missing_candidate_benchmarks,
+    return stat_verdict(
+        plain, benchmarks, snapshot=None, margin=None, reducer_name=MEAN.name
     )

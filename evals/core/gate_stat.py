@@ -242,6 +242,23 @@ def evaluate_stat_gate(
                 overrides=overrides,
             )
         )
+    return stat_verdict(
+        plain, benchmarks, snapshot=snapshot, margin=margin, reducer_name=reducer.name
+    )
+
+
+def stat_verdict(
+    plain: GateVerdict,
+    benchmarks: list[BenchmarkComparison],
+    *,
+    snapshot: SnapshotRef | None,
+    margin: float | None,
+    reducer_name: str,
+) -> StatGateVerdict:
+    """The statistical gate's verdict from each benchmark's comparisons
+    (adjusted for multiple comparisons across all of them) and the plain
+    gate's structural findings; shared by ``evaluate_stat_gate`` and the
+    compare page's counts-only path (``evals.core.compare_sums``)."""
     adjusted = iter(adjust_all([c for b in benchmarks for c in b.comparisons]))
     benchmarks = [
         BenchmarkComparison(
@@ -272,7 +289,7 @@ def evaluate_stat_gate(
         candidate_root=plain.candidate_root,
         snapshot=snapshot,
         margin=margin,
-        reducer=reducer.name,
+        reducer=reducer_name,
         structural=tuple(structural),
         benchmarks=tuple(benchmarks),
         invalid_base=plain.invalid_base,
