@@ -9,6 +9,7 @@ Services are handed these values; cores never read settings.
 
 from __future__ import annotations
 
+from core.header_list import HeaderListInvalid, parse_header_list
 from evalsite.env import (
     BASE_DIR,
     env_bool,
@@ -23,7 +24,6 @@ from evalsite.env import (
     env_var_dir,
     refuse,
 )
-from core.header_list import HeaderListInvalid, parse_header_list
 from stream.core.adapters import SAMPLERS
 from stream.core.types import PromptProfile
 

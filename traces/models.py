@@ -47,7 +47,9 @@ class PriceRule(models.Model):
     that matches and whose dates cover the span's start wins.
     """
 
-    table = models.ForeignKey(PriceTable, on_delete=models.CASCADE, related_name="rules")
+    table = models.ForeignKey(
+        PriceTable, on_delete=models.CASCADE, related_name="rules"
+    )
     position = models.PositiveIntegerField(default=0)
     pattern = models.CharField(max_length=200)
     # Empty matches every provider.

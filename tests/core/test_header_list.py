@@ -26,7 +26,9 @@ def test_pairs_in_order_with_percent_decoded_values_and_blank_entries_skipped() 
         ("A=x%0Dy", "S: entry 1 has a line break in its value"),
     ],
 )
-def test_a_bad_entry_is_named_by_position_never_by_value(text: str, reason: str) -> None:
+def test_a_bad_entry_is_named_by_position_never_by_value(
+    text: str, reason: str
+) -> None:
     with pytest.raises(HeaderListInvalid) as refused:
         parse_header_list(text, setting="S")
     assert str(refused.value) == reason
