@@ -28,7 +28,7 @@ def test_run_from_the_form_shows_completed_soon_on_a_real_worker(
 ) -> None:
     if not settings.CELERY_BROKER_IS_EMBEDDED:
         pytest.skip("measures the embedded broker (no CELERY_BROKER_URL)")
-    worker_factory(queue="celery")
+    worker_factory(queue="runs,celery")  # eval runs go to the runs queue
     log_in("alice", "pw-alice")
     page.click("text=New run")
     page.select_option("select[name=suite]", "idle-v1.jsonl")

@@ -90,7 +90,7 @@ def test_a_long_run_moves_the_bar_with_true_counts_and_ends_full(
     settings.OPENAI_BASE_URL = endpoint
     settings.OPENAI_MODEL = MODEL
     worker_factory(
-        queue="celery",
+        queue="runs,celery",  # eval runs are routed to the runs queue
         env={
             "OPENAI_BASE_URL": endpoint,
             "OPENAI_MODEL": MODEL,

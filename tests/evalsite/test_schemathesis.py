@@ -102,6 +102,7 @@ SEMANTIC_REFUSALS: dict[str, list[str]] = {
     "POST /api/prkeepalive/explain": [r"^\$?\.?(payload|state)\b"],
     # A cursor is valid when this API gave it out, which no pattern can say.
     "GET /api/spans": [r"^\?cursor cursor must be a nextCursor this API gave out"],
+    "GET /api/evals/runs": [r"^\?after after is not the next of a page of this list"],
 }
 
 

@@ -59,13 +59,22 @@ def point_broker(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
 
 
 def drain(server: RedisServer) -> list[tuple[str, Any]]:
-    """Run every message on ``server``'s queue here, oldest first, until it
-    is empty; returns ``(task name, result)`` of each."""
-    from evalsite.celery import app
+    """Run every message on ``server``'s queues here (tasks are routed by
+    name to their queue), oldest first, until all are empty; returns
+    ``(task name, result)`` of each."""
+    from evalsite.celery import QUEUE_NAMES, app
 
     queue = redis.Redis.from_url(server.url())
     ran: list[tuple[str, Any]] = []
-    while (raw := queue.rpop("celery")) is not None:
+
+    def next_message() -> bytes | None:
+        for name in QUEUE_NAMES:
+            raw = queue.rpop(name)
+            if raw is not None:
+                return raw
+        return None
+
+    while (raw := next_message()) is not None:
         message = json.loads(raw)
         args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
         name = message["headers"]["task"]
