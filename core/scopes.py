@@ -22,6 +22,11 @@ Scopes:
   against (implies read).
 - ``traces``: sending spans over OTLP (``POST /v1/traces``) and reading the
   key's own agent's spans and traces (``/api/traces/``, ``/api/spans``).
+- ``reviews``: reading and posting human scores (``/api/reviews/``), so an
+  external judge can score what people review; a key sees and scores only
+  its own agent's subjects.
+- ``search``: full-text search (``/api/search``) over the key's own agent's
+  thoughts, outputs and decisions.
 
 New keys get ``stream`` only; a stream key can do nothing else.
 Deterministic, no I/O.
@@ -39,6 +44,8 @@ BENCHMARKS_WRITE: Final = "benchmarks:write"
 BENCHMARKS_REPLACE: Final = "benchmarks:replace"
 BASELINES_WRITE: Final = "baselines:write"
 TRACES: Final = "traces"
+REVIEWS: Final = "reviews"
+SEARCH: Final = "search"
 # Any valid key: who am I, and the public API description.
 ANY_KEY: Final = ""
 
@@ -50,6 +57,8 @@ SCOPES: Final = (
     BENCHMARKS_REPLACE,
     BASELINES_WRITE,
     TRACES,
+    REVIEWS,
+    SEARCH,
 )
 DEFAULT_SCOPES: Final = (STREAM,)
 IMPLIED: Final = {
@@ -76,6 +85,8 @@ _PRKEEPALIVE_PREFIX: Final = "/api/prkeepalive/"
 _READ_ONLY_POSTS: Final = ("/api/gridworld/verify", "/api/prkeepalive/explain")
 _BASELINE_PATHS: Final = ("/api/benchmarks/baselines",)
 _TRACES_PREFIXES: Final = ("/v1/traces", "/api/traces", "/api/spans")
+_REVIEWS_PREFIX: Final = "/api/reviews/"
+_SEARCH_PREFIX: Final = "/api/search"
 
 
 class UnknownScope(ValueError):
@@ -121,6 +132,10 @@ def required_scope(method: str, path: str) -> str | None:
         return STREAM
     if path.startswith(_TRACES_PREFIXES):
         return TRACES
+    if path.startswith(_REVIEWS_PREFIX):
+        return REVIEWS
+    if path.startswith(_SEARCH_PREFIX):
+        return SEARCH
     if path.startswith(_PRKEEPALIVE_PREFIX):
         # The webhook authenticates by its signature; no key writes here.
         if method in SAFE_METHODS or path.rstrip("/") in _READ_ONLY_POSTS:

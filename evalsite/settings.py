@@ -74,6 +74,8 @@ INSTALLED_APPS = [
     "gridworld",
     "prkeepalive",
     "traces",
+    "reviews",
+    "search",
 ]
 
 MIDDLEWARE = [

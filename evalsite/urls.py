@@ -25,6 +25,8 @@ urlpatterns = [
     path("", include("gridworld.urls")),
     path("", include("prkeepalive.urls")),
     path("", include("traces.urls")),
+    path("", include("reviews.urls")),
+    path("", include("search.urls")),
 ]
 
 handler400 = "evalsite.views_errors.bad_request"

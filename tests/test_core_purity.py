@@ -15,6 +15,8 @@ CORE_PACKAGES = (
     "gridworld/core",
     "prkeepalive/core",
     "traces/core",
+    "reviews/core",
+    "search/core",
 )
 
 

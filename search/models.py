@@ -1,0 +1,1 @@
+"""Search documents and saved searches."""
