@@ -144,6 +144,9 @@ class QueueMember(models.Model):
             models.UniqueConstraint(fields=["queue", "user"], name="queue_member_once")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.queue_id}"
+
 
 class ReviewItem(models.Model):
     """One thing to review in a queue."""
@@ -154,7 +157,9 @@ class ReviewItem(models.Model):
         RULE = "rule", "by a rule"
         SEARCH = "search", "from a saved search"
 
-    queue = models.ForeignKey(ReviewQueue, on_delete=models.CASCADE, related_name="items")
+    queue = models.ForeignKey(
+        ReviewQueue, on_delete=models.CASCADE, related_name="items"
+    )
     kind = models.CharField(max_length=32, choices=Subject.choices)
     ref = models.CharField(max_length=420)
     # Copied from the subject when the item is added: filters and who may see it.
@@ -164,7 +169,9 @@ class ReviewItem(models.Model):
     title = models.CharField(max_length=300, blank=True)
     # How many reviewers score it: 1, or 2 for the queue's overlap share.
     reviewers_wanted = models.PositiveSmallIntegerField(default=1)
-    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.HAND)
+    origin = models.CharField(
+        max_length=16, choices=Origin.choices, default=Origin.HAND
+    )
     added_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -221,6 +228,9 @@ class ReviewAssignment(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.item_id} -> {self.reviewer_id} ({self.status})"
+
 
 class Score(models.Model):
     """A score given to a subject under one config version, by a person
@@ -232,7 +242,9 @@ class Score(models.Model):
         REVIEW = "review", "given in a review queue"
         API = "api", "posted over REST"
 
-    config = models.ForeignKey(ScoreConfig, on_delete=models.PROTECT, related_name="scores")
+    config = models.ForeignKey(
+        ScoreConfig, on_delete=models.PROTECT, related_name="scores"
+    )
     kind = models.CharField(max_length=32, choices=Subject.choices)
     ref = models.CharField(max_length=420)
     agent_id = models.BigIntegerField(null=True, blank=True)
@@ -240,7 +252,11 @@ class Score(models.Model):
     # The scenario result's case id (run_id + case_id = ref) for run metrics.
     case_id = models.CharField(max_length=200, blank=True)
     item = models.ForeignKey(
-        ReviewItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="scores"
+        ReviewItem,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="scores",
     )
     # numeric and boolean (0/1) scores
     value_number = models.FloatField(null=True, blank=True)
@@ -288,6 +304,10 @@ class Score(models.Model):
             models.Index(fields=["kind", "ref"], name="score_subject_idx"),
         ]
 
+    def __str__(self) -> str:
+        value = self.value_label or self.value_number
+        return f"{self.config_id} {self.kind}:{self.ref} = {value}"
+
 
 class ScoreRevision(models.Model):
     """A score as it was before an edit: who changed it, when, from what."""
@@ -314,3 +334,6 @@ class ScoreRevision(models.Model):
 
     class Meta:
         ordering = ["score", "-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.score_id} before {self.changed_at:%Y-%m-%d %H:%M}"
