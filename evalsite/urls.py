@@ -25,6 +25,7 @@ urlpatterns = [
     path("", include("gridworld.urls")),
     path("", include("prkeepalive.urls")),
     path("", include("traces.urls")),
+    path("", include("accounts.urls")),
     path("", include("reviews.urls")),
     path("", include("search.urls")),
 ]

@@ -1,0 +1,3 @@
+"""REST routes of the reviews app (scope ``reviews`` for keys)."""
+
+urlpatterns: list = []

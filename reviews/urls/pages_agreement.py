@@ -1,0 +1,3 @@
+"""Routes: see reviews/urls/pages.py."""
+
+urlpatterns: list = []
