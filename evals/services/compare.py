@@ -1,6 +1,8 @@
-"""Comparisons for the dashboard: run vs run and a snapshot vs the latest
-runs (the per-case drill-down: ``evals.services.compare_case``; the
-overview's standings: ``evals.services.standings``).
+"""Comparisons for the dashboard: run vs run, and what a snapshot's
+comparison shares with it (the snapshot vs the latest runs:
+``evals.services.compare_snapshots``; the per-case drill-down:
+``evals.services.compare_case``; the overview's standings:
+``evals.services.standings``).
 
 The verdict on every page is the CI gate's own: runs and snapshots are read
 from the database, turned into the core's input types (``RunSummary``,
@@ -19,7 +21,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from core.errors import CoreError
-from evals.core.baselines import validate_baseline_snapshot
 from evals.core.compare import (
     ONLY_BASE,
     ONLY_CANDIDATE,
@@ -60,9 +61,6 @@ from evals.core.stats import Epochs
 from evals.core.stats_input import StatInputError
 from evals.core.store import StoreContents, StoredItem, StoreKind
 from evals.models import Run
-from evals.selectors.baselines import (
-    snapshot_get,
-)
 from evals.selectors.compare_cases import (
     OptionValues,
     RunPair,
@@ -75,7 +73,6 @@ from evals.selectors.compare_scenarios import scenario_counts
 from evals.selectors.runs import (
     case_fingerprints,
     case_rows,
-    latest_completed_runs,
     run_get,
     runs_by_id,
 )
@@ -97,7 +94,7 @@ class ComparisonRefused(CoreError):
     code = "comparison_refused"
 
 
-def _stat_of(
+def stat_of(
     verdict: GateVerdict, *, base: StoreContents, candidate: StoreContents
 ) -> tuple[StatGateVerdict | None, str]:
     """The statistical gate's verdict over the stores the plain gate judged,
@@ -205,7 +202,7 @@ def store_of(
     )
 
 
-def _section(
+def benchmark_section(
     benchmark_id: str,
     verdict: GateVerdict,
     *,
@@ -309,7 +306,7 @@ def _runs_comparison(base: Run, candidate: Run) -> Comparison:
                 (candidate.config or {}).get("versions"),
             )
         )
-    section = _section(
+    section = benchmark_section(
         benchmark_id,
         verdict,
         base_run_id=base.run_id,
@@ -318,7 +315,7 @@ def _runs_comparison(base: Run, candidate: Run) -> Comparison:
         base_metrics=numeric_metrics(base.metrics or {}),
         candidate_run=candidate,
     )
-    warnings, differences = _configuration_warnings([(benchmark_id, base, candidate)])
+    warnings, differences = configuration_warnings([(benchmark_id, base, candidate)])
     if base.pk == candidate.pk:
         warnings = [same_run_warning(base.run_id)]
     return Comparison(
@@ -355,7 +352,7 @@ def _stat_from_counts(
     ]
     if not all(split_as_python(counts) for _, _, counts in counted):
         rows = case_rows([base[0].pk, candidate[0].pk])
-        return _stat_of(
+        return stat_of(
             verdict,
             base=store_of(
                 f"run {base[0].run_id}", [run_summary_of(base[0], rows[base[0].pk])]
@@ -374,7 +371,7 @@ def _stat_from_counts(
         return None, f"No paired comparison: {error.message}"
 
 
-def _configuration_warnings(
+def configuration_warnings(
     pairs: Sequence[tuple[str, Run | None, Run | None]],
     *,
     name_benchmarks: bool = False,
@@ -397,94 +394,3 @@ def _configuration_warnings(
             warnings.append(warning)
             differences.extend((benchmark_id, d) for d in found)
     return warnings, differences
-
-
-def _snapshot_comparison(document: BaselineSnapshot, *, with_cases: bool) -> Comparison:
-    benchmark_ids = [entry.benchmark_id for entry in document.benchmarks]
-    latest = latest_completed_runs(benchmark_ids)
-    base_runs = runs_by_id(e.run_id for e in document.benchmarks)
-    rows: dict[int, list[CaseRow]] = {}
-    if with_cases:
-        pks = [run.pk for run in (*latest.values(), *base_runs.values())]
-        rows = case_rows(sorted(set(pks)))
-    base_summaries = [
-        run_summary_of(run, rows.get(run.pk)) for run in base_runs.values()
-    ]
-    base_store = store_of("evalsite database", base_summaries, [document])
-    candidate_store = store_of(
-        "evalsite database (latest completed runs)",
-        [run_summary_of(run, rows.get(run.pk)) for run in latest.values()],
-    )
-    verdict = evaluate_gate(
-        base=base_store, candidate=candidate_store, snapshot_id=document.snapshot_id
-    )
-    stat, stat_note = _stat_of(verdict, base=base_store, candidate=candidate_store)
-    sections: list[BenchmarkSection] = []
-    pairs: list[RunPair] = []
-    notes: list[str] = []
-    for entry in sorted(document.benchmarks, key=lambda e: e.benchmark_id):
-        base_run = base_runs.get(entry.run_id)
-        if base_run is not None and base_run.benchmark.benchmark_id != (
-            entry.benchmark_id
-        ):
-            base_run = None
-        candidate_run = latest.get(entry.benchmark_id)
-        sections.append(
-            _section(
-                entry.benchmark_id,
-                verdict,
-                base_run_id=entry.run_id,
-                base_run=base_run,
-                base_pass_rate=entry.pass_rate,
-                base_metrics=dict(entry.metrics or {}),
-                candidate_run=candidate_run,
-            )
-        )
-        if not with_cases or candidate_run is None:
-            continue
-        base_rows = rows.get(base_run.pk) if base_run is not None else None
-        if not base_rows:
-            notes.append(
-                f"{entry.benchmark_id}: baseline run {entry.run_id} has no case "
-                "results in this database, so its cases are not compared."
-            )
-            continue
-        assert base_run is not None  # it has rows
-        pairs.append(
-            RunPair(
-                entry.benchmark_id,
-                base_run.pk,
-                entry.run_id,
-                candidate_run.pk,
-                candidate_run.run_id,
-            )
-        )
-    warnings, differences = _configuration_warnings(
-        [(s.benchmark_id, s.base_run, s.candidate_run) for s in sections],
-        name_benchmarks=True,
-    )
-    return Comparison(
-        mode="snapshot",
-        verdict=verdict,
-        sections=tuple(sections),
-        pairs=tuple(pairs),
-        counts=change_counts(pairs),
-        options=option_values(pairs),
-        notes=tuple(notes),
-        snapshot_id=document.snapshot_id,
-        warnings=tuple(warnings),
-        differences=tuple(differences),
-        stat=stat,
-        stat_note=stat_note,
-    )
-
-
-def comparison_for_snapshot(*, snapshot_id: str) -> Comparison:
-    """The latest completed run of each benchmark of stored snapshot
-    ``snapshot_id`` against it, judged by the gate in snapshot mode; cases
-    are compared where the snapshot's run is in the database. Raises
-    ``NotFound`` for an unknown snapshot. Five queries."""
-    document = validate_baseline_snapshot(
-        snapshot_get(snapshot_id=snapshot_id).document
-    )
-    return _snapshot_comparison(document, with_cases=True)

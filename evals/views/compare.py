@@ -48,13 +48,9 @@ from evals.selectors.compare_cases import (
     change_counts,
 )
 from evals.selectors.runs import recent_run_ids
-from evals.services.compare import (
-    Comparison,
-    ComparisonRefused,
-    comparison_for_runs,
-    comparison_for_snapshot,
-)
+from evals.services.compare import Comparison, ComparisonRefused, comparison_for_runs
 from evals.services.compare_case import case_pair_get
+from evals.services.compare_snapshots import comparison_for_snapshot
 from evals.services.compare_usage import comparison_usage
 from evals.services.runs.recording import METRIC_INPUTS_KEY
 from evals.views.compare_json import json_answer, next_page_url

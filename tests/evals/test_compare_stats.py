@@ -20,11 +20,8 @@ from evals.core.compare_stats import case_link_ids, shown_interval, verdict_text
 from evals.core.stats import epochs_of
 from evals.core.stats_paired import compare
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
-from evals.services.compare import (
-    comparison_for_runs,
-    comparison_for_snapshot,
-    run_summary_of,
-)
+from evals.services.compare import comparison_for_runs, run_summary_of
+from evals.services.compare_snapshots import comparison_for_snapshot
 
 pytestmark = pytest.mark.django_db
 

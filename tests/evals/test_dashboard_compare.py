@@ -24,11 +24,8 @@ from evals.core.run_configs import configuration_differences
 from evals.core.runs import validate_run_summary
 from evals.core.store_writer import EvalStore
 from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
-from evals.services.compare import (
-    comparison_for_runs,
-    comparison_for_snapshot,
-    run_summary_of,
-)
+from evals.services.compare import comparison_for_runs, run_summary_of
+from evals.services.compare_snapshots import comparison_for_snapshot
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
 
@@ -582,42 +579,6 @@ def test_snapshot_against_latest_runs_uses_snapshot_wording(
     assert [c.case_id for c in comparison.cases[:2]] == flipped_ids(good, regressed)
     assert "baseline <code>required-main</code> vs latest runs" in html
     assert f'<li class="bad">{escape(REGRESSION_LINES[0])}</li>' in html
-
-
-def test_snapshot_with_a_missing_benchmark_fails_like_the_gate() -> None:
-    posted_run("kept", "k1", {"a": True})
-    gone = posted_run("gone", "g1", {"a": True})
-    store_snapshot("nightly", [Run.objects.get(run_id="k1"), gone])
-    Run.objects.filter(pk=gone.pk).update(status=Run.Status.FAILED)
-
-    comparison = comparison_for_snapshot(snapshot_id="nightly")
-
-    assert comparison.verdict.regressions == (
-        "candidate is missing latest completed benchmark run for gone",
-    )
-    assert comparison.verdict.missing_candidate_benchmarks == ("gone",)
-
-
-def test_snapshot_run_not_in_database_gets_a_note_and_no_cases() -> None:
-    run = posted_run("pack", "r1", {"a": True})
-    store_snapshot("imported", [run])
-    BaselineSnapshot.objects.filter(snapshot_id="imported").update(
-        document={
-            **BaselineSnapshot.objects.get(snapshot_id="imported").document,
-            "benchmarks": [
-                {"benchmarkId": "pack", "runId": "elsewhere", "passRate": 1.0}
-            ],
-        }
-    )
-
-    comparison = comparison_for_snapshot(snapshot_id="imported")
-
-    assert comparison.cases == ()
-    assert comparison.notes == (
-        "pack: baseline run elsewhere has no case results in this database, "
-        "so its cases are not compared.",
-    )
-    assert comparison.verdict.passed is True
 
 
 # --- refusals -------------------------------------------------------------------------
