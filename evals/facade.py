@@ -19,6 +19,10 @@ this module: frozen dataclasses in, frozen dataclasses out, no ``Run`` or
   harness case was shown and what it answered, from its scenario artifact
   (the traces app shows them beside the case's span; they are not stored
   twice).
+- ``run_human_metrics_set(run_id, values)``: people's scores of a run's
+  cases (metric ``human.<name>`` -> case id -> value) stored as the run's
+  ``human.`` metrics with their intervals, replacing the old ones
+  (``evals.services.human_metrics``).
 - ``idempotency_of`` / ``holder_of`` / ``IDEMPOTENCY_HEADER`` and
   ``run_start_once(idempotency, start) -> (RunInfo, replayed)``: an
   ``Idempotency-Key`` retry answers the first run.
@@ -41,6 +45,7 @@ from evals.core.repeats import check_repeats
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.core.stats_input import MAX_REPEATS, StatInputError
 from evals.models import CaseResult, Run
+from evals.services.human_metrics import HumanMetricsInvalid, run_human_metrics_set
 from evals.services.runs import idempotency as _idempotency
 from evals.services.runs import lifecycle as _lifecycle
 from evals.services.runs.executors import (
@@ -59,6 +64,7 @@ __all__ = [
     "CaseSink",
     "CaseTexts",
     "CaseVerdict",
+    "HumanMetricsInvalid",
     "Idempotency",
     "KindVerdict",
     "ProgressCallback",
@@ -75,6 +81,7 @@ __all__ = [
     "repeats_parse",
     "run_create",
     "run_execute",
+    "run_human_metrics_set",
     "run_info",
     "run_scores",
     "run_start_once",

@@ -7,7 +7,11 @@ Decides the direction of a metric name, in this order:
 3. name rules: ``trustViolationRate`` and every ``*ViolationRate``,
    ``hallucination_*``, ``compulsion_*``, ``repetition_*`` and ``latency_*``
    are lower-is-better;
-4. everything else is higher-is-better.
+4. people's scores (``human.<name>``, the mean of a numeric score or the
+   share of a yes/no score said yes) are higher-is-better, and the share
+   of one label of a categorical score (``human.<name>.<label>``) is
+   neutral: a label is not better or worse by its name;
+5. everything else is higher-is-better.
 
 ``neutral`` metrics are compared and reported but never count as a
 regression or an improvement: the stream contract says a low-stimulus suite may pass
@@ -102,6 +106,7 @@ THRESHOLDS: Mapping[str, float] = {
 }
 
 _LOWER_PREFIXES = ("hallucination_", "compulsion_", "repetition_", "latency_")
+HUMAN_PREFIX = "human."
 
 
 def direction(
@@ -115,6 +120,8 @@ def direction(
         return registered
     if name.endswith("ViolationRate") or name.startswith(_LOWER_PREFIXES):
         return _LOWER
+    if name.startswith(HUMAN_PREFIX) and "." in name[len(HUMAN_PREFIX) :]:
+        return _NEUTRAL
     return _HIGHER
 
 
