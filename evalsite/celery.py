@@ -79,8 +79,9 @@ def broker_transport_options(
 DEFAULT_QUEUE = "celery"
 TASK_QUEUES: dict[str, str] = {
     # Scenario runs: the chunks of an eval run and the join that closes it.
-    # Gridworld batches are eval runs too; they go to ``gridworld`` when sent
-    # with ``queue="gridworld"`` (an explicit queue wins over this table).
+    # Gridworld batches are eval runs too: the run lifecycle sends a run's
+    # tasks with the queue of its benchmark kind (``run_queue``), and an
+    # explicit queue wins over this table.
     "evals.run_chunk": "runs",
     "evals.finalize_run": "runs",
     "evalsite.selfcheck_part": "runs",
@@ -106,6 +107,17 @@ TASK_QUEUES: dict[str, str] = {
     "stream.thought_partitions_ahead": "maintenance",
 }
 QUEUE_NAMES = ("runs", "gridworld", "keepalive", "maintenance", DEFAULT_QUEUE)
+
+# The queue of an eval run's chunks and its finalize, by benchmark kind: a
+# gridworld batch (thousands of short episodes) runs on the gridworld
+# workers, every other kind on ``runs``. Read when the run is sent and when
+# the stale-run sweeper sends what it lost, so both use the same queue.
+RUN_KIND_QUEUES: dict[str, str] = {"gridworld": "gridworld"}
+
+
+def run_queue(kind: str) -> str:
+    """The queue that the tasks of a run of benchmark ``kind`` go to."""
+    return RUN_KIND_QUEUES.get(str(kind), TASK_QUEUES["evals.run_chunk"])
 
 
 def task_queues() -> tuple[Queue, ...]:

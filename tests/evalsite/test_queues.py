@@ -6,6 +6,7 @@ demo's) consumes them all."""
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 import pytest
 from kombu import Connection
@@ -133,3 +134,62 @@ def test_a_message_sent_to_one_queue_lands_in_that_queue_only() -> None:
             for queue in queues
         }
     assert held == {name: (1 if name == "keepalive" else 0) for name in QUEUE_NAMES}
+
+
+def test_a_run_goes_to_the_queue_of_its_benchmark_kind() -> None:
+    """The routing decision the run lifecycle makes when no queue is given:
+    gridworld batches on ``gridworld``, every other kind (a scenario suite,
+    a kind added later) on ``runs``."""
+    from evalsite.celery import RUN_KIND_QUEUES, run_queue
+
+    assert RUN_KIND_QUEUES == {"gridworld": "gridworld"}
+    assert run_queue("gridworld") == "gridworld"
+    assert run_queue("suite") == "runs"
+    assert run_queue("a-kind-added-later") == "runs"
+    assert set(RUN_KIND_QUEUES.values()) <= set(QUEUE_NAMES)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "given", "sent_to"),
+    [
+        ("gridworld", None, "gridworld"),
+        ("suite", None, "runs"),
+        ("gridworld", "special", "special"),
+    ],
+)
+def test_enqueueing_a_run_sends_it_to_its_kind_queue_unless_one_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+    kind: str,
+    given: str | None,
+    sent_to: str,
+) -> None:
+    """``run_enqueue`` (the API's start and the sweeper's resend) picks the
+    queue; an explicit one (``gridworld_run --queue``) wins."""
+    from django.utils import timezone
+
+    from evals.services.runs import lifecycle
+
+    sent: list[str | None] = []
+    monkeypatch.setattr(
+        lifecycle,
+        "_schedule",
+        lambda run_pk, chunks, *, queue, **kw: sent.append(queue),
+    )
+    benchmark = lifecycle.benchmark_upsert(
+        benchmark_id=f"b-{kind}", kind=kind, title="t", case_count=1
+    )
+    run = lifecycle.run_create(
+        benchmark=benchmark,
+        run_id=f"r-{kind}",
+        started_at=timezone.now(),
+        total_cases=1,
+        config={},
+        schedule=False,
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        lifecycle.run_enqueue(run=run, queue=given, case_ids=["c1"])
+
+    assert sent == [sent_to]

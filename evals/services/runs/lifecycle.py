@@ -25,6 +25,7 @@ from evals.services.runs.recording import (
     CaseRecorder,
     ProgressCallback,
 )
+from evalsite.celery import run_queue
 from evalsite.dispatch import chord_send, signature
 from evalsite.services import broker_send
 from traces.facade import export_run_scores_later
@@ -159,11 +160,16 @@ def run_enqueue(
 
     One ``evals.run_chunk`` task per ``EVALS_CHUNK_SIZE`` case ids (in the
     executor's order), joined by ``evals.finalize_run``; routed to ``queue``
-    when given. Enqueueing a half-done run again is safe: recorded cases are
-    skipped, so this also resumes a run whose worker went away.
+    when given, else to the queue of the run's benchmark kind
+    (``evalsite.celery.run_queue``: ``gridworld`` for a gridworld batch,
+    ``runs`` otherwise; the sweeper's resends too). Enqueueing a half-done
+    run again is safe: recorded cases are skipped, so this also resumes a
+    run whose worker went away.
     """
     if case_ids is None:
         case_ids = _executor_of(run).case_ids(run)
+    if queue is None:
+        queue = run_queue(run.benchmark.kind)
     chunks = case_chunks(list(case_ids), settings.EVALS_CHUNK_SIZE)
     run_pk = run.pk
     transaction.on_commit(
