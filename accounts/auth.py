@@ -2,6 +2,8 @@
 
 ``Authorization: Bearer es_<prefix>_<secret>`` (or ``X-API-Key``). The prefix
 finds the key; the sha256 of the whole key is compared in constant time.
+A revoked or expired key gets the same 401. When the key was last used is
+written at most once a minute (``api_key_used``).
 ``request.auth`` becomes what the key stands for (``accounts.holders``: an
 agent's key gives the agent), ``request.user`` its owner (the key's owner
 when it has none); ``request_key`` gives the key itself. A key only reaches
@@ -19,7 +21,7 @@ from rest_framework.request import Request
 
 from accounts.holders import KeyRefused, key_of, key_principal
 from accounts.models import ApiKey
-from accounts.services import api_key_authenticate
+from accounts.services import api_key_authenticate, api_key_used
 from core.scopes import key_may, required_scope
 from evalsite.cachesafe import cache_errors, cache_failed_open
 
@@ -68,6 +70,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
                     else "no API key may call it."
                 )
             )
+        api_key_used(api_key=api_key)
         # The principal's owner where it has one (an agent's), else the key's.
         return getattr(principal, "owner", None) or api_key.owner, principal
 
@@ -109,5 +112,8 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
         return {
             "type": "http",
             "scheme": "bearer",
-            "description": "An agent API key from `python manage.py create_agent`.",
+            "description": (
+                "An agent API key, made on the agent's page or with "
+                "`python manage.py create_agent`."
+            ),
         }

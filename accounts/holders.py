@@ -51,9 +51,11 @@ def key_principal(api_key: ApiKey) -> Any:
 
 
 def key_of(auth: Any) -> ApiKey | None:
-    """The key behind ``request.auth`` (a key, or a principal with an
-    ``api_key``); None for a session, which sets no ``auth``."""
+    """The key behind ``request.auth``: a key, or a principal that says
+    which of its keys it came with (``auth_key``; a principal with several
+    keys sets it) or has one ``api_key``; None for a session, which sets no
+    ``auth``."""
     if isinstance(auth, ApiKey):
         return auth
-    api_key = getattr(auth, "api_key", None)
+    api_key = getattr(auth, "auth_key", None) or getattr(auth, "api_key", None)
     return api_key if isinstance(api_key, ApiKey) else None

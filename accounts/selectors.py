@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Model, Q
+from django.utils import timezone
 
 from accounts.holders import holder_relations
 from accounts.models import ApiKey
@@ -27,6 +28,7 @@ def key_by_prefix_orm(prefix: str) -> ApiKey | None:
     return (
         ApiKey.objects.select_related("owner", *holder_relations())
         .filter(prefix=prefix, revoked_at__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
         .first()
     )
 
@@ -56,7 +58,9 @@ class _Part:
 class _Statement:
     sql: str
     parts: tuple[_Part, ...]
-    relations: tuple[Any, ...]  # the holders' reverse one-to-one relations
+    # Per holder relation, its steps: the key's reverse one-to-one, then
+    # forward foreign keys (``agent_key__agent``); one part per step.
+    chains: tuple[tuple[Any, ...], ...]
 
 
 _STATEMENTS: dict[tuple[str, tuple[str, ...]], _Statement | None] = {}
@@ -77,45 +81,65 @@ def _part(model: type[Model], alias: str) -> tuple[_Part, list[str]]:
 
 
 def _statement(relation_names: tuple[str, ...]) -> _Statement | None:
-    """The statement for these holder relations; None when one is not a
-    reverse one-to-one of the key (the ORM query serves those)."""
+    """The statement for these holder relations; None when one does not
+    start with a reverse one-to-one of the key and go on by forward foreign
+    keys (the ORM query serves those)."""
     quote = connection.ops.quote_name
     meta = ApiKey._meta
     owner = meta.get_field("owner")
     key_part, columns = _part(ApiKey, "k")
     user_part, user_columns = _part(owner.related_model, "u")
-    parts, relations = [key_part, user_part], []
+    parts, chains = [key_part, user_part], []
     columns += user_columns
     joins = [
         f"INNER JOIN {quote(owner.related_model._meta.db_table)} u "
         f"ON k.{quote(owner.column)} = u.{quote(owner.target_field.column)}"
     ]
     for n, name in enumerate(relation_names):
-        relation = meta.get_field(name)
+        first, *rest = name.split("__")
+        relation = meta.get_field(first)
         if not (relation.one_to_one and relation.auto_created):
             return None
-        holder = relation.related_model
-        part, holder_columns = _part(holder, f"h{n}")
-        parts.append(part)
-        relations.append(relation)
-        columns += holder_columns
+        steps, model, alias = [relation], relation.related_model, f"h{n}"
         joins.append(
-            f"LEFT OUTER JOIN {quote(holder._meta.db_table)} h{n} "
-            f"ON h{n}.{quote(relation.field.column)} = "
+            f"LEFT OUTER JOIN {quote(model._meta.db_table)} {alias} "
+            f"ON {alias}.{quote(relation.field.column)} = "
             f"k.{quote(relation.field.target_field.column)}"
         )
+        part, holder_columns = _part(model, alias)
+        parts.append(part)
+        columns += holder_columns
+        for m, step_name in enumerate(rest):
+            field = model._meta.get_field(step_name)
+            if field.auto_created or not (field.many_to_one or field.one_to_one):
+                return None
+            target, previous = field.related_model, alias
+            alias = f"h{n}_{m}"
+            joins.append(
+                f"LEFT OUTER JOIN {quote(target._meta.db_table)} {alias} "
+                f"ON {alias}.{quote(field.target_field.column)} = "
+                f"{previous}.{quote(field.column)}"
+            )
+            part, holder_columns = _part(target, alias)
+            parts.append(part)
+            columns += holder_columns
+            steps.append(field)
+            model = target
+        chains.append(tuple(steps))
+    expires = quote(meta.get_field("expires_at").column)
     sql = (
         f"SELECT {', '.join(columns)} FROM {quote(meta.db_table)} k "  # noqa: S608
         f"{' '.join(joins)} WHERE k.{quote(meta.get_field('prefix').column)} = %s "
-        f"AND k.{quote(meta.get_field('revoked_at').column)} IS NULL LIMIT 1"
+        f"AND k.{quote(meta.get_field('revoked_at').column)} IS NULL "
+        f"AND (k.{expires} IS NULL OR k.{expires} > %s) LIMIT 1"
     )
-    return _Statement(sql, tuple(parts), tuple(relations))
+    return _Statement(sql, tuple(parts), tuple(chains))
 
 
 def key_by_prefix(prefix: str) -> ApiKey | None:
-    """The key that is not revoked with this prefix, its owner and its
-    holders' principals (``accounts.holders``) loaded in the same query, as
-    ``key_by_prefix_orm`` loads them (a holder that has none is cached as
+    """The key that is neither revoked nor expired with this prefix, its
+    owner and its holders' principals (``accounts.holders``) loaded in the
+    same query, as ``key_by_prefix_orm`` loads them (a holder that has none is cached as
     none: reading it makes no query)."""
     names = holder_relations()
     cache_key = (connection.vendor, names)
@@ -125,8 +149,9 @@ def key_by_prefix(prefix: str) -> ApiKey | None:
         statement = _STATEMENTS[cache_key] = _statement(names)
     if statement is None:
         return key_by_prefix_orm(prefix)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [prefix])
+        cursor.execute(statement.sql, [prefix, now])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -138,8 +163,15 @@ def key_by_prefix(prefix: str) -> ApiKey | None:
         start = end
     api_key, owner, *principals = instances
     ApiKey._meta.get_field("owner").set_cached_value(api_key, owner)
-    for relation, principal in zip(statement.relations, principals, strict=True):
-        relation.set_cached_value(api_key, principal)
-        if principal is not None:
-            relation.field.set_cached_value(principal, api_key)
+    for chain in statement.chains:
+        relation, *forward = chain
+        holder, principals = principals[0], principals[1:]
+        relation.set_cached_value(api_key, holder)
+        if holder is not None:
+            relation.field.set_cached_value(holder, api_key)
+        for field in forward:
+            target, principals = principals[0], principals[1:]
+            if holder is not None:
+                field.set_cached_value(holder, target)
+            holder = target
     return api_key

@@ -14,8 +14,8 @@ class StreamConfig(AppConfig):
         from stream.views.overview import overview_context
 
         # An agent's key authenticates as the agent (request.auth), loaded
-        # with the key in one query.
-        holder_register(agent_for_key, select_related=("agent",))
+        # with the key in one query, whichever of its keys it is.
+        holder_register(agent_for_key, select_related=("agent", "agent_key__agent"))
 
         register(
             Section(

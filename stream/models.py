@@ -41,6 +41,23 @@ class Agent(models.Model):
         return self.name
 
 
+class AgentKey(models.Model):
+    """One of an agent's API keys. An agent may hold several named keys;
+    each authenticates as the agent (``request.auth``). ``Agent.api_key`` is
+    the key it was made with (or its latest rotation), listed here too."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="keys")
+    api_key = models.OneToOneField(
+        "accounts.ApiKey", on_delete=models.PROTECT, related_name="agent_key"
+    )
+
+    class Meta:
+        ordering = ["agent", "api_key"]
+
+    def __str__(self) -> str:
+        return f"key {self.api_key_id} of agent {self.agent_id}"
+
+
 class WorldSnapshot(models.Model):
     """An environmental_awareness event: what the agent perceived, as facts.
 
