@@ -89,7 +89,13 @@ def harness_run_list(
         benchmark__kind=Benchmark.Kind.SUITE
     )
     if suite:
-        runs = runs.filter(benchmark__benchmark_id=suite)
+        # By the suite's pk (as ``run_list``): its own runs' index, newest first.
+        pk = (
+            Benchmark.objects.filter(benchmark_id=suite, kind=Benchmark.Kind.SUITE)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        runs = runs.filter(benchmark_id=pk) if pk is not None else runs.none()
     if status:
         runs = runs.filter(status=status)
     if verdict == "pass":

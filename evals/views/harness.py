@@ -13,7 +13,6 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import urlencode
@@ -26,7 +25,8 @@ from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.core.stats_input import MAX_REPEATS
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks, suite_get
-from evals.selectors.runs import harness_run_list, run_artifact_path, run_cases, run_get
+from evals.selectors.keyset_pages import case_counts, case_page, newest_first_page
+from evals.selectors.runs import harness_run_list, run_artifact_path, run_get
 from evals.services.harness.create import (
     DEFAULT_REDUCER,
     DEFAULT_REPEATS,
@@ -48,6 +48,7 @@ from evals.services.harness.suites import (
 from evals.services.runs.lifecycle import ACTIVE_STATUSES
 from evals.views.dashboard import metric_value_rows
 from evals.views.pack_runs import pack_run_detail
+from evals.views.paging import page_from, page_links
 from evalsite.paths import scrubbed
 from traces.facade import run_page_usage, trace_url_for_case
 
@@ -56,6 +57,7 @@ from traces.facade import run_page_usage, trace_url_for_case
 EPISODE_CASE = re.compile(r"episode-(\d+)(?:#(\d+))?")
 
 RUNS_PER_PAGE = 25
+CASES_PER_PAGE = 50
 RECENT_RUNS = 10
 
 
@@ -91,7 +93,12 @@ def suite_detail(request: HttpRequest, suite_id: str) -> HttpResponse:
     except NotFound:
         raise Http404("no such suite") from None
     runs = harness_run_list(suite=suite_id)
-    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    page = page_from(
+        request,
+        lambda **at: newest_first_page(
+            runs, time_field="started_at", size=RUNS_PER_PAGE, **at
+        ),
+    )
     current = next((f for f in suite_files() if f.suite_id == suite_id), None)
     versions = list(benchmark.suite_versions.all())
     run_counts = {
@@ -107,6 +114,7 @@ def suite_detail(request: HttpRequest, suite_id: str) -> HttpResponse:
             "current": current,
             "versions": [(v, run_counts.get(v.suite_sha256, 0)) for v in versions],
             "page": page,
+            "links": page_links(page, [], anchor="runs"),
             "trend_figure": charts.suite_trend_figure(finished) if finished else None,
         },
     )
@@ -114,7 +122,8 @@ def suite_detail(request: HttpRequest, suite_id: str) -> HttpResponse:
 
 @login_required
 def run_list(request: HttpRequest) -> HttpResponse:
-    """All harness runs, filtered by suite, status and verdict, paginated."""
+    """All harness runs, filtered by suite, status and verdict, newest first
+    in keyset pages (``after``/``before``)."""
     suite = request.GET.get("suite") or ""
     status = request.GET.get("status") or ""
     verdict = request.GET.get("verdict") or ""
@@ -125,24 +134,28 @@ def run_list(request: HttpRequest) -> HttpResponse:
     runs = harness_run_list(
         suite=suite or None, status=status or None, verdict=verdict or None
     )
-    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
-    query = urlencode(
-        [
-            (k, v)
-            for k, v in (("suite", suite), ("status", status), ("verdict", verdict))
-            if v
-        ]
+    page = page_from(
+        request,
+        lambda **at: newest_first_page(
+            runs, time_field="started_at", size=RUNS_PER_PAGE, **at
+        ),
     )
+    kept = [
+        (k, v)
+        for k, v in (("suite", suite), ("status", status), ("verdict", verdict))
+        if v
+    ]
     return render(
         request,
         "evals/run_list.html",
         {
             "page": page,
-            "runs": page.object_list,
+            "links": page_links(page, kept),
+            "runs": page.rows,
             "suite": suite,
             "status": status,
             "verdict": verdict,
-            "query": query,
+            "query": urlencode(kept),
             "suite_ids": [b.benchmark_id for b in suite_benchmarks()],
             "statuses": Run.Status.values,
         },
@@ -151,7 +164,8 @@ def run_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
-    """Metrics, verdict and every scenario of a run; polls while it runs.
+    """Metrics, verdict and the scenarios of a run, failed first, a keyset
+    page at a time; polls while it runs.
 
     A gridworld batch's run has its own page (episodes, not scenarios), and
     so has a run recorded from a run summary (case results, git ref, its
@@ -161,7 +175,8 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
         return redirect("gridworld:run-batch", run_id=run.run_id)
     if run.source != Run.Source.HARNESS:
         return pack_run_detail(request, run)
-    cases = run_cases(run)
+    page = page_from(request, lambda **at: case_page(run, size=CASES_PER_PAGE, **at))
+    cases = page.rows
     return render(
         request,
         "evals/run_detail.html",
@@ -170,6 +185,9 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "cases": cases,
             "rows": [(case, _artifact(case.details)) for case in cases],
             "columns": _scenario_columns(cases),
+            "counts": case_counts(run),
+            "links": page_links(page, [], anchor="scenarios"),
+            "cases_per_page": CASES_PER_PAGE,
             "is_active": run.status in ACTIVE_STATUSES,
             "metric_rows": metric_value_rows(run.metrics),
             "uncertainty": uncertainty_rows(stored_run_uncertainty(run)),

@@ -241,7 +241,7 @@ def test_run_page_of_a_posted_run_shows_cases_git_ref_metrics_and_verdict(
     assert (
         'href="/evals/compare?base=run-1&amp;candidate=run-3">compare the two runs'
     ) in html
-    # Manifest order, the prompt, pass/fail, score, duration and notes.
+    # Failed first, the prompt, pass/fail, score, duration and notes.
     assert (
         '<tr><td><code>case-0</code></td><td class="muted" data-label="Prompt">'
         'Resume &lt;b&gt;the&lt;/b&gt; deployment</td><td data-label="Result">'

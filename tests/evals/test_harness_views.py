@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import UTC, datetime
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -259,19 +261,64 @@ def test_run_list_filters_and_paginates(owner_client: Any) -> None:
     assert html.count('<span class="pass">PASS</span>') == 1
 
 
-def test_run_list_has_pages_past_25_runs(owner_client: Any) -> None:
+def run_links(html: str) -> list[str]:
+    return re.findall(r'<td><a href="/evals/runs/([^/"]+)/"><code>', html)
+
+
+def test_run_list_pages_by_keyset_past_25_runs(owner_client: Any) -> None:
     first = make_run(execute=False)
     for _ in range(25):
         make_run(execute=False)
     Run.objects.filter(pk=first.pk).update(started_at="2000-01-01T00:00:00Z")
 
     page_one = owner_client.get("/evals/runs/?suite=smoke").content.decode()
-    page_two = owner_client.get("/evals/runs/?suite=smoke&page=2").content.decode()
+    older = re.search(
+        r'href="\?(suite=smoke&amp;after=[^"]+)" rel="next">Older', page_one
+    )
+    assert older is not None
+    assert ">Newer<" not in page_one
+    page_two = owner_client.get(f"/evals/runs/?{unescape(older[1])}").content.decode()
+    newer = re.search(
+        r'href="\?(suite=smoke&amp;before=[^"]+)" rel="prev">Newer', page_two
+    )
+    assert newer is not None
+    back = owner_client.get(f"/evals/runs/?{unescape(newer[1])}").content.decode()
 
-    assert "Page 1 of 2 (26 runs)" in page_one
-    assert 'href="?suite=smoke&amp;page=2"' in page_one
-    assert f'href="/evals/runs/{first.run_id}/"' in page_two
-    assert f'href="/evals/runs/{first.run_id}/"' not in page_one
+    assert len(run_links(page_one)) == 25
+    assert run_links(page_two) == [first.run_id]
+    assert first.run_id not in run_links(page_one)
+    assert ">Older<" not in page_two
+    assert run_links(back) == run_links(page_one)
+
+
+def test_run_list_pages_do_not_shift_when_runs_start(owner_client: Any) -> None:
+    for _ in range(27):
+        make_run(execute=False)
+    page_one = owner_client.get("/evals/runs/").content.decode()
+    older = re.search(r'href="\?(after=[^"]+)" rel="next">Older', page_one)
+    assert older is not None
+    expected = run_links(
+        owner_client.get(f"/evals/runs/?{unescape(older[1])}").content.decode()
+    )
+
+    make_run(execute=False)
+    make_run(execute=False)
+    page_two = owner_client.get(f"/evals/runs/?{unescape(older[1])}").content.decode()
+
+    assert len(expected) == 2
+    assert run_links(page_two) == expected
+
+
+@pytest.mark.parametrize(
+    "query", ["after=nope", "before=%25%25", "after=" + "A" * 3000]
+)
+def test_run_list_with_a_broken_cursor_shows_the_newest_runs(
+    owner_client: Any, finished: Run, query: str
+) -> None:
+    response = owner_client.get(f"/evals/runs/?{query}")
+
+    assert response.status_code == 200
+    assert run_links(response.content.decode()) == [finished.run_id]
 
 
 def test_suite_page_shows_versions_runs_and_the_trend_chart(
