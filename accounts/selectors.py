@@ -20,7 +20,7 @@ from django.db.models import Model, Q
 from django.utils import timezone
 
 from accounts.holders import holder_relations
-from accounts.models import ApiKey
+from accounts.models import ApiKey, AuditEntry
 
 
 def key_by_prefix_orm(prefix: str) -> ApiKey | None:
@@ -175,3 +175,30 @@ def key_by_prefix(prefix: str) -> ApiKey | None:
                 field.set_cached_value(holder, target)
             holder = target
     return api_key
+
+
+def audit_entries(
+    *,
+    user: Any,
+    action: str = "",
+    actor: str = "",
+    target: str = "",
+    before: int | None = None,
+    limit: int = 50,
+) -> list[AuditEntry]:
+    """Audit entries ``user`` may read, newest first: staff read all, anyone
+    else the entries about what they own (their agents and keys). Filtered by
+    action (exact), actor and target (words in their labels; a target's id
+    matches too); keyset-paged: entries older than ``before`` (an entry id)."""
+    qs = AuditEntry.objects.select_related("actor_key")
+    if not getattr(user, "is_staff", False):
+        qs = qs.filter(target_owner=user)
+    if action:
+        qs = qs.filter(action=action)
+    if actor:
+        qs = qs.filter(actor_label__icontains=actor)
+    if target:
+        qs = qs.filter(Q(target_label__icontains=target) | Q(target_id=target))
+    if before is not None:
+        qs = qs.filter(pk__lt=before)
+    return list(qs.order_by("-pk")[:limit])

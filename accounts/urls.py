@@ -1,5 +1,11 @@
 """Pages of the accounts app, in the ``accounts`` namespace."""
 
+from django.urls import path
+
+from accounts import views
+
 app_name = "accounts"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("audit/", views.audit_log, name="audit-log"),
+]

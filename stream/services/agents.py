@@ -63,20 +63,16 @@ def _audit(
 ) -> None:
     if actor is None:
         return
-    target = (
-        ("api_key", api_key.pk, f"{agent.name} / {api_key.name}")
-        if api_key
-        else (
-            "agent",
-            agent.pk,
-            agent.name,
-        )
-    )
+    if api_key is None:
+        target_type, target_id, label = "agent", agent.pk, agent.name
+    else:
+        target_type, target_id = "key", api_key.pk
+        label = f"{agent.name} / {api_key.name}"
     audit_record(
         action=action,
-        target_type=target[0],
-        target_id=target[1],
-        target_label=target[2],
+        target_type=target_type,
+        target_id=target_id,
+        target_label=label,
         user=actor.user,
         actor=actor.label,
         target_owner=agent.owner,

@@ -6,13 +6,17 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
+from accounts.audit import COMMAND_LINE_ORIGIN, command_line_actor
 from core.scopes import DEFAULT_SCOPES, SCOPES, UnknownScope, parse_scopes
 from stream.models import Agent
-from stream.services.agents import agent_create
+from stream.services.agents import Actor, agent_create
 
 
 class Command(BaseCommand):
-    help = "Create an agent and print its API key once (only a hash is stored)."
+    help = (
+        "Create an agent and print its API key once (only a hash is stored); "
+        "the audit log records it as done from the command line."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="agent name (a slug: letters, digits, -, _)")
@@ -51,7 +55,12 @@ class Command(BaseCommand):
             scopes = parse_scopes(options["scope"] or DEFAULT_SCOPES)
         except UnknownScope as exc:
             raise CommandError(str(exc)) from None
-        created = agent_create(name=name, owner=owner, scopes=scopes)
+        created = agent_create(
+            name=name,
+            owner=owner,
+            scopes=scopes,
+            by=Actor(label=command_line_actor(), origin=COMMAND_LINE_ORIGIN),
+        )
         self.stdout.write(f"agent: {created.agent.name} (owner {owner.get_username()})")
         self.stdout.write(f"scopes: {' '.join(scopes)}")
         self.stdout.write(f"api key (shown once, store it now): {created.api_key}")
