@@ -256,6 +256,13 @@ class ShadowRecord(models.Model):
 
     class Meta:
         ordering = ["-recorded_at"]
+        indexes = [
+            # Keyset pages of the shadow list, of all records or of one day.
+            models.Index(fields=["-recorded_at", "-id"], name="shadow_newest_idx"),
+            models.Index(
+                fields=["day", "-recorded_at", "-id"], name="shadow_day_newest_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.trace_id

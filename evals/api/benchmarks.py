@@ -42,8 +42,10 @@ from evals.api.outputs import (
     seed_schema,
 )
 from evals.api.paging import (
+    AFTER,
     PAGING,
     TRUE_VALUES,
+    keyset_page_of,
     page_of,
     query_choice,
 )
@@ -67,7 +69,16 @@ from evalsite.parsers import (
 # --- packs --------------------------------------------------------------------
 
 PACK_PAGE = page_schema("BenchmarkPackPage", BenchmarkPackOutputSerializer)
-RUN_PAGE = page_schema("BenchmarkRunPage", BenchmarkRunOutputSerializer)
+RUN_PAGE = inline_serializer(
+    "BenchmarkRunPage",
+    {
+        "count": serializers.IntegerField(),
+        "next": serializers.CharField(
+            allow_null=True, help_text="the after of the next page; null on the last"
+        ),
+        "results": BenchmarkRunOutputSerializer(many=True),
+    },
+)
 MANIFEST_DOCUMENT = seed_schema(
     "manifest.v1.schema.json", "benchmark manifest", "benchmarkId"
 )
@@ -81,9 +92,14 @@ SHADOW_PAGE = {
     "type": "object",
     "properties": {
         "count": {"type": "integer"},
+        "next": {
+            "type": "string",
+            "nullable": True,
+            "description": "the after of the next page; null on the last",
+        },
         "results": {"type": "array", "items": SHADOW_DOCUMENT},
     },
-    "required": ["count", "results"],
+    "required": ["count", "next", "results"],
 }
 # One record, or a batch of them (all or nothing); nothing else beside records.
 SHADOW_CREATE = {
@@ -252,6 +268,7 @@ class BenchmarkRunListCreateView(APIView):
                 extensions=EMPTY_IS_ABSENT,
             ),
             *PAGING,
+            AFTER,
         ],
         responses=RUN_PAGE,
     )
@@ -262,10 +279,11 @@ class BenchmarkRunListCreateView(APIView):
             status=query_choice(request, "status", list(Run.Status.values)),
             source=query_choice(request, "source", list(Run.Source.values)),
         )
-        count, page = page_of(request, runs)
+        count, page, following = keyset_page_of(request, runs)
         return Response(
             {
                 "count": count,
+                "next": following,
                 "results": BenchmarkRunOutputSerializer(
                     page, many=True, context={"request": request}
                 ).data,
@@ -337,6 +355,7 @@ class ShadowRecordListCreateView(APIView):
             ),
             OpenApiParameter("sessionKey", str, extensions=EMPTY_IS_ABSENT),
             *PAGING,
+            AFTER,
         ],
         responses={200: SHADOW_PAGE},
     )
@@ -348,8 +367,16 @@ class ShadowRecordListCreateView(APIView):
         records = shadow_record_list(
             day=day, session_key=request.query_params.get("sessionKey") or None
         )
-        count, page = page_of(request, records)
-        return Response({"count": count, "results": [r.document for r in page]})
+        count, page, following = keyset_page_of(
+            request, records, time_field="recorded_at"
+        )
+        return Response(
+            {
+                "count": count,
+                "next": following,
+                "results": [r.document for r in page],
+            }
+        )
 
     @extend_schema(
         operation_id="benchmarks_shadow_create",

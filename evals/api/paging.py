@@ -1,6 +1,6 @@
 """What the benchmark API's modules share: paging of list endpoints
-(``limit``/``offset``, 400 with the field on a bad value), a query choice,
-and absolute URLs."""
+(``limit``/``offset``, and the keyset ``after`` of the long lists; 400 with
+the field on a bad value), a query choice, and absolute URLs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -87,3 +88,43 @@ def run_cursor(request: Request) -> tuple[datetime, int] | None:
             {"after": ["after is not the next of a page of this list."]}
         ) from error
     return when, pk
+
+
+def keyset_page_of(
+    request: Request, queryset: Any, *, time_field: str = "started_at"
+) -> tuple[int, list[Any], str | None]:
+    """The total, the requested page of ``queryset`` (newest first by
+    ``time_field``, then pk) and the ``after`` of the page below it (None on
+    the last). With ``after``, the page starts below that row and
+    ``offset`` counts from there. Every bad parameter is named at once."""
+    problems: dict[str, Any] = {}
+    limit, offset, after = DEFAULT_LIMIT, 0, None
+    try:
+        limit, offset = limit_offset(request)
+    except ValidationError as error:
+        problems.update(error.detail if isinstance(error.detail, dict) else {})
+    try:
+        after = run_cursor(request)
+    except ValidationError as error:
+        problems.update(error.detail if isinstance(error.detail, dict) else {})
+    if problems:
+        raise ValidationError(problems)
+    count = queryset.count()
+    rows = queryset.order_by(f"-{time_field}", "-pk")
+    if after is not None:
+        when, pk = after
+        # The bound on the time alone lets the walk start at the cursor.
+        rows = rows.filter(
+            Q(**{f"{time_field}__lt": when}) | Q(**{time_field: when, "pk__lt": pk}),
+            **{f"{time_field}__lte": when},
+        )
+    page = list(rows[offset : offset + limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    last = page[-1] if page else None
+    following = (
+        run_cursor_text(getattr(last, time_field), last.pk)
+        if more and last is not None
+        else None
+    )
+    return count, page, following

@@ -33,6 +33,7 @@ from evals.models import Benchmark, InvalidUpload, Run
 from evals.selectors.baselines import snapshot_get, snapshot_list
 from evals.selectors.benchmarks import benchmark_get, benchmark_tags
 from evals.selectors.benchmarks import benchmark_list as benchmarks_filtered
+from evals.selectors.keyset_pages import newest_first_page
 from evals.selectors.runs import run_list
 from evals.services.baselines import baseline_snapshot_bytes, baseline_snapshot_create
 from evals.services.benchmark_reports import baseline_delta_report
@@ -42,6 +43,7 @@ from evals.services.pack_files import pack_file_names
 from evals.services.pack_uploads import benchmark_pack_upload
 from evals.views.dashboard import metric_value_rows
 from evals.views.downloads import export_response
+from evals.views.paging import page_from, page_links
 
 PER_PAGE = 25
 CASES_SHOWN = 200
@@ -147,7 +149,12 @@ def benchmark_detail(request: HttpRequest, benchmark_id: str) -> HttpResponse:
     """Manifest, cases, runs with pass rate, the latest run, trends link."""
     benchmark = _benchmark_or_404(benchmark_id)
     runs = run_list(benchmark_id=benchmark_id)
-    page = Paginator(runs, PER_PAGE).get_page(request.GET.get("page"))
+    page = page_from(
+        request,
+        lambda **at: newest_first_page(
+            runs, time_field="started_at", size=PER_PAGE, **at
+        ),
+    )
     cases = benchmark.manifest.get("cases") if benchmark.manifest else None
     cases = cases if isinstance(cases, list) else []
     shown_cases = cases[:CASES_SHOWN]
@@ -160,14 +167,16 @@ def benchmark_detail(request: HttpRequest, benchmark_id: str) -> HttpResponse:
                 isinstance(case, dict) and case.get("expectedSignals")
                 for case in shown_cases
             ),
-            "show_git_ref": any(run.git_ref for run in page.object_list),
+            "show_git_ref": any(run.git_ref for run in page.rows),
             "benchmark": benchmark,
             "manifest": benchmark.manifest or None,
             "cases": shown_cases,
             "cases_hidden": max(0, len(cases) - CASES_SHOWN),
             "files": pack_file_names(benchmark=benchmark),
             "page": page,
-            "latest_run": runs.first(),
+            "links": page_links(page, [], anchor="runs"),
+            # The newest run is the first page's first row.
+            "latest_run": page.rows[0] if page.is_first and page.rows else runs.first(),
             "latest_completed": runs.filter(status=Run.Status.COMPLETED)
             .order_by("-completed_at", "-pk")
             .first(),

@@ -7,12 +7,13 @@ import json
 from datetime import date
 
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 
 from evals.selectors.baselines import shadow_record_list
+from evals.selectors.keyset_pages import newest_first_page
+from evals.views.paging import page_from, page_links
 
 PER_PAGE = 50
 
@@ -28,7 +29,8 @@ def _day(text: str) -> str | None:
 
 @login_required
 def shadow_list(request: HttpRequest) -> HttpResponse:
-    """Shadow records, newest first, 50 a page; ``?day=`` and ``?session=``."""
+    """Shadow records, newest first, in keyset pages of 50 (``after``,
+    ``before``); ``?day=`` and ``?session=``."""
     day_text = request.GET.get("day", "").strip()
     session = request.GET.get("session", "").strip()
     day = _day(day_text) if day_text else None
@@ -38,18 +40,23 @@ def shadow_list(request: HttpRequest) -> HttpResponse:
         else ""
     )
     records = shadow_record_list(day=day, session_key=session or None)
-    page = Paginator(records, PER_PAGE).get_page(request.GET.get("page"))
+    page = page_from(
+        request,
+        lambda **at: newest_first_page(
+            records, time_field="recorded_at", size=PER_PAGE, **at
+        ),
+    )
+    kept = [(k, v) for k, v in (("day", day or ""), ("session", session)) if v]
     return render(
         request,
         "evals/shadow_list.html",
         {
             "page": page,
+            "links": page_links(page, kept),
             "day": day_text,
             "session": session,
             "error": error,
-            "query": urlencode(
-                [(k, v) for k, v in (("day", day or ""), ("session", session)) if v]
-            ),
+            "query": urlencode(kept),
         },
         status=400 if error else 200,
     )

@@ -141,7 +141,7 @@ def test_benchmark_detail_shows_cases_runs_and_links(
     assert 'href="/evals/runs/run-1/"' in html
     assert "/evals/trends?benchmark=ama-memory" in html
     assert response.context["latest_completed"].run_id == "run-2"
-    assert [run.run_id for run in response.context["page"].object_list] == [
+    assert [run.run_id for run in response.context["page"].rows] == [
         "run-2",
         "run-1",
     ]

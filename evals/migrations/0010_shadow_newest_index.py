@@ -1,0 +1,39 @@
+"""Shadow records get indexes of (recorded at, pk) and (day, recorded at,
+pk), both newest first.
+
+Why: the shadow list (its page and ``GET /api/benchmarks/shadow``) reads
+keyset pages newest first, for every record or one day's; with these
+indexes a page walks the records from its cursor on instead of sorting the
+whole table (or the whole day) for each page.
+
+Safe on a big table: built ``CONCURRENTLY`` on PostgreSQL (writes go on;
+the migration is not atomic; an invalid index an interrupted build left is
+dropped and built again on the rerun), the operations of migration 0008.
+"""
+
+from importlib import import_module
+
+from django.db import migrations, models
+
+online = import_module("evals.migrations.0008_run_lists_walk_their_index")
+
+
+class Migration(migrations.Migration):
+    atomic = False
+
+    dependencies = [("evals", "0009_case_outcome_index")]
+
+    operations = [
+        online.AddIndexOnline(
+            model_name="shadowrecord",
+            index=models.Index(
+                fields=["-recorded_at", "-id"], name="shadow_newest_idx"
+            ),
+        ),
+        online.AddIndexOnline(
+            model_name="shadowrecord",
+            index=models.Index(
+                fields=["day", "-recorded_at", "-id"], name="shadow_day_newest_idx"
+            ),
+        ),
+    ]
