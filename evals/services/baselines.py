@@ -21,6 +21,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.audit import Action, audit_record
 from core.errors import Conflict
 from core.scopes import BASELINES_WRITE
 from evals.core.baselines import snapshot_from_runs, validate_baseline_snapshot
@@ -120,7 +121,8 @@ def baseline_snapshot_create(
     baseline snapshots are disabled"). An unsafe id raises ``SchemaInvalid``
     (``$.snapshotId``). Logs ``[Eval] baseline_snapshot_saved ...``. Needs
     staff or a key with ``baselines:write`` (``Forbidden``); the user and the
-    key are recorded.
+    key are recorded, and a replacement is written to the audit log
+    (``accounts.audit``).
     """
     require_baseline_snapshots()
     require_gate_privilege(
@@ -146,6 +148,16 @@ def baseline_snapshot_create(
                 "created_by_key": key_name(key),
             },
         )
+        if not created:
+            audit_record(
+                action=Action.BASELINE_REPLACE,
+                target_type="baseline",
+                target_id=row.snapshot_id,
+                target_label=row.snapshot_id,
+                user=user,
+                key=key,
+                details={"benchmarks": snapshot.benchmark_count, "notes": notes or ""},
+            )
     return _baseline_logged(row, snapshot, "created" if created else "replaced")
 
 

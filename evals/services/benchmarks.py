@@ -38,6 +38,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.audit import Action, audit_record
 from core.canonical import digest
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
 from core.scopes import BENCHMARKS_REPLACE
@@ -237,8 +238,8 @@ def benchmark_pack_create(
     ``[Eval] benchmark_pack_saved benchmark_id=<id> cases=<n> outcome=<o>``.
     Replacing a different pack (``force``) needs staff or a key with
     ``benchmarks:replace`` (``Forbidden``, nothing written); who did it is
-    recorded on the benchmark and logged
-    (``[Eval] benchmark_pack_replaced benchmark_id=<id> by=<actor>``).
+    recorded on the benchmark, in the audit log (``accounts.audit``) and
+    logged (``[Eval] benchmark_pack_replaced benchmark_id=<id> by=<actor>``).
     """
     with PackFileWrites() as writes:
         refs = dict(stored_files or {})
@@ -357,6 +358,15 @@ def _pack_save(
                 user if getattr(user, "is_authenticated", False) else None
             )
             existing.replaced_by_key = key_name(key)
+            audit_record(
+                action=Action.PACK_REPLACE,
+                target_type="pack",
+                target_id=benchmark_id,
+                target_label=benchmark_id,
+                user=user,
+                key=key,
+                details={"why": reason},
+            )
             logger.warning(
                 "[Eval] benchmark_pack_replaced benchmark_id=%s by=%s",
                 benchmark_id,

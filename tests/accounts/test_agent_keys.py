@@ -126,9 +126,7 @@ def test_a_key_cannot_be_made_already_expired_or_with_an_unknown_scope(
     created = agent_create(name="scout", owner=owner)
     before = ApiKey.objects.count()
     with pytest.raises(KeyExpiryPast):
-        agent_key_create(
-            agent=created.agent, name="late", expires_at=timezone.now()
-        )
+        agent_key_create(agent=created.agent, name="late", expires_at=timezone.now())
     with pytest.raises(UnknownScope):
         agent_key_create(agent=created.agent, name="odd", scopes=["root"])
     with pytest.raises(KeyExpiryPast):
