@@ -19,6 +19,9 @@ this module: frozen dataclasses in, frozen dataclasses out, no ``Run`` or
   harness case was shown and what it answered, from its scenario artifact
   (the traces app shows them beside the case's span; they are not stored
   twice).
+- ``case_checks(refs) -> {(run_id, case_id): CaseCheck}``: the automatic
+  verdicts of cases (passed, goal grounded, hallucination category, a
+  model judge's label) that the reviews app sets beside people's scores.
 - ``run_human_metrics_set(run_id, values)``: people's scores of a run's
   cases (metric ``human.<name>`` -> case id -> value) stored as the run's
   ``human.`` metrics with their intervals, replacing the old ones
@@ -35,7 +38,7 @@ What the lifecycle guarantees an executor is in ``evals.services.runs``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -61,6 +64,7 @@ __all__ = [
     "IDEMPOTENCY_HEADER",
     "MAX_REPEATS",
     "CaseRecord",
+    "CaseCheck",
     "CaseSink",
     "CaseTexts",
     "CaseVerdict",
@@ -74,6 +78,7 @@ __all__ = [
     "RunKindExecutor",
     "RunScores",
     "StoredCase",
+    "case_checks",
     "case_texts",
     "holder_of",
     "idempotency_of",
@@ -377,3 +382,56 @@ def case_texts(run_id: str, case_id: str) -> CaseTexts | None:
         prompt=artifact.frame.text if artifact.frame is not None else "",
         output=artifact.raw_output or "",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CaseCheck:
+    """The automatic verdicts of one case: passed or not; for a scenario
+    result, whether its goal was grounded (None: no goal) and the
+    hallucination category found (None: none); a model judge's label and
+    whether it passed, where the case's details carry one under
+    ``judge`` (``{"label": ..., "passed": ...}``)."""
+
+    passed: bool
+    grounded: bool | None = None
+    hallucination: str | None = None
+    judge_label: str | None = None
+    judge_passed: bool | None = None
+
+
+def _case_check(passed: bool, details: Any) -> CaseCheck:
+    doc = details if isinstance(details, Mapping) else {}
+    judge = doc.get("judge")
+    judge = judge if isinstance(judge, Mapping) else {}
+    label, judge_passed = judge.get("label"), judge.get("passed")
+    if not is_scenario_artifact(doc):
+        return CaseCheck(
+            passed=passed,
+            judge_label=str(label) if label else None,
+            judge_passed=judge_passed if isinstance(judge_passed, bool) else None,
+        )
+    artifact = ScenarioArtifact.from_wire(doc)
+    return CaseCheck(
+        passed=passed,
+        grounded=artifact.grounding.passed,
+        hallucination=artifact.hallucination or None,
+        judge_label=str(label) if label else None,
+        judge_passed=judge_passed if isinstance(judge_passed, bool) else None,
+    )
+
+
+def case_checks(refs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], CaseCheck]:
+    """The automatic verdicts of the cases ``(run_id, case_id)`` that exist
+    (one query per 500 asked)."""
+    wanted = sorted(set(refs))
+    found: dict[tuple[str, str], CaseCheck] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = set(wanted[start : start + 500])
+        rows = CaseResult.objects.filter(
+            run__run_id__in={run_id for run_id, _ in chunk},
+            case_id__in={case_id for _, case_id in chunk},
+        ).values_list("run__run_id", "case_id", "passed", "details")
+        for run_id, case_id, passed, details in rows:
+            if (run_id, case_id) in chunk:
+                found[(run_id, case_id)] = _case_check(passed, details)
+    return found
