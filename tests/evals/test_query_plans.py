@@ -16,7 +16,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from evals.models import Benchmark, Run
+from evals.models import Benchmark, Run, ShadowRecord
+from evals.selectors.baselines import shadow_record_list
+from evals.selectors.keyset_pages import case_counts, case_page, newest_first_page
 from evals.selectors.runs import case_rows, latest_completed_runs, run_cases, run_list
 from evals.selectors.trends import benchmark_trend
 from evals.services.benchmark_records import latest_completed_run_items
@@ -227,3 +229,115 @@ def test_the_migration_builds_outside_a_transaction_and_drops_the_old_indexes() 
         "evals_run_benchmark_id_a280b8a0",
         "evals_caseresult_run_id_7953a091",
     }
+
+
+# --- keyset pages ------------------------------------------------------------------
+
+
+def case_statements(run) -> list[str]:
+    """Each statement of a first page, the page after it and one before."""
+    first = case_page(run, size=50)
+    statements = []
+    for read in (
+        lambda: case_page(run, size=50),
+        lambda: case_page(run, size=50, after=first.next_after),
+        lambda: case_page(run, size=50, before=first.next_after),
+    ):
+        with CaptureQueriesContext(connection) as queries:
+            read()
+        statements.extend(q["sql"] for q in queries if "evals_caseresult" in q["sql"])
+    return statements
+
+
+def test_a_page_of_a_runs_cases_walks_its_outcome_index(skewed) -> None:
+    # The seeded run has 2,000 cases, a quarter failed: a page deep in the
+    # failed ones and one across to the passed ones.
+    big_run = Run.objects.get(run_id="run-1")
+    statements = case_statements(big_run)
+    assert len(statements) >= 3
+    for sql in statements:
+        assert_plan(
+            plan_of(sql),
+            read="a page of a run's cases",
+            table="evals_caseresult",
+            index=CASE_INDEXES,
+            no_sort=True,
+        )
+    with CaptureQueriesContext(connection) as queries:
+        case_counts(big_run)
+    assert_plan(
+        plan_of(queries[0]["sql"]),
+        read="a run's case counts",
+        table="evals_caseresult",
+        index=CASE_INDEXES,
+    )
+
+
+def pages_of(runs, time_field="started_at") -> list[str]:
+    """The statements of a run list's first page, the next and one back."""
+    first = newest_first_page(runs, time_field=time_field, size=50)
+    statements = []
+    for read in (
+        lambda: newest_first_page(runs, time_field=time_field, size=50),
+        lambda: newest_first_page(
+            runs, time_field=time_field, size=50, after=first.next_after
+        ),
+        lambda: newest_first_page(
+            runs, time_field=time_field, size=50, before=first.next_after
+        ),
+    ):
+        with CaptureQueriesContext(connection) as queries:
+            read()
+        statements.extend(q["sql"] for q in queries)
+    return statements
+
+
+def test_run_list_pages_walk_their_index_from_the_cursor(skewed) -> None:
+    _, small = skewed
+    for read, runs, index in (
+        ("run list page", run_list(), "run_newest_idx"),
+        (
+            "a small benchmark's run list page",
+            run_list(benchmark_id=small.benchmark_id),
+            "run_benchmark_newest_idx",
+        ),
+    ):
+        for sql in pages_of(runs):
+            if "evals_run" not in sql or "evals_benchmark" in sql.split("FROM")[1]:
+                continue
+            assert_plan(
+                plan_of(sql), read=read, table="evals_run", index=index, no_sort=True
+            )
+
+
+SEED_SHADOW = """
+INSERT INTO evals_shadowrecord (trace_id, recorded_at, day, document, created_at)
+SELECT 'trace-' || g, %(t0)s + g * interval '1 minute',
+  (%(t0)s + g * interval '1 minute')::date, '{}', %(t0)s
+FROM generate_series(1, %(rows)s) AS g
+"""
+
+
+def test_shadow_list_pages_walk_the_newest_index(db) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(SEED_SHADOW, {"t0": T0, "rows": 20_000})
+        cursor.execute("ANALYZE evals_shadowrecord")
+    day = ShadowRecord.objects.order_by("recorded_at").values_list("day", flat=True)[
+        5_000
+    ]
+    for read, records, index in (
+        ("shadow list page", shadow_record_list(), "shadow_newest_idx"),
+        (
+            "one day's shadow list page",
+            shadow_record_list(day=day.isoformat()),
+            "shadow_day_newest_idx",
+        ),
+    ):
+        for sql in pages_of(records, time_field="recorded_at"):
+            assert_plan(
+                plan_of(sql),
+                read=read,
+                table="evals_shadowrecord",
+                index=index,
+                no_sort=True,
+            )
