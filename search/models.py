@@ -31,6 +31,9 @@ class SearchDocument(models.Model):
     ref = models.CharField(max_length=420)
     # The review subject kind this document is about ('' for none): the
     # score filter and review queues match (subject, ref).
+    # The source row's numeric id where it has one (retention's deletes are
+    # followed by it).
+    source_id = models.BigIntegerField(null=True, blank=True)
     subject = models.CharField(max_length=32, blank=True)
     subject_ref = models.CharField(max_length=420, blank=True)
     agent_id = models.BigIntegerField(null=True, blank=True)
@@ -42,6 +45,9 @@ class SearchDocument(models.Model):
     # Space-separated words with a space at each end: " ungrounded failed ".
     flags = models.CharField(max_length=200, blank=True, default="")
     title = models.CharField(max_length=300, blank=True)
+    # The page it links to, where the link does not follow from kind and ref
+    # (a thought's page is named by its agent's current name, found on read).
+    link = models.CharField(max_length=500, blank=True)
     text = models.TextField()
     terms = models.TextField()
     created_at = models.DateTimeField()
@@ -57,6 +63,7 @@ class SearchDocument(models.Model):
                 name="search_doc_agent_idx",
             ),
             models.Index(fields=["run_id"], name="search_doc_run_idx"),
+            models.Index(fields=["kind", "source_id"], name="search_doc_source_idx"),
         ]
 
     def __str__(self) -> str:

@@ -1,0 +1,164 @@
+"""The filters of a search request and its paging cursor, read from plain
+strings (query parameters or a saved search) with a reason for each bad one."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+KINDS = (
+    "thought",
+    "scenario_output",
+    "completion",
+    "review_comment",
+    "keepalive_line",
+)
+MAX_TEXT = 200
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 20
+MAX_ID = 2**63 - 1
+_FLAG = re.compile(r"^[a-z0-9:_-]{1,60}$")
+_CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,120}$")
+# The parameters a saved search keeps (not q, cursor or limit).
+FILTER_NAMES = (
+    "agent",
+    "run",
+    "suite",
+    "kind",
+    "since",
+    "until",
+    "eligible",
+    "flag",
+    "score",
+    "score_min",
+    "score_max",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    agent: str | None = None
+    run: str | None = None
+    suite: str | None = None
+    kind: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    eligible: bool | None = None
+    flag: str | None = None
+    score: str | None = None
+    score_min: float | None = None
+    score_max: float | None = None
+    limit: int = DEFAULT_LIMIT
+    after: tuple[datetime, int] | None = None
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 time (a date alone is its midnight), UTC when it names no
+    zone; ``ValueError`` otherwise."""
+    value = datetime.fromisoformat(text.strip().upper().replace("Z", "+00:00"))
+    value = value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(text) from None
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(text)
+    return value
+
+
+def parse_filters(params: Mapping[str, str]) -> Filters:
+    """The ``Filters`` of ``params``; each bad parameter is in ``problems``
+    with its reason (an empty value is absent)."""
+    found: dict[str, object] = {}
+    problems: dict[str, str] = {}
+    for name in ("agent", "run", "suite", "score"):
+        value = (params.get(name) or "").strip()
+        if len(value) > MAX_TEXT or "\x00" in value:
+            problems[name] = f"{name} must be at most {MAX_TEXT} characters."
+        elif value:
+            found[name] = value
+    kind = params.get("kind") or ""
+    if kind:
+        if kind in KINDS:
+            found["kind"] = kind
+        else:
+            problems["kind"] = f"kind must be one of {', '.join(KINDS)}."
+    for name in ("since", "until"):
+        value = params.get(name) or ""
+        if not value:
+            continue
+        try:
+            found[name] = parse_time(value)
+        except ValueError:
+            problems[name] = f"{name} must be a date or time (2026-03-06T12:00:00Z)."
+    eligible = (params.get("eligible") or "").lower()
+    if eligible:
+        if eligible in ("true", "yes", "1"):
+            found["eligible"] = True
+        elif eligible in ("false", "no", "0"):
+            found["eligible"] = False
+        else:
+            problems["eligible"] = "eligible must be true or false."
+    flag = (params.get("flag") or "").lower()
+    if flag:
+        if _FLAG.match(flag):
+            found["flag"] = flag
+        else:
+            problems["flag"] = "flag must be one word (letters, digits, - : _)."
+    for name in ("score_min", "score_max"):
+        value = params.get(name) or ""
+        if not value:
+            continue
+        try:
+            found[name] = _number(value)
+        except ValueError:
+            problems[name] = f"{name} must be a number."
+    if ("score_min" in found or "score_max" in found) and "score" not in found:
+        problems.setdefault("score", "score (a score's name) goes with score_min/max.")
+    limit = params.get("limit") or ""
+    if limit:
+        if not re.fullmatch(r"[0-9]{1,4}", limit) or not 1 <= int(limit) <= MAX_LIMIT:
+            problems["limit"] = f"limit must be an integer from 1 to {MAX_LIMIT}."
+        else:
+            found["limit"] = int(limit)
+    cursor = params.get("cursor") or ""
+    if cursor:
+        try:
+            found["after"] = cursor_decode(cursor)
+        except ValueError:
+            problems["cursor"] = "cursor must be a nextCursor this API gave out."
+    return Filters(**found, problems=problems)  # type: ignore[arg-type]
+
+
+def saved_filters(params: Mapping[str, str]) -> dict[str, str]:
+    """The filter parameters a saved search keeps (non-empty ones)."""
+    return {n: str(params[n]) for n in FILTER_NAMES if params.get(n)}
+
+
+def cursor_encode(created_at: datetime, pk: int) -> str:
+    """The opaque cursor that continues after (``created_at``, ``pk``)."""
+    raw = f"{created_at.astimezone(UTC).isoformat()}|{pk}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def cursor_decode(text: str) -> tuple[datetime, int]:
+    """The (time, id) a cursor holds; ``ValueError`` if it is not a cursor."""
+    if not _CURSOR.match(text):
+        raise ValueError(text)
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        raise ValueError(text) from None
+    when, _, pk = raw.partition("|")
+    if not pk.isdigit() or not 0 < int(pk) <= MAX_ID:
+        raise ValueError(text)
+    return parse_time(when), int(pk)
