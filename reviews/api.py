@@ -55,6 +55,7 @@ MAX_LIMIT = 500
 MAX_ID = 2**63 - 1
 MAX_CURSOR_CHARS = 40
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]+$"
+NOT_A_CURSOR = "not a cursor this API gave out"
 TEXT_FILTERS = {"ref": MAX_REF_CHARS, "run_id": 200, "config": 64}
 VALUE_SCHEMA = {"oneOf": [{"type": "number"}, {"type": "string"}, {"type": "boolean"}]}
 
@@ -212,16 +213,16 @@ def cursor_encode(pk: int) -> str:
 def cursor_decode(text: str) -> int:
     """The score id a cursor continues after; ``ValueError`` otherwise."""
     if len(text) > MAX_CURSOR_CHARS or not re.match(CURSOR_PATTERN, text):
-        raise ValueError(text)
+        raise ValueError(NOT_A_CURSOR)
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError):
-        raise ValueError(text) from None
+        raise ValueError(NOT_A_CURSOR) from None
     if not raw.startswith("s") or not raw[1:].isdigit():
-        raise ValueError(text)
+        raise ValueError(NOT_A_CURSOR)
     pk = int(raw[1:])
     if not 0 < pk <= MAX_ID:
-        raise ValueError(text)
+        raise ValueError(NOT_A_CURSOR)
     return pk
 
 
@@ -237,7 +238,7 @@ def _list_filters(request: Request) -> tuple[dict[str, Any], int, int | None]:
     kind = params.get("kind") or None
     if kind is not None:
         if kind not in Subject.values:
-            problems["?kind"] = [f"kind must be one of {', '.join(Subject.values)}."]
+            problems["kind"] = [f"kind must be one of {', '.join(Subject.values)}."]
         else:
             found["kind"] = kind
     for name, maximum in TEXT_FILTERS.items():
@@ -245,16 +246,16 @@ def _list_filters(request: Request) -> tuple[dict[str, Any], int, int | None]:
         if value is None:
             continue
         if len(value) > maximum:
-            problems[f"?{name}"] = [f"{name} must be at most {maximum} characters."]
+            problems[name] = [f"{name} must be at most {maximum} characters."]
         else:
             found["config__name" if name == "config" else name] = value
     limit = DEFAULT_LIMIT
     raw_limit = params.get("limit") or None
     if raw_limit is not None:
         if not re.fullmatch(r"-?[0-9]+", raw_limit):
-            problems["?limit"] = ["limit must be an integer."]
+            problems["limit"] = ["limit must be an integer."]
         elif not 1 <= int(raw_limit) <= MAX_LIMIT:
-            problems["?limit"] = [f"limit must be between 1 and {MAX_LIMIT}."]
+            problems["limit"] = [f"limit must be between 1 and {MAX_LIMIT}."]
         else:
             limit = int(raw_limit)
     after = None
@@ -263,7 +264,7 @@ def _list_filters(request: Request) -> tuple[dict[str, Any], int, int | None]:
         try:
             after = cursor_decode(cursor)
         except ValueError:
-            problems["?cursor"] = ["cursor must be a nextCursor this API gave out."]
+            problems["cursor"] = ["cursor must be a nextCursor this API gave out."]
     if problems:
         raise ValidationError(problems)
     return found, limit, after
