@@ -196,3 +196,36 @@ def kappa_of_matrix(
     if len(active) != 2:
         return Agreement(None, 0, len(active), 0, NOT_TWO)
     return cohen_kappa(list(active[0]), list(active[1]), weights=weights)
+
+
+# Landis and Koch's words for kappa (1977), Krippendorff's for alpha (2004):
+# below 0.667 no conclusion should rest on the data, 0.8 and above is reliable.
+_KAPPA_WORDS = (
+    (0.81, "almost perfect"),
+    (0.61, "substantial"),
+    (0.41, "moderate"),
+    (0.21, "fair"),
+    (0.0, "slight"),
+)
+_ALPHA_WORDS = (
+    (0.8, "reliable"),
+    (0.667, "tentative"),
+)
+
+
+def kappa_words(value: float) -> str:
+    """Landis and Koch's word for a kappa: ``poor`` below 0 up to
+    ``almost perfect`` from 0.81."""
+    for floor, word in _KAPPA_WORDS:
+        if value >= floor:
+            return word
+    return "poor"
+
+
+def alpha_words(value: float) -> str:
+    """Krippendorff's reading of an alpha: ``reliable`` from 0.8,
+    ``tentative`` from 0.667, ``unreliable`` below."""
+    for floor, word in _ALPHA_WORDS:
+        if value >= floor:
+            return word
+    return "unreliable"

@@ -116,11 +116,8 @@ def agreement_scores(*, user: Any, queue: ReviewQueue | None = None) -> QuerySet
     return scores if queue is None else scores.filter(item__queue=queue)
 
 
-def config_agreements(scores: QuerySet[Score]) -> list[ConfigAgreement]:
-    """The figures of every config version among ``scores``, by config name
-    then newest version first."""
-    rows_by_config: dict[int, list[Row]] = defaultdict(list)
-    listed = scores.order_by().values_list(
+def _rows(scores: QuerySet[Score]) -> Any:
+    return scores.order_by().values_list(
         "config_id",
         "kind",
         "ref",
@@ -129,9 +126,22 @@ def config_agreements(scores: QuerySet[Score]) -> list[ConfigAgreement]:
         "value_number",
         "value_label",
     )
-    for config_id, kind, ref, author_id, key_id, number, label in listed.iterator(
-        chunk_size=2000
-    ):
+
+
+def config_agreement_of(
+    config: ScoreConfig, scores: QuerySet[Score]
+) -> ConfigAgreement:
+    """The figures of ``config`` over its scores among ``scores``."""
+    rows = _rows(scores.filter(config=config)).iterator(chunk_size=2000)
+    return config_agreement(config, (tuple(row[1:]) for row in rows))
+
+
+def config_agreements(scores: QuerySet[Score]) -> list[ConfigAgreement]:
+    """The figures of every config version among ``scores``, by config name
+    then newest version first."""
+    rows_by_config: dict[int, list[Row]] = defaultdict(list)
+    listed = _rows(scores).iterator(chunk_size=2000)
+    for config_id, kind, ref, author_id, key_id, number, label in listed:
         rows_by_config[config_id].append((kind, ref, author_id, key_id, number, label))
     configs = ScoreConfig.objects.filter(pk__in=list(rows_by_config)).order_by(
         "name", "-version"

@@ -20,8 +20,10 @@ from reviews.core.agreement import (
     UNDEFINED_ONE_VALUE,
     Level,
     Weights,
+    alpha_words,
     cohen_kappa,
     kappa_of_matrix,
+    kappa_words,
     krippendorff_alpha,
     reliability_matrix,
 )
@@ -211,3 +213,27 @@ def test_bad_matrices_are_refused() -> None:
         reliability_matrix([[0, math.inf]])
     with pytest.raises(ValueError, match="not a category"):
         cohen_kappa([0, 5], [0, 1], categories=[0, 1])
+
+
+@pytest.mark.parametrize(
+    ("value", "word"),
+    [
+        (-0.2, "poor"),
+        (0.0, "slight"),
+        (0.3, "fair"),
+        (0.5, "moderate"),
+        (0.7, "substantial"),
+        (0.81, "almost perfect"),
+        (1.0, "almost perfect"),
+    ],
+)
+def test_kappa_words(value: float, word: str) -> None:
+    assert kappa_words(value) == word
+
+
+@pytest.mark.parametrize(
+    ("value", "word"),
+    [(0.5, "unreliable"), (0.667, "tentative"), (0.79, "tentative"), (0.8, "reliable")],
+)
+def test_alpha_words(value: float, word: str) -> None:
+    assert alpha_words(value) == word
