@@ -24,7 +24,12 @@ import binascii
 import re
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -119,54 +124,61 @@ def score_output(score: Score, *, history: bool = False) -> dict[str, Any]:
     return body
 
 
-GIVER = {
-    "type": "object",
-    "properties": {
-        "user": {"type": ["string", "null"]},
-        "key": {"type": ["string", "null"]},
+@extend_schema_field(VALUE_SCHEMA)
+class ValueField(serializers.JSONField):
+    """A score's value: a number, a label or a boolean, by the config."""
+
+
+class GiverSerializer(serializers.Serializer):
+    user = serializers.CharField(allow_null=True, help_text="the person's name")
+    key = serializers.CharField(allow_null=True, help_text="the API key's name")
+
+
+class ScoreOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    config = serializers.CharField()
+    configVersion = serializers.IntegerField()  # noqa: N815 (wire name)
+    kind = serializers.CharField(help_text="one of " + ", ".join(Subject.values))
+    ref = serializers.CharField()
+    runId = serializers.CharField(allow_null=True)  # noqa: N815
+    caseId = serializers.CharField(allow_null=True)  # noqa: N815
+    value = ValueField()
+    comment = serializers.CharField(allow_blank=True)
+    source = serializers.CharField(
+        help_text="review (given in a queue) or api (posted over REST)"
+    )
+    givenBy = GiverSerializer()  # noqa: N815
+    createdAt = serializers.DateTimeField()  # noqa: N815
+    updatedAt = serializers.DateTimeField()  # noqa: N815
+
+
+class RevisionOutputSerializer(serializers.Serializer):
+    value = ValueField()
+    comment = serializers.CharField(allow_blank=True)
+    changedBy = GiverSerializer()  # noqa: N815
+    changedAt = serializers.DateTimeField()  # noqa: N815
+
+
+SCORE = ScoreOutputSerializer
+SCORE_DETAIL = inline_serializer(
+    "ScoreDetail",
+    {
+        **{name: field for name, field in ScoreOutputSerializer().fields.items()},
+        "history": RevisionOutputSerializer(
+            many=True, help_text="the values before each edit, newest first"
+        ),
     },
-}
-SCORE_PROPERTIES: dict[str, Any] = {
-    "id": {"type": "integer"},
-    "config": {"type": "string"},
-    "configVersion": {"type": "integer"},
-    "kind": {"type": "string", "enum": list(Subject.values)},
-    "ref": {"type": "string"},
-    "runId": {"type": ["string", "null"]},
-    "caseId": {"type": ["string", "null"]},
-    "value": VALUE_SCHEMA,
-    "comment": {"type": "string"},
-    "source": {"type": "string", "enum": list(Score.Source.values)},
-    "givenBy": GIVER,
-    "createdAt": {"type": "string", "format": "date-time"},
-    "updatedAt": {"type": "string", "format": "date-time"},
-}
-SCORE = {"type": "object", "properties": SCORE_PROPERTIES}
-SCORE_DETAIL = {
-    "type": "object",
-    "properties": {
-        **SCORE_PROPERTIES,
-        "history": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "value": VALUE_SCHEMA,
-                    "comment": {"type": "string"},
-                    "changedBy": GIVER,
-                    "changedAt": {"type": "string", "format": "date-time"},
-                },
-            },
-        },
+)
+SCORE_PAGE = inline_serializer(
+    "ScorePage",
+    {
+        "results": ScoreOutputSerializer(many=True),
+        "nextCursor": serializers.CharField(
+            allow_null=True,
+            help_text="pass as cursor for the next page; null on the last one",
+        ),
     },
-}
-SCORE_PAGE = {
-    "type": "object",
-    "properties": {
-        "results": {"type": "array", "items": SCORE},
-        "nextCursor": {"type": ["string", "null"]},
-    },
-}
+)
 SCORE_INPUT = {
     "type": "object",
     "required": ["config", "kind", "ref", "value"],
@@ -328,7 +340,7 @@ class ScoreListView(APIView):
 
     @extend_schema(
         operation_id="reviews_scores_create",
-        request=SCORE_INPUT,
+        request={"application/json": SCORE_INPUT},
         responses={201: SCORE, 200: SCORE},
         description=(
             "Give a score (201); the same giver posting again for the same "
