@@ -13,6 +13,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -84,13 +85,19 @@ def agents_manage(request: HttpRequest) -> HttpResponse:
     """The agents the user manages, and a form to make one (its first key is
     shown once on the agent's page the form answers with)."""
     form = AgentCreateForm(request.POST or None, user=request.user)
+    created = None
     if request.method == "POST" and form.is_valid():
-        created = agent_create(
-            name=form.cleaned_data["name"],
-            owner=form.owner_user(),
-            scopes=form.cleaned_data["scopes"],
-            by=_actor(request),
-        )
+        try:
+            created = agent_create(
+                name=form.cleaned_data["name"],
+                owner=form.owner_user(),
+                scopes=form.cleaned_data["scopes"],
+                by=_actor(request),
+            )
+        except IntegrityError:
+            # Made by someone else between the form's check and now.
+            form.add_error("name", "An agent with this name already exists.")
+    if created is not None:
         return _agent_page(
             request,
             created.agent,

@@ -241,3 +241,16 @@ def test_an_api_key_request_reads_no_audit_page(log: Any) -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     assert client.get("/audit/").status_code == 302
+
+
+def test_staff_read_the_log_in_the_admin_but_nobody_edits_it(
+    log: Any, staff_client: Client
+) -> None:
+    entry = AuditEntry.objects.first()
+    assert staff_client.get("/admin/accounts/auditentry/").status_code == 200
+    assert staff_client.get("/admin/accounts/auditentry/add/").status_code == 403
+    delete = staff_client.post(
+        f"/admin/accounts/auditentry/{entry.pk}/delete/", {"post": "yes"}
+    )
+    assert delete.status_code == 403
+    assert AuditEntry.objects.filter(pk=entry.pk).exists()

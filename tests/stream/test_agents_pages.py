@@ -250,3 +250,21 @@ def test_the_pages_need_a_login_and_a_csrf_token(owner: Any) -> None:
     refused = strict.post("/agents/scout/", {"name": "ci", "scopes": [STREAM]})
     assert refused.status_code == 403
     assert ApiKey.objects.filter(name="ci").count() == 0
+
+
+def test_a_name_taken_between_the_check_and_the_write_is_a_400_on_the_name(
+    staff_client: Client, owner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stream.views import agents_admin
+
+    def taken_meanwhile(**kwargs: Any) -> Any:
+        agent_create(name=kwargs["name"], owner=owner)
+        return agent_create(**kwargs)
+
+    monkeypatch.setattr(agents_admin, "agent_create", taken_meanwhile)
+    answer = staff_client.post("/agents/", {"name": "scout", "scopes": [STREAM]})
+    assert answer.status_code == 400
+    page = answer.content.decode()
+    section = page.split('id="field-name"', 1)[1].split('class="field"', 1)[0]
+    assert "already exists" in section
+    assert Agent.objects.filter(name="scout").count() == 1
