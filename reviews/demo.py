@@ -1,0 +1,85 @@
+"""Demo data of the reviews: two score configs and a review queue over the
+demo's balanced smoke run, with a few items already scored.
+
+Registered in ``DEMO_DATA_LOADERS`` after the eval runs' loader (it reviews
+their scenarios); loading twice adds nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from evals.selectors.runs import harness_run_list
+from reviews.models import ReviewQueue, ScoreConfig
+from reviews.services.assignments import assignment_score, next_assignment
+from reviews.services.configs import config_attach, config_create
+from reviews.services.queues import queue_create, queue_fill_rule
+
+QUEUE_NAME = "Demo: smoke scenarios"
+DEMO_RUN_KEY = "smoke-balanced"
+# The first items of the queue, scored by the demo user: (quality, verdict).
+DEMO_SCORES = ((4, "good"), (2, "bad"), (5, "good"))
+
+
+def _configs(owner: Any) -> list[ScoreConfig]:
+    made = []
+    for name, fields in (
+        (
+            "quality",
+            {
+                "kind": "numeric",
+                "min_value": 1,
+                "max_value": 5,
+                "description": "How good the agent's reply is, 1 (useless) to 5.",
+                "rubric": "5: right goal, grounded, nothing extra. "
+                "3: usable with a fix. 1: wrong or unsafe.",
+            },
+        ),
+        (
+            "verdict",
+            {
+                "kind": "categorical",
+                "labels": ["good", "bad", "unclear"],
+                "description": "Would you let the agent act on this?",
+            },
+        ),
+    ):
+        current = ScoreConfig.objects.filter(name=name, is_current=True).first()
+        made.append(current or config_create(name=name, user=owner, **fields))
+    return made
+
+
+def load_demo(*, owner: Any) -> str:
+    """Load the demo configs and queue once; returns a one-line summary."""
+    if ReviewQueue.objects.filter(name=QUEUE_NAME).exists():
+        return "reviews: the demo queue exists"
+    run = harness_run_list().filter(config__demoKey=DEMO_RUN_KEY).first()
+    if run is None:
+        return "reviews: no demo run to review (load the eval runs first)"
+    with transaction.atomic():
+        configs = _configs(owner)
+        for config in configs:
+            config_attach(name=config.name, benchmark_id=run.benchmark.benchmark_id)
+        queue = queue_create(
+            name=QUEUE_NAME,
+            description="Half of the balanced smoke run's scenarios, to score.",
+            configs=configs,
+            members=[owner],
+            user=owner,
+        )
+        filled = queue_fill_rule(
+            queue, rule="sample", run_id=run.run_id, percent=50, user=owner
+        )
+    scored = 0
+    for quality, verdict in DEMO_SCORES:
+        assignment = next_assignment(queue, owner)
+        if assignment is None:
+            break
+        assignment_score(assignment, {"quality": quality, "verdict": verdict})
+        scored += 1
+    return (
+        f"reviews: queue '{QUEUE_NAME}' with {filled.added} items of run "
+        f"{run.run_id}, {scored} scored"
+    )
