@@ -195,25 +195,35 @@ def agent_key_scopes_set(
     return after
 
 
-def agent_rotate_key(*, agent: Agent, by: Actor | None = None) -> str:
-    """Replace the agent's first key; the old key stops working at once."""
-    old = agent.api_key
+def agent_key_rotate(
+    *, agent: Agent, api_key: ApiKey, by: Actor | None = None
+) -> CreatedKey:
+    """Replace one of the agent's keys by a new one with the same name,
+    scopes and expiry; the old one stops working at once. When it was the
+    key the agent was made with, the new one takes that place."""
     with transaction.atomic():
-        rotated = api_key_rotate(api_key=old)
-        Agent.objects.filter(pk=agent.pk).update(api_key=rotated.api_key)
+        rotated = api_key_rotate(api_key=api_key)
         AgentKey.objects.create(agent=agent, api_key=rotated.api_key)
+        if agent.api_key_id == api_key.pk:
+            Agent.objects.filter(pk=agent.pk).update(api_key=rotated.api_key)
+            agent.api_key = rotated.api_key
         _audit(
             by,
             Action.KEY_ROTATE,
             agent=agent,
             api_key=rotated.api_key,
-            details={"old key": old.prefix, "new key": rotated.api_key.prefix},
+            details={"old key": api_key.prefix, "new key": rotated.api_key.prefix},
         )
-    agent.api_key = rotated.api_key
+    api_key.revoked_at = timezone.now()
     logger.info(
         "[Agents] key_rotated name=%s prefix=%s", agent.name, rotated.api_key.prefix
     )
-    return rotated.key
+    return rotated
+
+
+def agent_rotate_key(*, agent: Agent, by: Actor | None = None) -> str:
+    """Replace the agent's first key; the old key stops working at once."""
+    return agent_key_rotate(agent=agent, api_key=agent.api_key, by=by).key
 
 
 def agent_for_key(api_key: ApiKey) -> Agent | None:

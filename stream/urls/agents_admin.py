@@ -16,4 +16,9 @@ urlpatterns = [
         views.agent_key_revoke_page,
         name="agent-key-revoke",
     ),
+    path(
+        "agents/<slug:name>/keys/<int:pk>/rotate",
+        views.agent_key_rotate_page,
+        name="agent-key-rotate",
+    ),
 ]

@@ -1,9 +1,10 @@
 """Pages to manage agents and their API keys: the agents you manage (staff:
 all; anyone else: their own) with a form to make one, an agent's keys with a
-form to make one, and a key's page to change its scopes or revoke it.
+form to make one, and a key's page to change its scopes, rotate it or
+revoke it.
 
 A new key is shown once, on the page the form answers with (never stored,
-never cached); revoking asks first. Every change goes through
+never cached); rotating and revoking ask first. Every change goes through
 ``stream.services.agents``, which writes the audit log.
 """
 
@@ -35,6 +36,7 @@ from stream.services.agents import (
     agent_create,
     agent_key_create,
     agent_key_revoke,
+    agent_key_rotate,
     agent_key_scopes_set,
 )
 from stream.views.agents_forms import AgentCreateForm, KeyCreateForm, KeyScopesForm
@@ -206,3 +208,24 @@ def agent_key_revoke_page(request: HttpRequest, name: str, pk: int) -> HttpRespo
         return redirect("stream:agent-manage", name=agent.name)
     context: dict[str, Any] = {"agent": agent, "key": api_key}
     return render(request, "stream/agents_revoke.html", context)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def agent_key_rotate_page(request: HttpRequest, name: str, pk: int) -> HttpResponse:
+    """Asks before rotating (GET); rotates (POST): the new key, with the
+    same name, scopes and expiry, is shown once, the old one stops."""
+    agent = _managed(request, name)
+    api_key = _key(agent, pk)
+    if request.method == "POST" and api_key.revoked_at is None:
+        rotated = agent_key_rotate(agent=agent, api_key=api_key, by=_actor(request))
+        return _agent_page(
+            request,
+            agent,
+            new_key=rotated.key,
+            new_key_row=rotated.api_key,
+            status=201,
+        )
+    context: dict[str, Any] = {"agent": agent, "key": api_key}
+    return render(request, "stream/agents_rotate.html", context)

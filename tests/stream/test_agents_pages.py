@@ -187,6 +187,8 @@ def test_a_member_or_a_stranger_cannot_see_or_make_keys_of_someone_elses_agent(
         assert scoped.status_code == code
         revoke = client.post(f"/agents/alpha/keys/{key_pk}/revoke")
         assert revoke.status_code == code
+        rotate = client.post(f"/agents/alpha/keys/{key_pk}/rotate")
+        assert rotate.status_code == code
         listed = client.get("/agents/").content.decode()
         assert "/agents/alpha/" not in listed
     assert stored() == before
@@ -268,3 +270,38 @@ def test_a_name_taken_between_the_check_and_the_write_is_a_400_on_the_name(
     section = page.split('id="field-name"', 1)[1].split('class="field"', 1)[0]
     assert "already exists" in section
     assert Agent.objects.filter(name="scout").count() == 1
+
+
+def test_rotating_on_the_page_asks_first_then_shows_the_new_key_once(
+    owner_client: Client, owner: Any
+) -> None:
+    created = agent_create(name="scout", owner=owner)
+    second = agent_key_create(
+        agent=created.agent,
+        name="ci",
+        scopes=[BENCHMARKS_READ],
+        expires_at=timezone.now() + timedelta(days=3),
+    )
+    url = f"/agents/scout/keys/{second.api_key.pk}/rotate"
+    asked = owner_client.get(url)
+    assert asked.status_code == 200 and "Yes, rotate it" in asked.content.decode()
+    assert whoami(second.key).status_code == 200
+    answer = owner_client.post(url)
+    assert answer.status_code == 201
+    key = new_key(answer)
+    assert whoami(second.key).status_code == 401
+    assert whoami(key).json() == {"user": "alice", "agent": "scout"}
+    new = ApiKey.objects.get(prefix=key.split("_")[1])
+    assert (new.name, new.scopes, new.expires_at) == (
+        "ci",
+        [BENCHMARKS_READ],
+        second.api_key.expires_at,
+    )
+    # The agent's first key is untouched and still its first.
+    assert Agent.objects.get(name="scout").api_key_id == created.agent.api_key.pk
+    entry = AuditEntry.objects.get(action="key.rotate")
+    assert entry.details == {"old key": second.api_key.prefix, "new key": new.prefix}
+    # A revoked key is not rotated again.
+    again = owner_client.post(url)
+    assert again.status_code == 200 and "nothing to rotate" in again.content.decode()
+    assert AuditEntry.objects.filter(action="key.rotate").count() == 1
