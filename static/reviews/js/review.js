@@ -1,7 +1,8 @@
 // A reviewer's sitting: keyboard shortcuts over the plain score form.
-// 1-9 pick a label or a value step of the active score, y/n answer a yes/no
-// score, c focuses the comment, Enter submits, s skips, l asks for a second
-// look, ? shows the help. Without this script the form works as it is.
+// 1-9 pick a label or a value step, y/n answer a yes/no score (the active
+// score when it has that key, else the first unanswered one); c focuses
+// the comment, Enter submits, s skips, l asks for a second look, ? shows
+// the help. Without this script the form works as it is.
 (function () {
   "use strict";
   var form = document.getElementById("score-form");
@@ -49,6 +50,23 @@
     return true;
   }
 
+  function accepts(fieldset, key) {
+    var number = fieldset.querySelector("input[type=number]");
+    if (number) {
+      var steps = (fieldset.getAttribute("data-steps") || "").split(" ");
+      return /^[1-9]$/.test(key) && !!steps[parseInt(key, 10) - 1];
+    }
+    return fieldset.querySelector('input[type=radio][data-key="' + key + '"]') !== null;
+  }
+
+  // The score a key answers: the active one when it takes the key, else the
+  // first unanswered one that does, else the first one that does.
+  function takerOf(key) {
+    if (active && accepts(active, key)) return active;
+    var takers = fields.filter(function (f) { return accepts(f, key); });
+    return takers.filter(function (f) { return !answered(f); })[0] || takers[0] || null;
+  }
+
   function toggleHelp(show) {
     if (!help) return;
     help.hidden = show === undefined ? !help.hidden : !show;
@@ -74,19 +92,11 @@
     if (typing) return;
     var key = event.key;
     if (key === "?") { toggleHelp(); event.preventDefault(); return; }
-    if (/^[1-9]$/.test(key) && active) {
-      if (pick(active, key)) {
+    if (/^[1-9]$/.test(key) || key === "y" || key === "n") {
+      var field = takerOf(key);
+      if (field && pick(field, key)) {
         event.preventDefault();
-        activate(nextUnanswered(active));
-      }
-      return;
-    }
-    if (key === "y" || key === "n") {
-      var yesNo = active && active.getAttribute("data-kind") === "boolean" ? active
-        : fields.filter(function (f) { return f.getAttribute("data-kind") === "boolean" && !answered(f); })[0];
-      if (yesNo && pick(yesNo, key)) {
-        event.preventDefault();
-        activate(nextUnanswered(yesNo));
+        activate(nextUnanswered(field));
       }
       return;
     }
