@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from core.scopes import DEFAULT_SCOPES, SCOPES
+from core.text import name_problem
 from stream.models import Agent
 
 # One line per scope (core.scopes), shown next to its checkbox.
@@ -96,6 +97,15 @@ class KeyCreateForm(forms.Form):
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"],
         error_messages={"invalid": "Enter a date and time, e.g. 2030-01-31 12:00."},
     )
+
+    def clean_name(self) -> str:
+        # Shown in lists and the audit log: nothing that renders as
+        # something else (bidi overrides, zero-width characters).
+        name: str = self.cleaned_data["name"]
+        problem = name_problem(name)
+        if problem is not None:
+            raise forms.ValidationError(f"The name {problem}.")
+        return name
 
     def clean_expires_at(self) -> datetime | None:
         expires: datetime | None = self.cleaned_data.get("expires_at")

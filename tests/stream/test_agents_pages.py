@@ -18,6 +18,7 @@ from core.scopes import BENCHMARKS_READ, SCOPES, STREAM
 from stream.models import Agent, AgentKey
 from stream.services.agents import agent_create, agent_key_create
 from stream.views.agents_forms import SCOPE_DESCRIPTIONS
+from tests.hostile import HOSTILE_STRINGS
 
 pytestmark = pytest.mark.django_db
 
@@ -305,3 +306,48 @@ def test_rotating_on_the_page_asks_first_then_shows_the_new_key_once(
     again = owner_client.post(url)
     assert again.status_code == 200 and "nothing to rotate" in again.content.decode()
     assert AuditEntry.objects.filter(action="key.rotate").count() == 1
+
+
+REFUSED_KEY_NAMES = {
+    "nul",
+    "bidi-override",
+    "zero-width",
+    "noncharacter",
+    "control",
+    "over-varchar",
+    "over-file-name",
+    "1MB",
+    "100k-lines",
+    "empty",
+}
+
+
+SENDABLE = [
+    (label, value) for label, value in HOSTILE_STRINGS if label != "lone-surrogate"
+]
+SLUGS = {"nan-text", "infinity-text", "overflow-text"}
+
+
+@pytest.mark.parametrize(("label", "value"), SENDABLE)
+def test_a_hostile_key_or_agent_name_is_refused_on_its_field_or_stored_as_typed(
+    staff_client: Client, owner: Any, label: str, value: str
+) -> None:
+    agent_create(name="scout", owner=owner)
+    before = stored()
+    key = staff_client.post("/agents/scout/", {"name": value, "scopes": [STREAM]})
+    if label in REFUSED_KEY_NAMES:
+        assert key.status_code == 400, label
+        assert 'id="field-name"' in key.content.decode()
+        assert stored() == before
+    else:
+        assert key.status_code == 201, label
+        assert ApiKey.objects.filter(name=value).count() == 1
+    before = stored()
+    agent = staff_client.post("/agents/", {"name": value, "scopes": [STREAM]})
+    # Only letters, digits, - and _ make an agent's name.
+    if label in SLUGS:
+        assert agent.status_code == 201, label
+        assert Agent.objects.filter(name=value).count() == 1
+    else:
+        assert agent.status_code == 400, label
+        assert stored() == before
