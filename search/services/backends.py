@@ -28,7 +28,10 @@ from search.core.text import terms, tsvector_literal
 
 # The conditions, written out in full (no value is ever spliced into SQL:
 # queries and patterns go in as parameters).
-_TSV_TEST = "COALESCE(search_searchdocument.tsv @@ %s::tsquery, false)"
+# Written bare so the planner sees the @@ operator and walks the GIN index
+# (a COALESCE around it hides the index); its negation is NULL-safe.
+_TSV_TEST = "search_searchdocument.tsv @@ %s::tsquery"
+_TSV_NOT = "NOT COALESCE(search_searchdocument.tsv @@ %s::tsquery, false)"
 _FTS_TEST = (
     "search_searchdocument.id IN "
     "(SELECT rowid FROM search_fts WHERE search_fts MATCH %s)"
@@ -91,8 +94,7 @@ def _group_sql(group: Group, stem_map: dict[str, str]) -> tuple[str, list[Any]]:
         if pg:
             literal = tsquery_literal(chosen, any_of=negated, stems=stem_map)
             if literal is not None:
-                test = _TSV_TEST
-                parts.append(f"NOT {test}" if negated else test)
+                parts.append(_TSV_NOT if negated else _TSV_TEST)
                 params.append(literal)
         else:
             match = fts5_match(chosen, any_of=negated)
