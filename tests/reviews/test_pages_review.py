@@ -125,6 +125,7 @@ def test_queue_detail_shows_progress_per_reviewer(
     row = page.text.split('data-reviewer="alice"')[1].split("</tr>")[0]
     assert '<td class="done">1</td>' in row
     assert 'data-reviewer="bob"' in page.text
+    assert f'href="/reviews/agreement/?queue={queue.pk}"' in page.text
 
 
 # -- a reviewer's sitting ---------------------------------------------------
