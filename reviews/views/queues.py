@@ -53,6 +53,8 @@ FIELD_ALIASES = {
 def queue_or_404(user: Any, pk: int) -> ReviewQueue:
     """The queue if ``user`` may open it (a member, or staff); 404 for any
     other queue, as for one that does not exist."""
+    if not 0 < pk < 2**63:
+        raise Http404("no such review queue")
     try:
         return queue_get(user=user, pk=pk)
     except NotFound:

@@ -29,6 +29,7 @@ from reviews.services.assignments import (
 )
 from reviews.services.context import subject_context
 from reviews.services.queues import queue_configs
+from reviews.services.subjects import primary_key
 from reviews.views.queues import is_member, queue_or_404
 
 # A numeric range of at most this many whole values is offered as choices.
@@ -174,11 +175,12 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
     queue = _member_queue(request, pk)
     if request.method == "GET":
         return _sitting_page(request, queue, next_assignment(queue, request.user))
+    pk = primary_key(request.POST.get("assignment", ""))
     try:
-        assignment = assignment_get(
-            queue, request.user, int(request.POST.get("assignment", "0"))
-        )
-    except (ValueError, NotFound):
+        if pk is None:
+            raise NotFound("no such assignment")
+        assignment = assignment_get(queue, request.user, pk)
+    except NotFound:
         messages.error(request, "That item is not yours to review; here is your next.")
         return redirect("reviews:review", pk=queue.pk)
     action = request.POST.get("action", "score")

@@ -260,6 +260,42 @@ def test_posting_someone_elses_assignment_changes_nothing(
     assert theirs.status == "pending"
 
 
+@pytest.mark.parametrize("assignment", ["abc", "", "-1", str(2**64), "1e3"])
+def test_a_malformed_assignment_changes_nothing(
+    queue: ReviewQueue, owner: Any, owner_client: Client, assignment: str
+) -> None:
+    _pending(queue, owner)
+
+    answer = owner_client.post(
+        f"/reviews/queues/{queue.pk}/review/",
+        {"assignment": assignment, "action": "skip"},
+    )
+
+    assert answer.status_code == 302
+    assert not ReviewAssignment.objects.exclude(status="pending").exists()
+
+
+def test_a_comment_too_long_is_refused_on_the_comment(
+    queue: ReviewQueue, owner: Any, owner_client: Client
+) -> None:
+    assignment = _pending(queue, owner)
+
+    page = owner_client.post(
+        f"/reviews/queues/{queue.pk}/review/",
+        {"assignment": assignment.pk, "action": "skip", "comment": "x" * 10_001},
+    )
+
+    assert page.status_code == 400
+    assert 'data-field="comment">the comment must be a text of at most' in page.text
+    assignment.refresh_from_db()
+    assert assignment.status == "pending"
+
+
+def test_a_queue_number_beyond_any_row_is_not_found(owner_client: Client) -> None:
+    for path in (f"/reviews/queues/{2**64}/", f"/reviews/queues/{2**64}/review/"):
+        assert owner_client.get(path).status_code == 404
+
+
 def test_when_nothing_is_left_the_sitting_says_so(
     agent: Any, owner: Any, owner_client: Client, configs: list[Any]
 ) -> None:
