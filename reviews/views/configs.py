@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import NotFound, SchemaInvalid
+from evals.selectors.benchmarks import benchmark_choices
 from reviews.core.values import KINDS, labels_shown
 from reviews.services.configs import (
     attachments_of,
@@ -71,11 +72,17 @@ class ConfigForm(forms.Form):
 
 
 class AttachForm(forms.Form):
-    benchmark_id = forms.CharField(
-        max_length=200,
-        label="Benchmark id",
+    benchmark_id = forms.ChoiceField(
+        label="Benchmark",
         help_text="A scenario suite, a benchmark pack or a gridworld configuration.",
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["benchmark_id"].choices = [
+            (benchmark_id, f"{benchmark_id} ({kind})")
+            for benchmark_id, kind in benchmark_choices()
+        ]
 
 
 def _config_rows() -> list[dict[str, Any]]:
@@ -185,13 +192,15 @@ def config_version_new(request: HttpRequest, name: str) -> HttpResponse:
 def config_attach_page(request: HttpRequest, name: str) -> HttpResponse:
     """Attach the config to a benchmark (or, with ``detach``, take it off)."""
     versions = _versions_or_404(name)
+    if request.POST.get("detach"):
+        # A benchmark deleted since can still be taken off.
+        benchmark_id = request.POST.get("benchmark_id", "").strip()
+        if config_detach(name=name, benchmark_id=benchmark_id):
+            messages.success(request, f"{name} taken off {benchmark_id}.")
+        return redirect("reviews:config-detail", name=name)
     form = AttachForm(request.POST)
     if form.is_valid():
-        benchmark_id = form.cleaned_data["benchmark_id"].strip()
-        if request.POST.get("detach"):
-            config_detach(name=name, benchmark_id=benchmark_id)
-            messages.success(request, f"{name} taken off {benchmark_id}.")
-            return redirect("reviews:config-detail", name=name)
+        benchmark_id = form.cleaned_data["benchmark_id"]
         try:
             config_attach(name=name, benchmark_id=benchmark_id)
         except SchemaInvalid as error:

@@ -17,6 +17,7 @@ from reviews.models import (
     ScoreConfig,
     ScoreConfigAttachment,
 )
+from tests.builders import benchmark_make
 from tests.reviews.review_pages_support import configs_make, queue_make, thoughts_make
 
 pytestmark = pytest.mark.django_db
@@ -468,6 +469,7 @@ def test_only_staff_may_change_score_configs(
 def test_staff_create_a_config_then_a_new_version_and_attach_it(
     staff_client: Client,
 ) -> None:
+    benchmark_make("smoke", kind="suite", title="smoke")
     created = staff_client.post(
         "/reviews/configs/new",
         {"name": "tone", "kind": "categorical", "labels": "calm\nrude\n"},
@@ -526,6 +528,26 @@ def test_a_bad_config_is_refused_naming_its_field(
     block = _field_block(page.text, field)
     assert f'data-field="{field}">{reason}' in block
     assert not ScoreConfig.objects.exists()
+
+
+def test_attaching_to_an_unknown_benchmark_is_refused_and_taking_off_works(
+    configs: list[Any], staff_client: Client
+) -> None:
+    benchmark_make("smoke", kind="suite", title="smoke")
+    ScoreConfigAttachment.objects.create(config_name="helpful", benchmark_id="gone")
+
+    page = staff_client.post(
+        "/reviews/configs/helpful/attach", {"benchmark_id": "nope"}
+    )
+    off = staff_client.post(
+        "/reviews/configs/helpful/attach", {"benchmark_id": "gone", "detach": "1"}
+    )
+
+    assert page.status_code == 400
+    block = _field_block(page.text, "benchmark_id")
+    assert 'data-field="benchmark_id">Select a valid choice.' in block
+    assert off.status_code == 302
+    assert not ScoreConfigAttachment.objects.exists()
 
 
 def test_an_unknown_config_is_not_found(staff_client: Client) -> None:
