@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db import transaction
 
 from evals.core.run_uncertainty import estimate_to_wire
-from evals.core.stats import epochs_of, estimate
-from evals.core.stats_input import MEAN
+from evals.core.stats import Estimate, epochs_of, estimate
+from evals.core.stats_input import MEAN, StatInputError
 from evals.models import Run
 from evals.services.harness.finish import stored_run_uncertainty
 
@@ -40,8 +40,9 @@ HUMAN_PREFIX = "human."
 
 
 class HumanMetricsInvalid(ValueError):
-    """A metric name without the ``human.`` prefix, or a value that is not
-    a finite number."""
+    """A metric name without the ``human.`` prefix, a value that is not a
+    finite number, or case ids the statistics cannot group (more epochs of
+    one scenario than a run may have)."""
 
 
 def _checked(values: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
@@ -64,26 +65,35 @@ def _without_human(found: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in found.items() if not k.startswith(HUMAN_PREFIX)}
 
 
+Values = Mapping[str, Mapping[str, float]]
+
+
+def _figures(values: Values) -> dict[str, Estimate]:
+    try:
+        return {
+            name: estimate(epochs_of(list(by_case), list(by_case.values())), MEAN)
+            for name, by_case in sorted(_checked(values).items())
+        }
+    except StatInputError as exc:
+        raise HumanMetricsInvalid(exc.message) from None
+
+
 def run_human_metrics_set(
-    run_id: str, values: Mapping[str, Mapping[str, float]]
+    run_id: str, values: Values | Callable[[], Values]
 ) -> dict[str, float] | None:
     """Store ``values`` (metric name -> case id -> value) as the run's
     ``human.`` metrics, replacing the ones it had (module docstring).
+    ``values`` may be a function that reads them: it is called with the
+    run's row locked, so of two callers at once the one that writes last
+    has read last (a score saved meanwhile is never lost by an older read).
     Returns the stored estimates by name; None when there is no such run.
     ``HumanMetricsInvalid`` for a name or value that cannot be stored
     (nothing is written)."""
-    checked = _checked(values)
-    figures = {
-        name: estimate(
-            epochs_of(list(by_case), list(by_case.values())),
-            MEAN,
-        )
-        for name, by_case in sorted(checked.items())
-    }
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(run_id=run_id).first()
         if run is None:
             return None
+        figures = _figures(values() if callable(values) else values)
         means = {name: float(found.estimate) for name, found in figures.items()}
         run.metrics = {**_without_human(run.metrics or {}), **means}
         if run.summary:

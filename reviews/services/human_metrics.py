@@ -49,8 +49,11 @@ def run_human_metrics_refresh(run_id: str) -> dict[str, float] | None:
     exist (scores of a deleted run are kept and no longer counted)."""
     if not run_id:
         return None
-    values = human_metric_values(run_scores(run_id))
-    stored = run_human_metrics_set(run_id, values)
+    # Read with the run's row locked (see run_human_metrics_set): two
+    # scores saved at once both count, whichever refresh ends last.
+    stored = run_human_metrics_set(
+        run_id, lambda: human_metric_values(run_scores(run_id))
+    )
     if stored is None:
         logger.info("[Reviews] human_metrics_skipped runId=%s reason=no_run", run_id)
     return stored

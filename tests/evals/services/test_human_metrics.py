@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from evals.facade import HumanMetricsInvalid, run_human_metrics_set
+from evals.facade import MAX_REPEATS, HumanMetricsInvalid, run_human_metrics_set
 from evals.models import Run
 from evals.services.harness.finish import stored_run_uncertainty
 from tests.reviews.subjects_support import scenario_run, suites_private
@@ -88,3 +88,24 @@ def test_bad_names_and_values_are_refused_and_nothing_is_written(
 
 def test_an_unknown_run_is_none() -> None:
     assert run_human_metrics_set("no-such-run", {"human.q": {"a": 1.0}}) is None
+
+
+def test_values_read_by_a_function_are_read_with_the_run_locked(run: Run) -> None:
+    case = cases_of(run)[0]
+    calls: list[str] = []
+
+    def read() -> dict[str, dict[str, float]]:
+        calls.append("read")
+        return {"human.q": {case: 0.5}}
+
+    assert run_human_metrics_set(run.run_id, read) == {"human.q": 0.5}
+    assert calls == ["read"]
+    # no run, nothing to lock: the values are never read
+    assert run_human_metrics_set("no-such-run", read) is None
+    assert calls == ["read"]
+
+
+def test_more_epochs_of_a_scenario_than_a_run_may_have_are_refused(run: Run) -> None:
+    too_many = {f"s#{i}": 1.0 for i in range(MAX_REPEATS + 1)}
+    with pytest.raises(HumanMetricsInvalid, match="repeats|epochs"):
+        run_human_metrics_set(run.run_id, {"human.q": too_many})
