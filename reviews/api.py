@@ -40,6 +40,7 @@ from accounts.auth import request_key
 from core.errors import Forbidden, NotFound, SchemaInvalid, SchemaProblem
 from evalsite import paging
 from evalsite.openapi import EMPTY_IS_ABSENT
+from reviews.core.values import NAME
 from reviews.models import Score, ScoreConfig, Subject
 from reviews.selectors import scores_visible, subject_allowed
 from reviews.services.configs import attachments_of, config_current, configs_current
@@ -183,7 +184,7 @@ SCORE_INPUT = {
     "type": "object",
     "required": ["config", "kind", "ref", "value"],
     "properties": {
-        "config": {"type": "string", "minLength": 1, "maxLength": 64},
+        "config": {"type": "string", "pattern": NAME.pattern, "maxLength": 64},
         "kind": {"type": "string", "enum": list(Subject.values)},
         "ref": {"type": "string", "minLength": 1, "maxLength": MAX_REF_CHARS},
         "value": VALUE_SCHEMA,
