@@ -177,6 +177,8 @@ def test_every_review_page_fits_a_phone(
     for name, path in [
         ("reviews-queue-new", "/reviews/queues/new"),
         ("reviews-config-new", "/reviews/configs/new"),
+        ("reviews-config-staff", "/reviews/configs/helpful/"),
+        ("reviews-config-version", "/reviews/configs/helpful/version"),
         (
             "reviews-queue-from-compare",
             f"/reviews/queues/new?from_compare=a...{second.run_id}&cases=flips",
