@@ -17,6 +17,9 @@
   ``trace_url_for_case`` and ``spans_url``: the run, scenario, thought and
   agent pages' usage figures in words and their links to the traces pages
   (``traces.services.usage_pages``).
+- ``completions_after`` (``CompletionText``) and ``oldest_span_id``: model
+  calls' completion texts in id order, for the search index
+  (``traces.selectors_search``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from traces.core.records import (
 )
 from traces.core.run_totals import RunUsageTotals, usage_lines
 from traces.selectors import run_usage_totals, trace_id_of_case, trace_id_of_thought
+from traces.selectors_search import CompletionText, completions_after, oldest_span_id
 from traces.services.export_queue import score_export_schedule
 from traces.services.spans import StoreResult, store_spans
 from traces.services.usage import CaseUsage, RunUsage, case_usage, runs_usage_summary
@@ -70,6 +74,9 @@ __all__ = [
     "StoreResult",
     "TokenUsage",
     "record_spans",
+    "CompletionText",
+    "completions_after",
+    "oldest_span_id",
 ]
 
 

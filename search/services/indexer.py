@@ -21,6 +21,7 @@ from search.models import SearchDocument, Watermark
 from search.services import backends
 from search.services.sources import BY_ID, BY_TIME, Batch
 from stream.selectors_search import oldest_thought_id
+from traces.facade import oldest_span_id
 
 logger = logging.getLogger(__name__)
 
@@ -147,20 +148,26 @@ def index_pass(*, batch: int = BATCH, max_batches: int = 20) -> PassResult:
                 break
         else:
             more = True
-    pruned = prune_thoughts()
+    pruned = prune_deleted()
     if written or pruned:
         logger.info("[Search] indexed %s; pruned %d", written or "nothing", pruned)
     return PassResult(written, more)
 
 
-def prune_thoughts() -> int:
-    """Delete the documents of thoughts retention has deleted: retention
-    deletes the oldest, so those with ids below the oldest thought stored."""
-    oldest = oldest_thought_id()
-    stale = SearchDocument.objects.filter(kind="thought")
-    if oldest is not None:
-        stale = stale.filter(source_id__lt=oldest)
-    deleted, _ = stale.delete()
+def prune_deleted() -> int:
+    """Delete the documents of thoughts and model calls retention has
+    deleted: retention deletes the oldest, so those whose source ids are
+    below the oldest one stored (all of the kind when none is left)."""
+    deleted = 0
+    for kind, oldest in (
+        ("thought", oldest_thought_id()),
+        ("completion", oldest_span_id()),
+    ):
+        stale = SearchDocument.objects.filter(kind=kind)
+        if oldest is not None:
+            stale = stale.filter(source_id__lt=oldest)
+        count, _ = stale.delete()
+        deleted += count
     return deleted
 
 

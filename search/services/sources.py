@@ -1,5 +1,6 @@
 """What the indexer reads from each app, as ``Doc`` rows: thoughts, scenario
-outputs, keepalive decision lines (by id after a watermark) and review
+outputs, keepalive decision lines, model completions (by id after a
+watermark) and review
 comments (by the time they changed after a watermark). Each reader goes
 through its app's public selectors; review comments are read here, as
 search sits above reviews."""
@@ -18,6 +19,7 @@ from prkeepalive.selectors_search import decisions_after
 from reviews.models import ReviewAssignment, Score
 from search.core.documents import Doc, title_of
 from stream.selectors_search import thoughts_after
+from traces.facade import completions_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,27 @@ def keepalive_docs(after_id: int, limit: int) -> Batch:
             link=d.url,
         )
         for d in rows
+    ]
+    return Batch(docs, rows[-1].pk if rows else after_id, rows=len(rows))
+
+
+def completion_docs(after_id: int, limit: int) -> Batch:
+    rows = completions_after(after_id, limit)
+    docs = [
+        Doc(
+            kind="completion",
+            ref=f"{c.trace_id}/{c.span_id}",
+            source_id=c.pk,
+            text=c.completion,
+            created_at=c.started_at,
+            agent_id=c.agent_id,
+            run_id=c.run_id,
+            flags=(c.status,),
+            title=f"{c.model} completion" if c.model else "model completion",
+            link=c.url,
+        )
+        for c in rows
+        if c.completion
     ]
     return Batch(docs, rows[-1].pk if rows else after_id, rows=len(rows))
 
@@ -180,6 +203,7 @@ BY_ID: dict[str, Callable[[int, int], Batch]] = {
     "thought": thought_docs,
     "scenario_output": scenario_docs,
     "keepalive_line": keepalive_docs,
+    "completion": completion_docs,
 }
 BY_TIME: dict[str, Callable[[int, int, datetime | None], Batch]] = {
     "review_score": score_comment_docs,

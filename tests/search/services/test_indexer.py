@@ -191,3 +191,31 @@ def test_the_command_and_the_task_run_a_pass(agent: Any) -> None:
     out = StringIO()
     call_command("search_index", "--rebuild", stdout=out)
     assert out.getvalue() == "search index: 2 thought documents\n"
+
+
+def _span(n: int, *, agent: Any = None, completion: str = "") -> Any:
+    from tests.builders import T0
+    from traces.models import Span
+
+    attributes = {"gen_ai.completion": completion} if completion else {}
+    return Span.objects.create(
+        trace_id=f"{n:032x}", span_id=f"{n:016x}", name="chat", source="otlp",
+        agent=agent, request_model="gpt-4o-mini", attributes=attributes,
+        started_at=T0, ended_at=T0,
+    )  # fmt: skip
+
+
+def test_model_completions_are_indexed_with_their_trace_page(agent: Any) -> None:
+    span = _span(1, agent=agent, completion="I will mine the obsidian next")
+    _span(2, agent=agent)  # not a model call: no document
+    index_pass()
+    (doc,) = _docs("completion")
+    assert (doc.ref, doc.agent_id, doc.source_id) == (
+        f"{span.trace_id}/{span.span_id}", agent.pk, span.pk,
+    )  # fmt: skip
+    assert doc.link == f"/traces/{span.trace_id}/"
+    assert "obsidian" in doc.text and doc.title == "gpt-4o-mini completion"
+    span.delete()
+    _span(3, completion="later call")
+    index_pass()
+    assert [d.text for d in _docs("completion")] == ["later call"]
