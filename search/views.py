@@ -89,6 +89,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "error_fields": set(errors),
         "hits": hits,
         "searched": searched,
+        "filtered": any(params[n] for n in FILTER_NAMES),
         "next_url": next_url,
         "first_url": _page_url(params, cursor="") if params["cursor"] else "",
         "kinds": [(k, KIND_LABELS[k]) for k in KINDS],

@@ -113,3 +113,11 @@ def test_nobody_deletes_another_users_saved_search(
 @pytest.mark.parametrize("q", ["\x00", '"' * 3, "x" * 5000, "((", "NEAR(a"])
 def test_hostile_queries_give_a_page_never_a_500(owner_client: Any, q: str) -> None:
     assert owner_client.get(URL, {"q": q}).status_code in (200, 400)
+
+
+def test_the_filters_fold_away_unless_one_is_in_use(owner_client: Any) -> None:
+    plain = owner_client.get(URL, {"q": "x"}).content.decode()
+    assert '<details class="help"><summary>Filters</summary>' in plain
+    used = owner_client.get(URL, {"q": "x", "kind": "thought"}).content.decode()
+    assert '<details class="help" open><summary>Filters (in use)</summary>' in used
+    assert '<option value="thought" selected>' in used
