@@ -40,8 +40,11 @@ class Origin:
 
 
 COMMAND_LINE_ORIGIN = Origin(remote_addr="", user_agent="command line")
-_current: contextvars.ContextVar[Origin | None] = contextvars.ContextVar(
-    "audit_origin", default=None
+# The request being served: its origin is read only when an entry is
+# written, so the requests that write none (nearly all) pay for a
+# context-variable set and nothing else.
+_current: contextvars.ContextVar[HttpRequest | None] = contextvars.ContextVar(
+    "audit_request", default=None
 )
 
 
@@ -62,7 +65,7 @@ class AuditOriginMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        token = _current.set(audit_origin(request))
+        token = _current.set(request)
         try:
             return self.get_response(request)
         finally:
@@ -116,7 +119,8 @@ def audit_record(
             actor = user.get_username()
         else:
             actor = "system"
-    where = origin or _current.get() or Origin()
+    serving = _current.get()
+    where = origin or (audit_origin(serving) if serving is not None else Origin())
     owner = target_owner if getattr(target_owner, "pk", None) else None
     return AuditEntry.objects.create(
         at=timezone.now(),

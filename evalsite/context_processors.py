@@ -14,6 +14,10 @@ NAVIGATION = (
     ("Gridworld", "gridworld:index"),
     ("PR keepalive", "prkeepalive:index"),
     ("Traces", "traces:span-list"),
+    ("Reviews", "reviews:queue-list"),
+    ("Search", "search:search"),
+    ("Agents", "stream:agents-manage"),
+    ("Audit log", "accounts:audit-log"),
 )
 
 
