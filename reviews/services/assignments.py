@@ -44,6 +44,7 @@ from reviews.models import (
 from reviews.services.scores import (
     Giver,
     comment_check,
+    refresh_after_commit,
     score_give,
     subject_find,
     value_read,
@@ -227,10 +228,12 @@ def assignment_score(
                 giver=giver,
                 source=Score.Source.REVIEW,
                 item=item,
+                refresh=False,
             )[0]
             for config, value in checked
         ]
         _finish(assignment, Status.DONE, text)
+        refresh_after_commit(subject.run_id)
     return scores
 
 

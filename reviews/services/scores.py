@@ -97,11 +97,14 @@ def score_give(
     giver: Giver,
     source: str,
     item: ReviewItem | None = None,
+    refresh: bool = True,
 ) -> tuple[Score, bool]:
     """Save the giver's score of the subject under ``config``: ``(score,
     created)``; an edit keeps the replaced value as a revision. The value
     and the comment must be checked already (``value_read``,
-    ``comment_check``)."""
+    ``comment_check``). With ``refresh`` the run's human metrics are
+    recomputed after the commit (``refresh_after_commit``); a caller saving
+    several scores of one run at once asks for that once itself."""
     for _ in range(2):
         try:
             with transaction.atomic():
@@ -110,8 +113,8 @@ def score_give(
                 )
         except IntegrityError:
             continue  # another request created it first: edit it now
-        if score.run_id:
-            _refresh_after_commit(score.run_id)
+        if refresh:
+            refresh_after_commit(score.run_id)
         return score, created
     raise RuntimeError("the score could not be saved")
 
@@ -173,8 +176,12 @@ def _save(
     return score, False
 
 
-def _refresh_after_commit(run_id: str) -> None:
-    transaction.on_commit(lambda: run_human_metrics_refresh(run_id), robust=True)
+def refresh_after_commit(run_id: str) -> None:
+    """Recompute run ``run_id``'s human metrics once the transaction
+    commits (nothing for a subject of no run); a failure is logged, never
+    raised into the request that saved the score."""
+    if run_id:
+        transaction.on_commit(lambda: run_human_metrics_refresh(run_id), robust=True)
 
 
 def score_value(score: Score) -> Any:

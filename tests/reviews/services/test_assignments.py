@@ -205,3 +205,21 @@ def test_concurrent_claimers_never_share_an_items_only_place(
     assert len(claimed) == 4
     assert len({a.item_id for a in claimed}) == 4
     assert ReviewAssignment.objects.count() == 4
+
+
+def test_scoring_an_item_on_several_configs_refreshes_its_run_once(
+    configs: dict,
+    people: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from reviews.services import scores as scores_service
+
+    queue = filled(configs, people, count=3)
+    refreshed: list[str] = []
+    monkeypatch.setattr(scores_service, "run_human_metrics_refresh", refreshed.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        assignment_score(
+            next_assignment(queue, people[0]), {"quality": 5, "verdict": "good"}
+        )
+    assert refreshed == ["run-1"]
