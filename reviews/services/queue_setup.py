@@ -97,6 +97,15 @@ def queue_create_filled(
     return queue, result
 
 
+def queue_fill(queue: ReviewQueue, fill: Fill, *, user: Any = None) -> FillResult:
+    """Add items to an existing queue as ``fill`` says; ``SchemaInvalid``
+    naming the field at fault and nothing added (subjects already in the
+    queue are counted as such, not added twice)."""
+    if fill.how not in FILLS:
+        raise refusal("fill", f"the fill must be one of {', '.join(FILLS)}.")
+    return _fill(queue, fill, user)
+
+
 def _fill(queue: ReviewQueue, fill: Fill, user: Any) -> FillResult:
     if fill.how == HAND:
         if fill.kind not in Subject.values:

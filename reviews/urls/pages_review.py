@@ -10,6 +10,12 @@ urlpatterns: list = [
     path("reviews/queues/new", queues.queue_new, name="queue-new"),
     path("reviews/queues/<int:pk>/", queues.queue_detail, name="queue-detail"),
     path("reviews/queues/<int:pk>/review/", sitting.review, name="review"),
+    path("reviews/queues/<int:pk>/fill", queues.queue_fill_page, name="queue-fill"),
+    path(
+        "reviews/queues/<int:pk>/reviewers",
+        queues.queue_members_page,
+        name="queue-members",
+    ),
     path("reviews/configs/", configs.config_list, name="config-list"),
     path("reviews/configs/new", configs.config_new, name="config-new"),
     path("reviews/configs/<slug:name>/", configs.config_detail, name="config-detail"),

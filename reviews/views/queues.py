@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -14,29 +13,25 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.errors import NotFound, SchemaInvalid
-from reviews.models import ReviewItem, ReviewQueue, Subject
+from reviews.models import ReviewItem, ReviewQueue
 from reviews.selectors import queue_get, queue_members, queues_visible
 from reviews.services.assignments import queue_progress, reviewer_progress
 from reviews.services.configs import configs_current
 from reviews.services.queue_setup import (
     COMPARE,
-    HALLUCINATIONS,
-    HAND,
-    SAMPLE,
-    Fill,
     compare_pair,
     queue_create_filled,
-    refs_from_text,
+    queue_fill,
 )
-from reviews.services.queues import queue_configs
+from reviews.services.queues import (
+    queue_configs,
+    queue_members_set,
+    users_by_name,
+)
+from reviews.views.queue_forms import FillForm, MembersForm, QueueForm
 from reviews.views.shared import refusal_on_form, staff_only
 
 ITEMS_SHOWN = 100
-FILL_CHOICES = [
-    (HAND, "By hand: paste subject refs"),
-    (SAMPLE, "Rule: a sample of a run's scenarios"),
-    (HALLUCINATIONS, "Rule: every hallucination flag of a run"),
-]
 # Where a service's refusal lands on the form.
 FIELD_ALIASES = {
     "configs": "configs",
@@ -76,81 +71,6 @@ def queue_list(request: HttpRequest) -> HttpResponse:
         for q in queues
     ]
     return render(request, "reviews/queue_list.html", {"rows": rows})
-
-
-class QueueForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    description = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    configs = forms.MultipleChoiceField(
-        widget=forms.CheckboxSelectMultiple,
-        label="Score configs",
-        help_text="Every item is scored on each of these.",
-    )
-    assignment = forms.ChoiceField(
-        choices=ReviewQueue.Assignment.choices,
-        help_text="Round robin hands the items out when the queue is filled; "
-        "claim next lets each reviewer take the next free one.",
-    )
-    overlap_percent = forms.IntegerField(
-        min_value=0,
-        max_value=100,
-        initial=0,
-        label="Overlap (%)",
-        help_text="The share of items a second reviewer also scores, to "
-        "measure agreement.",
-    )
-    members = forms.CharField(
-        label="Reviewers",
-        help_text="User names, separated by commas or spaces.",
-    )
-    fill = forms.ChoiceField(
-        choices=FILL_CHOICES, widget=forms.RadioSelect, label="How to fill it"
-    )
-    kind = forms.ChoiceField(
-        choices=Subject.choices,
-        required=False,
-        label="Kind of subject (by hand)",
-    )
-    refs = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        label="Refs (by hand, one a line)",
-        help_text="A scenario result as run id/case id; a thought, an "
-        "episode or a keepalive decision by its number.",
-    )
-    run_id = forms.CharField(required=False, label="Run id (rules)")
-    percent = forms.FloatField(
-        required=False, label="Sample share (%)", min_value=0, max_value=100
-    )
-    compare = forms.CharField(required=False, widget=forms.HiddenInput)
-    cases = forms.CharField(required=False, widget=forms.HiddenInput)
-
-    def __init__(self, *args: Any, from_compare: str = "", **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["configs"].choices = [
-            (str(c.pk), f"{c.name} v{c.version}") for c in configs_current()
-        ]
-        if from_compare:
-            self.fields["fill"].choices = [
-                (COMPARE, f"From the compare selection {from_compare}"),
-                *FILL_CHOICES,
-            ]
-
-    def fill_spec(self) -> Fill:
-        data = self.cleaned_data
-        cases_text = (data.get("cases") or "").strip()
-        cases = None if cases_text in ("", "flips") else refs_from_text(cases_text)
-        return Fill(
-            how=data["fill"],
-            kind=data.get("kind") or Subject.SCENARIO_RESULT.value,
-            refs=refs_from_text(data.get("refs") or ""),
-            run_id=(data.get("run_id") or "").strip(),
-            percent=data.get("percent"),
-            compare=data.get("compare") or "",
-            cases=cases,
-        )
 
 
 def _chosen_configs(form: QueueForm) -> list[Any]:
@@ -226,13 +146,19 @@ def queue_new(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
-def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A queue's progress, per reviewer, and its items."""
-    queue = queue_or_404(request.user, pk)
+def _detail_page(
+    request: HttpRequest,
+    queue: ReviewQueue,
+    *,
+    fill_form: FillForm | None = None,
+    members_form: MembersForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     items = list(
         ReviewItem.objects.filter(queue=queue).order_by("pk")[: ITEMS_SHOWN + 1]
     )
+    members = queue_members(queue)
+    names = " ".join(user.get_username() for user in members)
     return render(
         request,
         "reviews/queue_detail.html",
@@ -241,9 +167,69 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "configs": queue_configs(queue),
             "progress": queue_progress(queue),
             "reviewers": reviewer_progress(queue),
-            "members": queue_members(queue),
+            "members": members,
             "member": is_member(queue, request.user),
             "items": items[:ITEMS_SHOWN],
             "more_items": len(items) > ITEMS_SHOWN,
+            "fill_form": fill_form or FillForm(prefix="more"),
+            "members_form": members_form
+            or MembersForm(prefix="people", initial={"members": names}),
         },
+        status=status,
     )
+
+
+@login_required
+def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A queue's progress, per reviewer, and its items; for staff, forms to
+    add items and to change the reviewers."""
+    return _detail_page(request, queue_or_404(request.user, pk))
+
+
+STAFF_CHANGE = "Only staff can change review queues."
+
+
+@login_required
+@require_http_methods(["POST"])
+@staff_only(STAFF_CHANGE)
+def queue_fill_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Add items to the queue (by hand or by a rule); nothing is added when
+    any of it is refused."""
+    queue = queue_or_404(request.user, pk)
+    form = FillForm(request.POST, prefix="more")
+    if form.is_valid():
+        try:
+            result = queue_fill(queue, form.fill_spec(), user=request.user)
+        except SchemaInvalid as error:
+            refusal_on_form(form, error, FIELD_ALIASES)
+        else:
+            messages.success(
+                request,
+                f"{result.added} item{'s' if result.added != 1 else ''} added"
+                + (
+                    f", {result.already} already in the queue."
+                    if result.already
+                    else "."
+                ),
+            )
+            return redirect("reviews:queue-detail", pk=queue.pk)
+    return _detail_page(request, queue, fill_form=form, status=400)
+
+
+@login_required
+@require_http_methods(["POST"])
+@staff_only(STAFF_CHANGE)
+def queue_members_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Make the people named the queue's reviewers; someone taken off keeps
+    what they finished and their unanswered items go back."""
+    queue = queue_or_404(request.user, pk)
+    form = MembersForm(request.POST, prefix="people")
+    if form.is_valid():
+        try:
+            queue_members_set(queue, users_by_name(form.names()))
+        except SchemaInvalid as error:
+            refusal_on_form(form, error)
+        else:
+            messages.success(request, "Reviewers saved.")
+            return redirect("reviews:queue-detail", pk=queue.pk)
+    return _detail_page(request, queue, members_form=form, status=400)

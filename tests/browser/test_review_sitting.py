@@ -176,6 +176,7 @@ def test_every_review_page_fits_a_phone(
     log_in("staff", "pw-staff")
     for name, path in [
         ("reviews-queue-new", "/reviews/queues/new"),
+        ("reviews-queue-staff", f"/reviews/queues/{queue.pk}/"),
         ("reviews-config-new", "/reviews/configs/new"),
         ("reviews-config-staff", "/reviews/configs/helpful/"),
         ("reviews-config-version", "/reviews/configs/helpful/version"),

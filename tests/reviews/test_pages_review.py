@@ -428,6 +428,80 @@ def test_a_compare_selection_of_unknown_runs_is_refused(
     assert not ReviewQueue.objects.exists()
 
 
+# -- changing a queue -------------------------------------------------------
+
+
+def test_staff_add_items_by_hand_to_a_queue(
+    queue: ReviewQueue, agent: Any, staff_client: Client
+) -> None:
+    (extra,) = thoughts_make(agent, 1)
+    first = queue.items.order_by("pk").first()
+
+    answer = staff_client.post(
+        f"/reviews/queues/{queue.pk}/fill",
+        {
+            "more-fill": "hand",
+            "more-kind": "thought",
+            "more-refs": f"{extra.pk}\n{first.ref}",
+        },
+    )
+
+    assert answer.status_code == 302
+    assert queue.items.count() == 4
+    page = staff_client.get(answer["Location"])
+    assert "1 item added, 1 already in the queue." in page.text
+
+
+def test_adding_items_that_do_not_exist_is_refused_and_adds_nothing(
+    queue: ReviewQueue, staff_client: Client
+) -> None:
+    page = staff_client.post(
+        f"/reviews/queues/{queue.pk}/fill",
+        {"more-fill": "hallucinations", "more-run_id": "no-such-run"},
+    )
+
+    assert page.status_code == 400
+    block = _field_block(page.text, "run_id")
+    assert 'data-field="run_id">there is no run &#x27;no-such-run&#x27;.</p>' in block
+    assert queue.items.count() == 3
+
+
+def test_staff_change_the_reviewers_and_unknown_names_are_refused(
+    queue: ReviewQueue, owner: Any, member: Any, staff_client: Client
+) -> None:
+    refused = staff_client.post(
+        f"/reviews/queues/{queue.pk}/reviewers", {"people-members": "alice ghost"}
+    )
+    saved = staff_client.post(
+        f"/reviews/queues/{queue.pk}/reviewers", {"people-members": "alice"}
+    )
+
+    assert refused.status_code == 400
+    block = _field_block(refused.text, "members")
+    assert 'data-field="members">no such reviewer: ghost.</p>' in block
+    assert saved.status_code == 302
+    assert list(queue.members.all()) == [owner]
+
+
+@pytest.mark.parametrize("path", ["fill", "reviewers"])
+def test_only_staff_may_change_a_queue(
+    queue: ReviewQueue, owner_client: Client, path: str
+) -> None:
+    answer = owner_client.post(
+        f"/reviews/queues/{queue.pk}/{path}",
+        {
+            "more-fill": "hand",
+            "more-kind": "thought",
+            "more-refs": "1",
+            "people-members": "",
+        },
+    )
+
+    assert answer.status_code == 403
+    assert "Only staff can change review queues." in answer.text
+    assert queue.items.count() == 3 and queue.members.count() == 2
+
+
 # -- score configs ----------------------------------------------------------
 
 

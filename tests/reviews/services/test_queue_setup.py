@@ -14,6 +14,7 @@ from reviews.services.queue_setup import (
     Fill,
     compare_pair,
     queue_create_filled,
+    queue_fill,
     refs_from_text,
 )
 from tests.reviews.review_pages_support import configs_make, thoughts_make
@@ -76,6 +77,25 @@ def test_a_refused_fill_stores_no_queue(
     assert [p.path for p in caught.value.problems] == [field]
     assert not ReviewQueue.objects.exists()
     assert not ReviewItem.objects.exists()
+
+
+def test_queue_fill_adds_to_an_existing_queue_and_refuses_a_bad_fill(
+    agent: Any, owner: Any
+) -> None:
+    thoughts = thoughts_make(agent, 2)
+    queue, _ = _create(
+        configs_make(), Fill(how="hand", kind="thought", refs=(str(thoughts[0].pk),))
+    )
+
+    added = queue_fill(
+        queue, Fill(how="hand", kind="thought", refs=tuple(str(t.pk) for t in thoughts))
+    )
+    with pytest.raises(SchemaInvalid) as caught:
+        queue_fill(queue, Fill(how="telepathy"))
+
+    assert (added.added, added.already) == (1, 1)
+    assert [p.path for p in caught.value.problems] == ["fill"]
+    assert ReviewItem.objects.filter(queue=queue).count() == 2
 
 
 def test_compare_pair_and_refs_from_text() -> None:
