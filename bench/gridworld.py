@@ -26,7 +26,13 @@ Measured in the same run, on the same machine:
    step (``gridworld.core.fastpath`` tables) and with the reference step
    (``tests/gridworld/oracle.py``: ``env_step``, ``governor.decide`` and the
    hashes called on every step), alternated ``ROUNDS`` times, best of each;
-   the receipts of both must be byte-identical.
+   the receipts of both must be byte-identical;
+7. with ``--before REV`` (a git revision, ``HEAD`` for the last commit): the
+   same governed batch played by this tree's pure core and by REV's
+   (``gridworld/core`` and ``core`` of REV, extracted with ``git archive``),
+   each in its own fresh interpreter after a warm-up batch, alternated
+   ``ROUNDS`` times, best of each, both as a multiple of the MiniGrid rate
+   of row 1: before and after in the same run.
 
 Rates are steps per CPU second of this process (``time.process_time``), so
 that other load on the machine skews the ratios less than wall time would.
@@ -46,6 +52,7 @@ import contextlib
 import hashlib
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -130,6 +137,52 @@ def lean_rate() -> float:
             x, y = 0, 0
     assert hazards == 0
     return LEAN_STEPS / (clock() - start)
+
+
+# A warm batch in a fresh interpreter whose pure core comes from ``root``:
+# one batch to warm the tables and caches, then the timed one.
+VERSUS = """
+import sys, time
+sys.path.insert(0, {root!r})
+from gridworld.core.config import BatchConfig, run_cases
+from gridworld.core.grid import standard_layout
+batch = BatchConfig(map=standard_layout("hazard"), episodes={episodes}, seed=1)
+run_cases(batch, list(range({episodes})))
+cpu = time.process_time()
+results = run_cases(batch, list(range({episodes})))
+cpu = time.process_time() - cpu
+print(sum(r.receipt["metrics"]["steps"] for _, r in results), cpu,
+      results[0][1].receipt["schema_version"])
+"""
+
+
+def versus(before: str) -> dict[str, tuple[float, int]]:
+    """Row 7: (steps per CPU second, schema version) of this tree's core and
+    of ``before``'s, best of ``ROUNDS`` alternated fresh interpreters."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", before, "gridworld/core", "core"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        # The pure core alone: not the app's package (it needs Django).
+        Path(tmp, "gridworld", "__init__.py").write_text("")
+        best: dict[str, tuple[float, int]] = {}
+        for _ in range(ROUNDS):
+            for label, root in (("before", tmp), ("now", str(ROOT))):
+                code = VERSUS.format(root=root, episodes=EPISODES)
+                out = subprocess.run(
+                    [sys.executable, "-c", code],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    cwd=tmp,
+                ).stdout.split()
+                rate = int(out[0]) / float(out[1])
+                if label not in best or rate > best[label][0]:
+                    best[label] = (rate, int(out[2]))
+    return best
 
 
 # One batch in a fresh interpreter: what a CLI ``--wait`` batch or a new
@@ -273,6 +326,11 @@ def main() -> int:
     parser.add_argument(
         "--figures-only", action="store_true", help="time the batch figures only"
     )
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="also time REV's pure core beside this tree's (git revision)",
+    )
     args = parser.parse_args()
     figures_ok = figures_bench()
     if args.figures_only:
@@ -333,6 +391,20 @@ def main() -> int:
     )
     same = cold[True][2] == cold[False][2] and warm[True][1] == warm[False][1]
     print(f"  receipts byte-identical  : {same}  (keep the fast path if >= 1.5x)")
+    if args.before:
+        both = versus(args.before)
+        print(
+            f"before ({args.before}) and now, {EPISODES} warm governed episodes "
+            f"each in a fresh process, best of {ROUNDS} alternated:"
+        )
+        for label in ("before", "now"):
+            rate, version = both[label]
+            multiple = f", {rate / reference:4.1f}x MiniGrid" if reference else ""
+            print(
+                f"  {label:<6}: {rate:>10,.0f} steps/s "
+                f"(receipt schema {version}{multiple})"
+            )
+        print(f"  now / before: {both['now'][0] / both['before'][0]:4.2f}x")
     missed = []
     if reference is not None and governed / reference < MINIGRID_TARGET:
         missed.append(

@@ -3,12 +3,15 @@
 ``run_episode(config)`` is a pure function of its config: the receipt it returns
 (and the planner memory it ends with) is byte-identical in every process. The
 receipt's run id is derived from the config hash, never drawn at random.
+
+Receipts are written in schema version 2. Version 1 (each step also held the
+state hash after it, and its chain preimage every field written out) is still
+replayed by ``gridworld.core.episode_v1``, so stored receipts keep verifying.
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from hashlib import sha256
@@ -20,11 +23,11 @@ from gridworld.core.env import (
     GridState,
     Observation,
     drift_goal,
+    state_hash,
 )
 from gridworld.core.fastpath import (
     OBSERVATIONS_MAX,
     TRANSITIONS_MAX,
-    StateHasher,
     Transition,
     TransitionKey,
     map_tables,
@@ -39,10 +42,17 @@ from gridworld.core.kernel import (
 )
 from gridworld.core.metrics import episode_metrics
 from gridworld.core.proposers import make_proposer
-from gridworld.core.receipt_text import config_text, run_hash_text
+from gridworld.core.receipt_text import (
+    config_parts,
+    memory_digest,
+    run_hash_text,
+    transition_text,
+)
 from gridworld.core.types import ACTIONS, GridworldError
 
-SCHEMA_VERSION = 1
+# The version written; every version replay_verify accepts.
+SCHEMA_VERSION = 2
+SCHEMA_VERSIONS = (1, 2)
 _new_state = tuple.__new__
 GENESIS = "0" * 64
 
@@ -112,32 +122,26 @@ def canonical(value: Any) -> str:
 
 
 def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 def step_preimage(step: dict[str, Any]) -> str:
     """The text a step's ``receipt_hash`` is the sha256 of.
 
-    Every field of the step except ``receipt_hash`` itself, ``|``-separated in a
-    fixed order; each proposal as its canonical encoding followed by its
-    rejection reasons. Cheaper than JSON, and just as binding.
+    Schema 2: ``step|x,y|gx,gy|sha256(transition text)|prev_receipt_hash``.
+    Schema 1 (a step with ``gridworld_state_hash``): every field of the step
+    except ``receipt_hash`` itself written out, the state hash after the
+    position and goal. Cheaper than JSON, and just as binding.
     """
-    proposals = ";".join(
-        f"{p['action']}|{p['target'][0]},{p['target'][1]}|"
-        f"{p['landing'][0]},{p['landing'][1]}|{p['v_task']}|{p['score']}|"
-        f"{p['bonus']}:{','.join(p['reasons'])}"
-        for p in step["decision"]
-    )
     x, y = step["position"]
     gx, gy = step["goal"]
-    return (
-        f"{step['step']}|{x},{y}|{gx},{gy}|{step['gridworld_state_hash']}|"
-        f"{step['kernel_state_hash']}|{step['proposalset_root']}|"
-        f"{step['chosen_proposal_index']}|{step['chosen_proposal_hash']}|"
-        f"{step['action_taken']}|{step['reward']}|{step['task_performance']}|"
-        f"{int(step['goal_reached'])}|{step['budget']}|{step['exposure']}|"
-        f"{step['work']}|{step['memory_writes']}|{proposals}|{step['prev_receipt_hash']}"
-    )
+    head = f"{step['step']}|{x},{y}|{gx},{gy}|"
+    text = transition_text(step)
+    if "gridworld_state_hash" in step:
+        return (
+            f"{head}{step['gridworld_state_hash']}|{text}|{step['prev_receipt_hash']}"
+        )
+    return f"{head}{sha256_text(text)}|{step['prev_receipt_hash']}"
 
 
 def run_hash(receipt: dict[str, Any]) -> str:
@@ -163,7 +167,10 @@ class Episode:
     ``observation()`` applies a goal drift due at the current step (once) and
     returns what the proposer sees; ``step(requested)`` plays one step (an
     external agent's action is the ``requested`` one) and appends its receipt.
+    Its receipts are in schema version ``schema_version``.
     """
+
+    schema_version = SCHEMA_VERSION
 
     def __init__(self, config: EpisodeConfig) -> None:
         grid = config.map
@@ -173,11 +180,12 @@ class Episode:
         self.tables = map_tables(self.cells, self.params.risk_unit)
         self.grid_text = self.tables.grid_text
         self.governed = config.governor == "lexicographic"
-        self.transitions = transition_cache(self.cells, self.params, self.governed)
+        self.transitions = transition_cache(
+            self.cells, self.params, self.governed, config.proposer
+        )
         # Whether the proposer hands out one tuple per distinct proposal set.
         self.interned = config.proposer == "planner"
         self.max_steps = config.max_steps
-        self.hasher = StateHasher(self.grid_text, config.seed)
         self.proposer = make_proposer(
             config.proposer,
             width=grid.width,
@@ -188,9 +196,7 @@ class Episode:
         self.proposer.start_episode(config.initial_memory)
         self.state = GridState(grid.start, grid.goal, 0, config.seed)
         self.kernel = KernelState(self.params.budget, 0)
-        # state_hash(self.state, self.grid_text), from the hasher's prefix for
-        # the first goal (which the first steps use too).
-        self.initial_gridworld_hash = self.hasher.hexdigest(grid.start, grid.goal, 0)
+        self.initial_gridworld_hash = state_hash(self.state, self.grid_text)
         self.initial_kernel_hash = _kernel_hash(self.params.budget)
         self.schedule: list[dict[str, Any]] = []
         self.steps: list[dict[str, Any]] = []
@@ -203,7 +209,6 @@ class Episode:
         self.done = config.max_steps <= 0
         self._drift_checked = -1
         self._drift_period = config.drift_period
-        self._prefixes = self.hasher.prefixes
         self._append_step = self.steps.append
 
     def observation(self) -> Observation:
@@ -284,7 +289,8 @@ class Episode:
             _,
             _,
             _,
-            middle,
+            _,
+            digest,
             decision,
             violates,
             rejected,
@@ -300,23 +306,17 @@ class Episode:
             self._record_violations(t, hazard, b, e)
         x, y = landing
         gx, gy = goal
-        # self.hasher.hexdigest(landing, goal, t + 1), inlined.
-        prefix = self._prefixes.get(goal) or self.hasher.prefix(goal)
-        digest = prefix.copy()
-        digest.update(f'{x}, {y}], "t": {t + 1}}}'.encode())
-        state_digest = digest.hexdigest()
         prev = self.prev
         # The transition's fields are in place already (in receipt order).
         body: dict[str, Any] = template.copy()
         body["step"] = t
         body["position"] = [x, y]
         body["goal"] = [gx, gy]
-        body["gridworld_state_hash"] = state_digest
         body["decision"] = [*decision]
         body["prev_receipt_hash"] = prev
-        # step_preimage(body), from the values at hand and the transition's
-        # cached middle (same text).
-        preimage = f"{t}|{x},{y}|{gx},{gy}|{state_digest}|{middle}{prev}"
+        # step_preimage(body), from the values at hand and the sha256 of the
+        # transition text, computed once per transition (same text).
+        preimage = f"{t}|{x},{y}|{gx},{gy}|{digest}|{prev}"
         self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
         self._append_step(body)
         # GridState(landing, goal, t + 1, drift_seed), without the Python
@@ -389,12 +389,11 @@ class Episode:
                 max_steps=config.max_steps if self.done else played,
             )
             schedule = [shift for shift in schedule if shift["step"] < played]
-        config_doc = config.as_dict()
-        config_json = config_text(config)
+        config_doc, config_json = config_parts(config)
         config_hash = sha256_text(config_json)
         params = self.params
         receipt: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": self.schema_version,
             "run_id": run_id_for(config_hash),
             "config": config_doc,
             "config_hash": config_hash,
@@ -404,7 +403,7 @@ class Episode:
             "steps": self.steps,
             "end": self.end,
             "chain_head": self.prev,
-            "final_memory_hash": sha256_text(self.proposer.memory_text()),
+            "final_memory_hash": memory_digest(self.proposer.memory_text()),
             "violations": self.violations,
             "metrics": episode_metrics(
                 config.map,
@@ -419,21 +418,24 @@ class Episode:
         return receipt
 
 
-def run_episode(config: EpisodeConfig) -> EpisodeResult:
+def run_episode(
+    config: EpisodeConfig, *, episode_class: type[Episode] = Episode
+) -> EpisodeResult:
     """Play one episode to its end and build its run receipt.
 
     The episode ends on the goal or at ``max_steps``; ``end`` says ``goal``,
     ``max_steps`` or ``absorbed`` (the budget reached 0 and stayed there: a
     governed agent then only Stays, which gate 4 shows on every step).
+    ``episode_class``: ``Episode`` (schema 2) or ``EpisodeV1`` for replay.
     """
     if gc.isenabled():  # not already paused (a batch pauses it once)
         with collector_paused():
-            return _play(config)
-    return _play(config)
+            return _play(config, episode_class)
+    return _play(config, episode_class)
 
 
-def _play(config: EpisodeConfig) -> EpisodeResult:
-    episode = Episode(config)
+def _play(config: EpisodeConfig, episode_class: type[Episode]) -> EpisodeResult:
+    episode = episode_class(config)
     step = episode.step
     while not episode.done:
         step()

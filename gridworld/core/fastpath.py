@@ -21,22 +21,24 @@ byte identical because:
 - ``proposal_set_info`` (cached per proposal tuple) holds each proposal's
   canonical encoding, its sha256 and the Merkle root over the encodings:
   proposal sets repeat across the steps and episodes of a batch. It also
-  keeps the proposals part of the chain preimage per reasons tuple.
-- ``transition`` (kept per map, kernel constants and governor in the dict
-  ``transition_cache`` returns) is everything a step's receipt holds that does
+  keeps the proposals part of the transition text per reasons tuple.
+- ``transition`` (kept per map, kernel constants, governor and proposer in
+  the dict ``transition_cache`` returns) is everything a step's receipt holds that does
   not depend on ``t`` or the chain: the decision, the kernel's next state and
-  its hash, the reward, each proposal's receipt fields and the middle of the
-  chain preimage. It is a function of the proposal set, the position, the
-  goal, the kernel state and the memory writes, which is its key: the steps of
-  a batch's episodes repeat it about nine times in ten. It holds the step
-  receipt as a template dict (a step copies it and fills in ``t``, the
-  position, goal, state hash and chain) and the proposal dicts every step
-  with it shares (receipts are read-only). For the planner, whose proposal
+  its hash, the reward, each proposal's receipt fields, the transition text
+  and its sha256 (the part of the chain preimage that does not depend on
+  ``t``, the position or the chain). It is a function of the proposal set,
+  the position, the goal, the kernel state and the memory writes, which is
+  its key: the steps of a batch's episodes repeat it about nine times in
+  ten. It holds the step receipt as a template dict (a step copies it and
+  fills in ``t``, the position, goal and chain) and the proposal dicts every
+  step with it shares (receipts are read-only). For the planner, whose proposal
   tuples repeat as objects, ``Episode.step`` also keeps it under the tuple's
   identity, so that most steps never hash the five proposals.
 - ``StateHasher`` hashes the constant prefix of the state JSON (drift seed,
   goal, grid) once per goal and finishes each state's hash from a copy with
-  only the position and ``t``: sha256 over the same bytes as ``state_hash``.
+  only the position and ``t``: sha256 over the same bytes as ``state_hash``
+  (schema 1 receipts hold one per step; schema 2 only the initial one).
 
 The golden receipt digests in the tests pin the bytes; equivalence tests
 compare each table with the reference function it replaces.
@@ -212,7 +214,7 @@ class ProposalSetInfo(NamedTuple):
     texts: dict[tuple[Reasons, ...], str]
 
     def decision_text(self, reasons: tuple[Reasons, ...]) -> str:
-        """The proposals part of a step's chain preimage: each encoding, ``:``
+        """The proposals part of a step's transition text: each encoding, ``:``
         and its reasons, ``;``-separated (cached per reasons)."""
         text = self.texts.get(reasons)
         if text is None:
@@ -238,7 +240,7 @@ def proposal_set_info(proposals: tuple[Proposal, ...]) -> ProposalSetInfo:
 
 
 class Transition(NamedTuple):
-    """One step's outcome apart from ``t``, the state hash and the chain."""
+    """One step's outcome apart from ``t``, the position and the chain."""
 
     chosen: int
     action: str
@@ -255,9 +257,11 @@ class Transition(NamedTuple):
     kernel_digest: str
     chosen_digest: str
     root: str
-    # The chain preimage from the kernel state hash to the memory writes and
-    # the proposals, ``|``-terminated (``step_preimage``'s middle).
-    preimage_middle: str
+    # The transition text: the step's fields from the kernel state hash to
+    # the memory writes and the proposals, ``|``-joined (``transition_text``),
+    # and its sha256, which a step's chain preimage holds (schema 2).
+    text: str
+    digest: str
     # Each proposal's receipt fields as a dict: a step receipt's ``decision``
     # is a new list of these very dicts, shared by every step (of any
     # episode in the process) with this transition. Receipts are read-only:
@@ -325,10 +329,10 @@ def transition(
     info = proposal_set_info(proposals)
     chosen_digest = info.digests[chosen]
     distance = abs(goal[0] - landing[0]) + abs(goal[1] - landing[1])
-    middle = (
+    text = (
         f"{kernel_digest}|{info.root}|{chosen}|{chosen_digest}|{action}|{reward}|"
         f"{distance}|{int(reached)}|{b_next}|{e_next}|{work}|{writes}|"
-        f"{info.decision_text(reasons)}|"
+        f"{info.decision_text(reasons)}"
     )
     return Transition(
         chosen,
@@ -345,7 +349,8 @@ def transition(
         kernel_digest,
         chosen_digest,
         info.root,
-        middle,
+        text,
+        hashlib.sha256(text.encode()).hexdigest(),
         tuple(
             [
                 {
@@ -367,11 +372,10 @@ def transition(
         KernelState(b_next, e_next),
         {
             # A step receipt's fields in their order; None where the step
-            # fills in its own value (``t``, the state hash and the chain).
+            # fills in its own value (``t``, where it stands and the chain).
             "step": None,
             "position": None,
             "goal": None,
-            "gridworld_state_hash": None,
             "kernel_state_hash": kernel_digest,
             "proposalset_root": info.root,
             "chosen_proposal_index": chosen,
@@ -401,11 +405,14 @@ TransitionKey = tuple[tuple["Proposal", ...], Position, Position, int, int, int]
 # it is kept.
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def transition_cache(
-    cells: Cells, params: KernelParams, governed: bool
+    cells: Cells, params: KernelParams, governed: bool, proposer: str
 ) -> dict[tuple[object, ...], Any]:
-    """The ``transition`` results of one map, kernel and governor (shared)."""
+    """The ``transition`` results of one map, kernel, governor and proposer
+    (shared by its episodes). One proposer's transitions never serve
+    another's, and a dict per proposer stays small, so its look-ups stay
+    fast."""
     return {}
 
 

@@ -15,16 +15,21 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from math import isqrt
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from gridworld.core.env import PATCH_RADIUS, GridState, Observation
+from gridworld.core.memory import (
+    MEMORY_CHARS,
+    UNKNOWN,
+    blocked_cells,
+    memory_map,
+    unknown_rows,
+)
 from gridworld.core.types import ACTIONS, DELTAS, EMPTY, HAZARD, STAY, WALL, Position, Q
 
-UNKNOWN = -1
-MEMORY_CHARS = {UNKNOWN: "?", EMPTY: ".", WALL: "#", HAZARD: "x"}
-CHAR_MEMORY = {char: cell for cell, char in MEMORY_CHARS.items()}
 PROPOSER_KINDS = ("greedy", "planner")
 # (action, dx, dy, patch row, patch column) in action order.
 _STEPS = tuple(
@@ -118,49 +123,6 @@ def _bfs(width: int, height: int, blocked: tuple[int, ...], goal: Position) -> P
     )
 
 
-class MemoryMap(NamedTuple):
-    """A remembered map parsed once: rows, the blocked cells' flat indices as
-    ``_bfs`` takes them, the positions whose whole patch it already holds, and
-    its text as ``memory_text`` writes it."""
-
-    rows: tuple[tuple[int, ...], ...]
-    blocked: tuple[int, ...]
-    complete: frozenset[Position]
-    text: str
-
-
-def _blocked_cells(rows: Sequence[Sequence[int]], width: int) -> tuple[int, ...]:
-    return tuple(
-        (y + 1) * (width + 2) + x + 1
-        for y, row in enumerate(rows)
-        for x, cell in enumerate(row)
-        if cell in (WALL, HAZARD)
-    )
-
-
-@lru_cache(maxsize=256)
-def memory_map(memory: str, width: int, height: int) -> MemoryMap:
-    """``memory`` (a ``memory_text``) parsed (cached: a lane hands each
-    episode's final memory to the next, mostly unchanged)."""
-    rows = tuple(tuple([CHAR_MEMORY[c] for c in row]) for row in memory.split("\n"))
-    complete: frozenset[Position] = frozenset()
-    if len(rows) == height and all(len(row) == width for row in rows):
-        # Every position but those within a patch of an unseen cell.
-        incomplete = {
-            (px, py)
-            for y, row in enumerate(rows)
-            for x, cell in enumerate(row)
-            if cell == UNKNOWN
-            for py in range(max(0, y - PATCH_RADIUS), min(height, y + PATCH_RADIUS + 1))
-            for px in range(max(0, x - PATCH_RADIUS), min(width, x + PATCH_RADIUS + 1))
-        }
-        complete = (
-            frozenset((x, y) for y in range(height) for x in range(width)) - incomplete
-        )
-    text = "\n".join("".join([MEMORY_CHARS[c] for c in row]) for row in rows)
-    return MemoryMap(rows, _blocked_cells(rows, width), complete, text)
-
-
 class GreedyProposer:
     """Distance to goal plus a budget-scaled novelty bonus; visits reset per episode."""
 
@@ -224,7 +186,10 @@ class PlannerProposer:
     def __init__(self, *, width: int, height: int) -> None:
         self.width = width
         self.height = height
-        self.known = [[UNKNOWN] * width for _ in range(height)]
+        # Copied on the first write (``_own_memory``): an episode that starts
+        # from a map it already knows whole never copies it.
+        self.known: Sequence[Sequence[int]] = unknown_rows(width, height)
+        self._shared = True
         self.avoid: set[Position] = set()
         self._plan_key: tuple[Position, int] | None = None
         self._plan = Plan([])
@@ -232,7 +197,7 @@ class PlannerProposer:
         self._version = 0
         # Positions whose patch is in memory already: the map never changes,
         # so observing from there again writes nothing.
-        self._seen_from: set[Position] = set()
+        self._seen_from: AbstractSet[Position] = frozenset()
         # Derived from ``known``; rebuilt only after a write changes it.
         self._blocked: tuple[int, ...] | None = None
         self._memory_text: str | None = None
@@ -241,9 +206,10 @@ class PlannerProposer:
         """Start from a remembered map (``memory_text`` of an earlier episode)."""
         if memory:
             remembered = memory_map(memory, self.width, self.height)
-            self.known = [list(row) for row in remembered.rows]
+            self.known = remembered.rows
             # Observing from these positions would write nothing.
-            self._seen_from = set(remembered.complete)
+            self._seen_from = remembered.complete
+            self._shared = True
             self._blocked = remembered.blocked
             self._memory_text = remembered.text
         self.avoid = set()
@@ -264,11 +230,20 @@ class PlannerProposer:
             )
         return self._memory_text
 
+    def _own_memory(self) -> None:
+        """Copy the shared rows and positions before the first write."""
+        self.known = [list(row) for row in self.known]
+        self._seen_from = set(self._seen_from)
+        self._shared = False
+
     def observe(self, state: GridState, obs: Observation) -> int:
         """Write newly seen cells into memory; returns how many were written."""
         if state.position in self._seen_from:
             return 0
-        self._seen_from.add(state.position)
+        if self._shared:
+            self._own_memory()
+        cast(set[Position], self._seen_from).add(state.position)
+        known = cast(list[list[int]], self.known)
         x0, y0 = state.position[0] - PATCH_RADIUS, state.position[1] - PATCH_RADIUS
         writes = 0
         blocking = False
@@ -276,7 +251,7 @@ class PlannerProposer:
             y = y0 + py
             if not 0 <= y < self.height:
                 continue
-            known_row = self.known[y]
+            known_row = known[y]
             for px, cell in enumerate(row):
                 x = x0 + px
                 if 0 <= x < self.width and known_row[x] == UNKNOWN:
@@ -305,7 +280,7 @@ class PlannerProposer:
     def _distances(self, goal: Position, use_avoid: bool) -> Plan:
         """BFS steps to ``goal`` over the known map; -1 where there is no route."""
         if self._blocked is None:
-            self._blocked = _blocked_cells(self.known, self.width)
+            self._blocked = blocked_cells(self.known, self.width)
         blocked = self._blocked
         if use_avoid and self.avoid:
             stride = self.width + 2

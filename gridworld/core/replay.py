@@ -5,7 +5,8 @@ again and compares the whole document (run id, config, initial hashes, drift
 schedule, every field of every step receipt, the hash chain, metrics,
 violations, run hash). It reports the first divergence as (step, field,
 expected, got); fields are compared in the receipt's order, so "first" means
-the earliest step. Any changed value anywhere in the receipt fails.
+the earliest step. Any changed value anywhere in the receipt fails. A receipt
+is replayed in its own schema version (1 or 2, ``SCHEMA_VERSIONS``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from functools import lru_cache
 from typing import Any
 
 from gridworld.core.collector import collector_paused
-from gridworld.core.episode import SCHEMA_VERSION, EpisodeConfig, run_episode
+from gridworld.core.episode import (
+    SCHEMA_VERSION,
+    SCHEMA_VERSIONS,
+    Episode,
+    EpisodeConfig,
+    run_episode,
+)
+from gridworld.core.episode_v1 import EpisodeV1
 from gridworld.core.grid import GridMap, parse_map_text
 from gridworld.core.kernel import KernelParams
 from gridworld.core.types import ACTIONS, GridworldError
@@ -196,9 +204,9 @@ def replay_verify(doc: Any) -> Verification:
         )
     raw_id = doc.get("run_id")
     run_id = raw_id if isinstance(raw_id, str) else ""
-    if doc.get("schema_version") != SCHEMA_VERSION:
-        got = doc.get("schema_version")
-        divergence = Divergence(None, "schema_version", SCHEMA_VERSION, got)
+    version = doc.get("schema_version")
+    if isinstance(version, bool) or version not in SCHEMA_VERSIONS:
+        divergence = Divergence(None, "schema_version", SCHEMA_VERSION, version)
         return Verification(False, run_id, 0, divergence)
     try:
         config = config_from_receipt(doc)
@@ -210,7 +218,8 @@ def replay_verify(doc: Any) -> Verification:
             Divergence(None, error.field, "a valid config", error.message),
         )
     with collector_paused():
-        expected = run_episode(config).receipt
+        episode_class = EpisodeV1 if version == 1 else Episode
+        expected = run_episode(config, episode_class=episode_class).receipt
         same = expected == doc
     got_steps = doc.get("steps")
     checked = len(got_steps) if isinstance(got_steps, list) else 0

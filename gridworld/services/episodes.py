@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import Conflict, SchemaInvalid, SchemaProblem
-from gridworld.core.episode import SCHEMA_VERSION
+from gridworld.core.episode import SCHEMA_VERSIONS
 from gridworld.core.receipt_json import read_receipt_json, receipt_value_problems
 from gridworld.core.replay import Verification, config_from_receipt, replay_verify
 from gridworld.core.types import GridworldError
@@ -130,9 +130,10 @@ def receipt_check(document: Any) -> None:
     values = receipt_value_problems(document)
     if values:
         raise SchemaInvalid("the receipt holds values out of range", problems=values)
-    if not isinstance(document, dict) or document.get("schema_version") != (
-        SCHEMA_VERSION
-    ):
+    if not isinstance(document, dict):
+        return
+    version = document.get("schema_version")
+    if isinstance(version, bool) or version not in SCHEMA_VERSIONS:
         return
     try:
         config_from_receipt(document)

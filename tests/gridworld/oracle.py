@@ -33,6 +33,7 @@ from gridworld.core.env import (
     state_hash,
 )
 from gridworld.core.episode import Episode, EpisodeConfig, EpisodeResult, sha256_text
+from gridworld.core.episode_v1 import EpisodeV1
 from gridworld.core.governor import (
     ABSORBED,
     HAZARD_COLLISION,
@@ -221,7 +222,9 @@ def decide(
 
 
 class ReferenceEpisode(Episode):
-    """``Episode`` with the reference functions called on every step."""
+    """``Episode`` with the reference functions called on every step; its
+    receipts are in ``schema_version`` (the state hash after each step is
+    computed for both, and kept in the step for version 1)."""
 
     def __init__(self, config: EpisodeConfig) -> None:
         super().__init__(config)
@@ -321,8 +324,7 @@ class ReferenceEpisode(Episode):
             ],
             "prev_receipt_hash": self.prev,
         }
-        preimage = (
-            f"{t}|{x},{y}|{gx},{gy}|{body['gridworld_state_hash']}|"
+        transition = (
             f"{body['kernel_state_hash']}|{body['proposalset_root']}|"
             f"{decision.chosen}|{body['chosen_proposal_hash']}|{action}|{reward}|"
             f"{body['task_performance']}|{int(reached)}|{kernel.b}|{kernel.e}|"
@@ -331,8 +333,15 @@ class ReferenceEpisode(Episode):
                 f"{code.decode('ascii')}:{','.join(reasons)}"
                 for code, reasons in zip(encoded, decision.reasons, strict=True)
             )
-            + f"|{self.prev}"
         )
+        if self.schema_version == 1:
+            preimage = (
+                f"{t}|{x},{y}|{gx},{gy}|{body['gridworld_state_hash']}|"
+                f"{transition}|{self.prev}"
+            )
+        else:
+            del body["gridworld_state_hash"]
+            preimage = f"{t}|{x},{y}|{gx},{gy}|{sha256_text(transition)}|{self.prev}"
         self.prev = sha256_text(preimage)
         body["receipt_hash"] = self.prev
         self.steps.append(body)
@@ -345,10 +354,19 @@ class ReferenceEpisode(Episode):
         return body
 
 
-def reference_run_episode(config: EpisodeConfig) -> EpisodeResult:
-    """``run_episode`` with the reference step."""
+class ReferenceEpisodeV1(ReferenceEpisode):
+    """The reference step writing schema version 1 receipts."""
+
+    schema_version = 1
+
+
+def reference_run_episode(
+    config: EpisodeConfig, episode_class: type[ReferenceEpisode] = ReferenceEpisode
+) -> EpisodeResult:
+    """``run_episode`` with the reference step (``ReferenceEpisodeV1``:
+    schema version 1)."""
     with collector_paused():
-        episode = ReferenceEpisode(config)
+        episode = episode_class(config)
         while not episode.done:
             episode.step()
         return EpisodeResult(episode.receipt(), episode.proposer.memory_text())
@@ -360,6 +378,22 @@ def reference_steps() -> Iterator[None]:
     with the reference step (tests and the bench only)."""
     production = getattr(config_module, "run_episode")  # noqa: B009
     setattr(config_module, "run_episode", reference_run_episode)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(config_module, "run_episode", production)  # noqa: B010
+
+
+@contextmanager
+def schema_v1_episodes() -> Iterator[None]:
+    """Within the block, ``gridworld.core.config.run_cases`` writes schema
+    version 1 receipts (``EpisodeV1``, what replay plays for them)."""
+    production = getattr(config_module, "run_episode")  # noqa: B009
+
+    def run_v1(config: EpisodeConfig) -> EpisodeResult:
+        return production(config, episode_class=EpisodeV1)
+
+    setattr(config_module, "run_episode", run_v1)  # noqa: B010
     try:
         yield
     finally:

@@ -59,13 +59,13 @@ def test_verify_exit_codes_for_a_divergence_and_an_unreadable_file(
     )
     path = tmp_path / "episode-0.json"
     receipt = json.loads(path.read_text())
-    original = receipt["steps"][5]["gridworld_state_hash"]
-    receipt["steps"][5]["gridworld_state_hash"] = "0" * 64
+    original = receipt["steps"][5]["kernel_state_hash"]
+    receipt["steps"][5]["kernel_state_hash"] = "0" * 64
     path.write_text(json.dumps(receipt))
     _, err, code = run("gridworld_verify", str(path))
     assert code == 1
-    assert "diverges at step 5, field gridworld_state_hash" in err
-    receipt["steps"][5]["gridworld_state_hash"] = original
+    assert "diverges at step 5, field kernel_state_hash" in err
+    receipt["steps"][5]["kernel_state_hash"] = original
     receipt["chain_head"] = "f" * 64
     path.write_text(json.dumps(receipt))
     _, err, code = run("gridworld_verify", str(path))
@@ -141,3 +141,10 @@ def test_verify_exits_2_for_a_receipt_whose_actions_are_not_in_the_space(
         f"{path}: the receipt's config cannot be replayed: "
         "config.actions: actions must be N, S, E, W or Stay"
     )
+
+
+def test_verify_accepts_a_receipt_stored_in_schema_version_1() -> None:
+    path = Path(__file__).parent / "fixtures" / "v1_hazard_planner_lexicographic.json"
+    out, _, code = run("gridworld_verify", str(path))
+    assert code == 0
+    assert "verified run gw-aa6da8dec1f82b4b5f1d07a3" in out

@@ -25,13 +25,9 @@ from gridworld.core.governor import (
 )
 from gridworld.core.grid import GridMap, generate_map, parse_map_text, standard_layout
 from gridworld.core.kernel import KernelParams, KernelState
+from gridworld.core.memory import CHAR_MEMORY, memory_map
 from gridworld.core.merkle import merkle_root
-from gridworld.core.proposers import (
-    CHAR_MEMORY,
-    PlannerProposer,
-    Proposal,
-    memory_map,
-)
+from gridworld.core.proposers import PlannerProposer, Proposal
 from gridworld.core.types import ACTIONS, DELTAS, Q
 from tests.gridworld.oracle import decide, reference_steps
 
@@ -275,6 +271,7 @@ def test_steps_from_cached_transitions_equal_steps_computed_afresh(
                 grid.cells,
                 batch.episode_config(0).kernel,
                 governor == "lexicographic",
+                proposer,
             )
             if isinstance(key[0], tuple)
         )

@@ -20,6 +20,7 @@ from gridworld.core.episode import (
     run_id_for,
     step_preimage,
 )
+from gridworld.core.episode_v1 import EpisodeV1
 from gridworld.core.grid import generate_map, parse_map_text, standard_layout
 from gridworld.core.merkle import merkle_root
 from gridworld.core.replay import replay_verify
@@ -229,9 +230,20 @@ def test_golden_receipts_do_not_change_unnoticed() -> None:
     kernel, proposers, governor or receipt format shows up here first (and
     then needs a schema_version bump, or old receipts stop verifying)."""
     expected = {
-        "planner": "f7c16f295dc489552a4195d946313165dca48e1b3cee928fdf1143c526fb7949",
-        "greedy": "c418b10c0a5bc1cb73ea0a888b804e3b2628a2a3a1c33a75368ee989a65e7311",
+        "planner": "0a36598e80617178b169f4375498396d83684ac64d76f4d08862f9698d2744d9",
+        "greedy": "6014877320ebf034b441fe76c124916515b698b008ce146b353dd731821f48f7",
     }
     for proposer, digest in expected.items():
         receipt = receipt_for(proposer=proposer)
+        assert hashlib.sha256(canonical(receipt).encode()).hexdigest() == digest
+    # Schema version 1, as it was written before version 2.
+    expected_v1 = {
+        "planner": "f7c16f295dc489552a4195d946313165dca48e1b3cee928fdf1143c526fb7949",
+        "greedy": "c418b10c0a5bc1cb73ea0a888b804e3b2628a2a3a1c33a75368ee989a65e7311",
+    }
+    for proposer, digest in expected_v1.items():
+        config = EpisodeConfig(
+            map=SMALL, seed=5, drift_period=6, max_steps=24, proposer=proposer
+        )
+        receipt = run_episode(config, episode_class=EpisodeV1).receipt
         assert hashlib.sha256(canonical(receipt).encode()).hexdigest() == digest
