@@ -19,7 +19,13 @@ from rest_framework.views import APIView
 
 from accounts.auth import request_key
 from evalsite.openapi import EMPTY_IS_ABSENT
-from search.core.filters import KINDS, MAX_LIMIT, cursor_encode, parse_filters
+from search.core.filters import (
+    FLAG_PATTERN,
+    KINDS,
+    MAX_LIMIT,
+    cursor_encode,
+    parse_filters,
+)
 from search.core.query import MAX_QUERY_CHARS, QueryInvalid, parse
 from search.models import SearchDocument
 from search.selectors import Hit, documents_visible, search_page
@@ -37,7 +43,10 @@ PARAMETERS = [
     ),
     *(
         OpenApiParameter(name, _TEXT, extensions=EMPTY_IS_ABSENT)
-        for name in ("agent", "run", "suite", "flag", "score")
+        for name in ("agent", "run", "suite", "score")
+    ),
+    OpenApiParameter(
+        "flag", {"type": "string", "pattern": FLAG_PATTERN}, extensions=EMPTY_IS_ABSENT
     ),
     OpenApiParameter(
         "kind", {"type": "string", "enum": list(KINDS)}, extensions=EMPTY_IS_ABSENT

@@ -82,12 +82,18 @@ def filtered(
         docs = docs.filter(eligible=filters.eligible)
     if filters.flag is not None:
         docs = docs.filter(flags__contains=f" {filters.flag} ")
-    if filters.score is not None:
+    if (
+        filters.score is not None
+        or filters.score_min is not None
+        or filters.score_max is not None
+    ):
+        # A score under that config (any config when no name is given)
+        # within the range.
         scores = Score.objects.filter(
-            config__name=filters.score,
-            kind=OuterRef("subject"),
-            ref=OuterRef("subject_ref"),
+            kind=OuterRef("subject"), ref=OuterRef("subject_ref")
         )
+        if filters.score is not None:
+            scores = scores.filter(config__name=filters.score)
         if filters.score_min is not None:
             scores = scores.filter(value_number__gte=filters.score_min)
         if filters.score_max is not None:

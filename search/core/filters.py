@@ -21,7 +21,8 @@ MAX_TEXT = 200
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
 MAX_ID = 2**63 - 1
-_FLAG = re.compile(r"^[a-z0-9:_-]{1,60}$")
+FLAG_PATTERN = r"^[A-Za-z0-9:_-]{1,60}$"
+_FLAG = re.compile(FLAG_PATTERN)
 _CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,120}$")
 # The parameters a saved search keeps (not q, cursor or limit).
 FILTER_NAMES = (
@@ -100,18 +101,18 @@ def parse_filters(params: Mapping[str, str]) -> Filters:
             found[name] = parse_time(value)
         except ValueError:
             problems[name] = f"{name} must be a date or time (2026-03-06T12:00:00Z)."
-    eligible = (params.get("eligible") or "").lower()
+    eligible = params.get("eligible") or ""
     if eligible:
-        if eligible in ("true", "yes", "1"):
+        if eligible == "true":
             found["eligible"] = True
-        elif eligible in ("false", "no", "0"):
+        elif eligible == "false":
             found["eligible"] = False
         else:
             problems["eligible"] = "eligible must be true or false."
-    flag = (params.get("flag") or "").lower()
+    flag = params.get("flag") or ""
     if flag:
         if _FLAG.match(flag):
-            found["flag"] = flag
+            found["flag"] = flag.lower()
         else:
             problems["flag"] = "flag must be one word (letters, digits, - : _)."
     for name in ("score_min", "score_max"):
@@ -122,8 +123,6 @@ def parse_filters(params: Mapping[str, str]) -> Filters:
             found[name] = _number(value)
         except ValueError:
             problems[name] = f"{name} must be a number."
-    if ("score_min" in found or "score_max" in found) and "score" not in found:
-        problems.setdefault("score", "score (a score's name) goes with score_min/max.")
     limit = params.get("limit") or ""
     if limit:
         if not re.fullmatch(r"[0-9]{1,4}", limit) or not 1 <= int(limit) <= MAX_LIMIT:

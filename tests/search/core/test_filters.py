@@ -51,7 +51,6 @@ def test_every_filter_is_read() -> None:
         ({"eligible": "maybe"}, "eligible"),
         ({"flag": "two words"}, "flag"),
         ({"score": "q", "score_min": "nan"}, "score_min"),
-        ({"score_max": "3"}, "score"),
         ({"limit": "0"}, "limit"),
         ({"limit": "9" * 30}, "limit"),
         ({"cursor": "not a cursor"}, "cursor"),
