@@ -341,3 +341,17 @@ def test_shadow_list_pages_walk_the_newest_index(db) -> None:
                 index=index,
                 no_sort=True,
             )
+
+
+def test_the_shadow_migration_builds_outside_a_transaction_and_drops_the_day_index(
+    db,
+) -> None:
+    migration = import_module("evals.migrations.0010_shadow_newest_index")
+    assert migration.Migration.atomic is False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'evals_shadowrecord'"
+        )
+        names = {name for (name,) in cursor.fetchall()}
+    assert {"shadow_newest_idx", "shadow_day_newest_idx"} <= names
+    assert not [name for name in names if name.startswith("evals_shadowrecord_day_")]
