@@ -1,5 +1,6 @@
 """Demo data of the reviews: two score configs and a review queue over the
-demo's balanced smoke run, with a few items already scored.
+demo's balanced smoke run, with its first three items already scored and
+the rest left to review.
 
 Registered in ``DEMO_DATA_LOADERS`` after the eval runs' loader (it reviews
 their scenarios); loading twice adds nothing.
@@ -64,13 +65,13 @@ def load_demo(*, owner: Any) -> str:
             config_attach(name=config.name, benchmark_id=run.benchmark.benchmark_id)
         queue = queue_create(
             name=QUEUE_NAME,
-            description="Half of the balanced smoke run's scenarios, to score.",
+            description="The balanced smoke run's scenarios, to score.",
             configs=configs,
             members=[owner],
             user=owner,
         )
         filled = queue_fill_rule(
-            queue, rule="sample", run_id=run.run_id, percent=50, user=owner
+            queue, rule="sample", run_id=run.run_id, percent=100, user=owner
         )
     scored = 0
     for quality, verdict in DEMO_SCORES:

@@ -19,16 +19,16 @@ def test_without_the_demo_run_nothing_is_loaded(staff: Any) -> None:
     assert not ReviewQueue.objects.exists()
 
 
-def test_the_demo_queue_reviews_half_the_demo_run_once(staff: Any) -> None:
+def test_the_demo_queue_reviews_the_demo_run_once(staff: Any) -> None:
     run = run_with_cases("demo-run", cases_of(8))
     run.config = {"demoKey": "smoke-balanced"}
     run.save()
     summary = load_demo(owner=staff)
     assert summary == (
-        f"reviews: queue '{QUEUE_NAME}' with 4 items of run demo-run, 3 scored"
+        f"reviews: queue '{QUEUE_NAME}' with 8 items of run demo-run, 3 scored"
     )
     queue = ReviewQueue.objects.get()
-    assert ReviewItem.objects.filter(queue=queue).count() == 4
+    assert ReviewItem.objects.filter(queue=queue).count() == 8
     assert Score.objects.count() == 6  # two configs, three items
     assert set(ScoreConfig.objects.values_list("name", flat=True)) == {
         "quality",
