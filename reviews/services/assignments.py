@@ -150,7 +150,10 @@ def _claim(queue: ReviewQueue, reviewer: Any) -> ReviewAssignment | None:
 def next_assignment(queue: ReviewQueue, reviewer: Any) -> ReviewAssignment | None:
     """The item ``reviewer`` should review next in ``queue``: the oldest one
     handed to them and not finished, else (claim, or a round robin item no
-    one holds) the first free item, now theirs; None when there is none."""
+    one holds) the first free item, now theirs; None when there is none or
+    ``reviewer`` is not one of the queue's reviewers."""
+    if not QueueMember.objects.filter(queue=queue, user=reviewer).exists():
+        return None
     pending = (
         ReviewAssignment.objects.filter(
             item__queue=queue, reviewer=reviewer, status=Status.PENDING

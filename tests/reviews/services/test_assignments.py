@@ -132,12 +132,14 @@ def test_claim_hands_each_item_to_one_reviewer_unless_it_wants_two(
     second = next_assignment(queue, people[1])
     third = next_assignment(queue, people[2])
     assert len({a.item_id for a in (first, second, third)}) == 3
-    assert next_assignment(queue, user_make("late")) is None
+    # Every place is taken: a reviewer who comes late gets nothing.
+    queue.members.add(late := user_make("late"))
+    assert next_assignment(queue, late) is None
     # A skipped item is free again, for anyone but the one who skipped it.
     assignment_skip(first)
     assert next_assignment(queue, people[0]) is None
-    queue.members.add(late := user_make("later"))
-    assert next_assignment(queue, late).item_id == first.item_id
+    queue.members.add(later := user_make("later"))
+    assert next_assignment(queue, later).item_id == first.item_id
 
 
 def test_claim_with_full_overlap_gives_each_item_to_two_reviewers(
@@ -199,6 +201,7 @@ def test_concurrent_claimers_never_share_an_items_only_place(
 ) -> None:
     queue = filled(configs, people, count=4, assignment="claim")
     claimers = [user_make(f"c{i}") for i in range(6)]
+    queue.members.add(*claimers)
     results = run_together(*[lambda p=p: next_assignment(queue, p) for p in claimers])
     claimed = [r for r in results if r is not None]
     assert not [r for r in results if isinstance(r, Exception)]
@@ -223,3 +226,11 @@ def test_scoring_an_item_on_several_configs_refreshes_its_run_once(
             next_assignment(queue, people[0]), {"quality": 5, "verdict": "good"}
         )
     assert refreshed == ["run-1"]
+
+
+def test_only_the_queues_reviewers_get_items(configs: dict, people: list[Any]) -> None:
+    queue = filled(configs, people[:1], count=3, assignment="claim")
+    outsider = user_make("outsider", is_staff=True)
+    assert next_assignment(queue, outsider) is None
+    assert not ReviewAssignment.objects.filter(reviewer=outsider).exists()
+    assert next_assignment(queue, people[0]) is not None
