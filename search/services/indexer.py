@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Q
 
 from search.core.documents import Doc, flags_field
 from search.models import SearchDocument, Watermark
@@ -107,12 +108,22 @@ def _watermark(source: str) -> Watermark:
     return mark
 
 
-def _commit(source: str, batch: Batch) -> None:
+def commit_batch(source: str, batch: Batch) -> None:
+    """Store the batch and move the watermark forward, never back: a pass
+    that overlaps another (a slow beat tick) rewrites the same documents and
+    leaves the further watermark in place."""
     with transaction.atomic():
         store(batch.docs)
-        Watermark.objects.filter(source=source).update(
-            last_id=batch.last_id, last_time=batch.last_time
-        )
+        marks = Watermark.objects.filter(source=source)
+        if batch.last_time is None:
+            marks = marks.filter(last_id__lt=batch.last_id)
+        else:
+            marks = marks.filter(
+                Q(last_time__isnull=True)
+                | Q(last_time__lt=batch.last_time)
+                | Q(last_time=batch.last_time, last_id__lt=batch.last_id)
+            )
+        marks.update(last_id=batch.last_id, last_time=batch.last_time)
 
 
 def index_pass(*, batch: int = BATCH, max_batches: int = 20) -> PassResult:
@@ -127,7 +138,7 @@ def index_pass(*, batch: int = BATCH, max_batches: int = 20) -> PassResult:
             found = read(last, batch)
             if not found.rows:
                 break
-            _commit(source, found)
+            commit_batch(source, found)
             written[source] = written.get(source, 0) + len(found.docs)
             last = found.last_id
             if found.rows < batch:
@@ -141,7 +152,7 @@ def index_pass(*, batch: int = BATCH, max_batches: int = 20) -> PassResult:
             found = read_changed(last, batch, when)
             if not found.rows:
                 break
-            _commit(source, found)
+            commit_batch(source, found)
             written[source] = written.get(source, 0) + len(found.docs)
             last, when = found.last_id, found.last_time
             if found.rows < batch:

@@ -219,3 +219,13 @@ def test_model_completions_are_indexed_with_their_trace_page(agent: Any) -> None
     _span(3, completion="later call")
     index_pass()
     assert [d.text for d in _docs("completion")] == ["later call"]
+
+
+def test_a_lagging_pass_never_moves_the_watermark_back(agent: Any) -> None:
+    from search.services.indexer import commit_batch
+    from search.services.sources import thought_docs
+
+    made = [thought_make(agent, f"t{i}") for i in range(3)]
+    index_pass()
+    commit_batch("thought", thought_docs(0, 1))  # an overlapping pass's first batch
+    assert Watermark.objects.get(source="thought").last_id == made[-1].pk
