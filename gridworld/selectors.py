@@ -170,3 +170,13 @@ def figure_points(batch: EpisodeBatch) -> tuple[list[EpisodePoint], bool]:
     """The episodes the figures use, and whether the batch has more."""
     points = episode_points(batch, FIGURE_EPISODES + 1)
     return points[:FIGURE_EPISODES], len(points) > FIGURE_EPISODES
+
+
+def episode_with_batch(pk: int, *, with_receipt: bool = False) -> Episode | None:
+    """One episode with its batch, the batch's run and map loaded (a review
+    item's subject), or None. The receipt and the distances map are left
+    unread unless ``with_receipt``."""
+    found = Episode.objects.select_related("batch__run", "batch__grid_map")
+    if not with_receipt:
+        found = found.defer("receipt_gz", "distances")
+    return found.filter(pk=pk).first()

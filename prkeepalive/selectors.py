@@ -183,3 +183,9 @@ def keepalive_overview(*, now: datetime) -> Overview:
             status=Delivery.Status.RETRYING
         ).count(),
     )
+
+
+def decision_with_pull(pk: int) -> Decision | None:
+    """One decision with its repository and pull request loaded (a review
+    item's subject), or None."""
+    return Decision.objects.select_related("repository", "pull").filter(pk=pk).first()

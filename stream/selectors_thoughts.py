@@ -28,3 +28,9 @@ def thought_ids_owned(*, agent_id: int, thought_ids: Iterable[int]) -> set[int]:
             ).values_list("pk", flat=True)
         )
     return owned
+
+
+def thought_with_agent(pk: int) -> Thought | None:
+    """One thought with its agent loaded (a review item's subject), or None
+    when it does not exist (pruned or never stored)."""
+    return Thought.objects.select_related("agent").filter(pk=pk).first()

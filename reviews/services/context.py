@@ -20,17 +20,17 @@ from core.errors import NotFound
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.selectors.run_links import run_compare_links
 from evals.selectors.runs import case_pair, run_get, runs_by_id
-from gridworld.models import Episode
+from gridworld.selectors import episode_with_batch
 from gridworld.services.episodes import INTACT, stored_receipt
-from prkeepalive.models import Decision
+from prkeepalive.selectors import decision_with_pull
 from reviews.services.subjects import (
     SubjectSummary,
     primary_key,
     split_scenario_ref,
     subject_summary,
 )
-from stream.models import Thought
 from stream.selectors import agent_list_visible
+from stream.selectors_thoughts import thought_with_agent
 
 # An episode's steps beyond this many are counted, not listed.
 STEPS_SHOWN = 300
@@ -284,11 +284,7 @@ def _other_run(run: Any) -> tuple[Any, str]:
 
 def _thought(ref: str, viewer: Any) -> dict[str, Any] | None:
     pk = primary_key(ref)
-    thought = (
-        Thought.objects.select_related("agent").filter(pk=pk).first()
-        if pk is not None
-        else None
-    )
+    thought = thought_with_agent(pk) if pk is not None else None
     if thought is None:
         return None
     return {
@@ -307,11 +303,7 @@ def _thought(ref: str, viewer: Any) -> dict[str, Any] | None:
 
 def _episode(ref: str, viewer: Any) -> dict[str, Any] | None:
     pk = primary_key(ref)
-    episode = (
-        Episode.objects.select_related("batch").filter(pk=pk).first()
-        if pk is not None
-        else None
-    )
+    episode = episode_with_batch(pk, with_receipt=True) if pk is not None else None
     if episode is None:
         return None
     stored = stored_receipt(episode)
@@ -382,11 +374,7 @@ def _step(step: Mapping[str, Any]) -> EpisodeStep:
 
 def _decision(ref: str, viewer: Any) -> dict[str, Any] | None:
     pk = primary_key(ref)
-    decision = (
-        Decision.objects.select_related("repository", "pull").filter(pk=pk).first()
-        if pk is not None
-        else None
-    )
+    decision = decision_with_pull(pk) if pk is not None else None
     if decision is None:
         return None
     pull = decision.pull

@@ -16,11 +16,10 @@ from django.urls import reverse
 
 from core.errors import NotFound
 from evals.selectors.runs import case_pair, run_get
-from gridworld.models import Episode
-from prkeepalive.models import Decision
-from prkeepalive.selectors import pull_url_of
+from gridworld.selectors import episode_with_batch
+from prkeepalive.selectors import decision_with_pull, pull_url_of
 from reviews.models import Subject
-from stream.models import Thought
+from stream.selectors_thoughts import thought_with_agent
 
 # A title is shown in lists; the item's own page shows the whole subject.
 TITLE_CHARS = 120
@@ -101,12 +100,7 @@ def _thought(ref: str) -> SubjectSummary | None:
     pk = primary_key(ref)
     if pk is None:
         return None
-    thought = (
-        Thought.objects.select_related("agent")
-        .only("pk", "content", "eval_run_id", "agent__name")
-        .filter(pk=pk)
-        .first()
-    )
+    thought = thought_with_agent(pk)
     if thought is None:
         return None
     return SubjectSummary(
@@ -122,12 +116,7 @@ def _episode(ref: str) -> SubjectSummary | None:
     pk = primary_key(ref)
     if pk is None:
         return None
-    episode = (
-        Episode.objects.select_related("batch__run", "batch__grid_map")
-        .defer("receipt_gz", "distances")
-        .filter(pk=pk)
-        .first()
-    )
+    episode = episode_with_batch(pk)
     if episode is None:
         return None
     batch = episode.batch
@@ -146,9 +135,7 @@ def _decision(ref: str) -> SubjectSummary | None:
     pk = primary_key(ref)
     if pk is None:
         return None
-    decision = (
-        Decision.objects.select_related("pull", "repository").filter(pk=pk).first()
-    )
+    decision = decision_with_pull(pk)
     if decision is None:
         return None
     url = ""
