@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 
 from core.errors import NotFound, SchemaInvalid, SchemaProblem
+from evals.selectors.benchmarks import benchmark_get
 from reviews.core.values import ConfigSpec, config_check
 from reviews.models import ScoreConfig, ScoreConfigAttachment
 
@@ -122,7 +123,8 @@ def config_new_version(
 
 def config_attach(*, name: str, benchmark_id: str) -> ScoreConfigAttachment:
     """Attach the config ``name`` to a benchmark (a suite, a pack or a
-    gridworld configuration, by its benchmark id); attaching twice keeps one."""
+    gridworld configuration, by its benchmark id); attaching twice keeps one.
+    ``SchemaInvalid`` naming ``benchmark_id`` when there is no such benchmark."""
     config_current(name)
     benchmark_id = (benchmark_id or "").strip()
     if not 0 < len(benchmark_id) <= MAX_BENCHMARK_ID_CHARS:
@@ -130,6 +132,13 @@ def config_attach(*, name: str, benchmark_id: str) -> ScoreConfigAttachment:
         raise SchemaInvalid(
             message, problems=[SchemaProblem("benchmark_id", "invalid", message)]
         )
+    try:
+        benchmark_get(benchmark_id=benchmark_id)
+    except NotFound:
+        message = f"there is no benchmark {benchmark_id!r}."
+        raise SchemaInvalid(
+            message, problems=[SchemaProblem("benchmark_id", "unknown", message)]
+        ) from None
     attachment, _ = ScoreConfigAttachment.objects.get_or_create(
         config_name=name, benchmark_id=benchmark_id
     )

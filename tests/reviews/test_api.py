@@ -30,8 +30,8 @@ def session(user: Any) -> APIClient:
 @pytest.fixture
 def world(owner: Any, member: Any, stranger: Any) -> dict[str, Any]:
     configs = configs_make()
-    config_attach(name="quality", benchmark_id="suite-a")
     run_with_cases("run-1", {"c00": True, "c01": False, "c02": True})
+    config_attach(name="quality", benchmark_id="suite-a")
     mine = agent_make(name="mine", owner=owner, scopes=[REVIEWS])
     mine.agent.members.add(member)
     theirs = agent_make(name="theirs", owner=stranger, scopes=[REVIEWS])

@@ -20,6 +20,7 @@ from reviews.services.configs import (
     configs_attached,
     configs_current,
 )
+from tests.builders import benchmark_make
 
 pytestmark = pytest.mark.django_db
 
@@ -76,6 +77,7 @@ def test_a_new_version_of_nothing_is_not_found() -> None:
 def test_attaching_to_a_benchmark_is_idempotent_and_follows_the_current_version() -> (
     None
 ):
+    benchmark_make("suite-a", kind="suite")
     config_create(name="grounded", kind="boolean")
     config_attach(name="grounded", benchmark_id="suite-a")
     config_attach(name="grounded", benchmark_id="suite-a")
@@ -91,7 +93,8 @@ def test_attaching_needs_a_config_and_a_benchmark_id() -> None:
     with pytest.raises(NotFound):
         config_attach(name="ghost", benchmark_id="suite-a")
     config_create(name="grounded", kind="boolean")
-    with pytest.raises(SchemaInvalid) as exc:
-        config_attach(name="grounded", benchmark_id="  ")
-    assert [p.path for p in exc.value.problems] == ["benchmark_id"]
+    for benchmark_id in ("  ", "no-such-suite"):
+        with pytest.raises(SchemaInvalid) as exc:
+            config_attach(name="grounded", benchmark_id=benchmark_id)
+        assert [p.path for p in exc.value.problems] == ["benchmark_id"]
     assert not ScoreConfigAttachment.objects.exists()
