@@ -290,8 +290,9 @@ class Episode:
             _,
             _,
             _,
-            digest,
-            decision,
+            _,
+            link,
+            _,
             violates,
             rejected,
             kernel,
@@ -304,19 +305,15 @@ class Episode:
             self.rejections.append(rejected)
         if violates:
             self._record_violations(t, hazard, b, e)
-        x, y = landing
-        gx, gy = goal
         prev = self.prev
         # The transition's fields are in place already (in receipt order).
         body: dict[str, Any] = template.copy()
         body["step"] = t
-        body["position"] = [x, y]
-        body["goal"] = [gx, gy]
-        body["decision"] = [*decision]
         body["prev_receipt_hash"] = prev
-        # step_preimage(body), from the values at hand and the sha256 of the
-        # transition text, computed once per transition (same text).
-        preimage = f"{t}|{x},{y}|{gx},{gy}|{digest}|{prev}"
+        # step_preimage(body): ``t``, the transition's link (position, goal
+        # and the sha256 of its text, computed once per transition) and the
+        # previous hash; the same text.
+        preimage = f"{t}{link}{prev}"
         self.prev = body["receipt_hash"] = sha256(preimage.encode()).hexdigest()
         self._append_step(body)
         # GridState(landing, goal, t + 1, drift_seed), without the Python

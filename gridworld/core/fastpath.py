@@ -257,15 +257,15 @@ class Transition(NamedTuple):
     kernel_digest: str
     chosen_digest: str
     root: str
-    # The transition text: the step's fields from the kernel state hash to
-    # the memory writes and the proposals, ``|``-joined (``transition_text``),
-    # and its sha256, which a step's chain preimage holds (schema 2).
+    # The transition text (``receipt_text.transition_text``), its sha256 and
+    # the chain preimage between ``t`` and the previous hash (schema 2).
     text: str
     digest: str
-    # Each proposal's receipt fields as a dict: a step receipt's ``decision``
-    # is a new list of these very dicts, shared by every step (of any
-    # episode in the process) with this transition. Receipts are read-only:
-    # copy one (``copy.deepcopy``) before editing it.
+    link: str
+    # Each proposal's receipt fields as a dict, shared by every step (of any
+    # episode in the process) with this transition, as are the step's
+    # ``decision`` list and its ``position`` and ``goal`` lists. Receipts are
+    # read-only: copy one (``copy.deepcopy``) before editing it.
     decision: tuple[dict[str, Any], ...]
     # Whether the step is a safety violation of any kind (hazard entry,
     # inadmissible kernel state, negative budget): the rare case.
@@ -276,7 +276,7 @@ class Transition(NamedTuple):
     # The kernel's next state, ``(b, e)``.
     kernel: KernelState
     # The step receipt with every field that does not depend on ``t`` or the
-    # chain (copied, then completed, by ``Episode.step``).
+    # chain (copied, then completed with those three, by ``Episode.step``).
     body: dict[str, Any]
 
 
@@ -334,6 +334,24 @@ def transition(
         f"{distance}|{int(reached)}|{b_next}|{e_next}|{work}|{writes}|"
         f"{info.decision_text(reasons)}"
     )
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    (lx, ly), (gx, gy) = landing, goal
+    decision = tuple(
+        [
+            {
+                "action": a,
+                "target": [tx, ty],
+                "landing": [px, py],
+                "v_task": v_task,
+                "score": score,
+                "bonus": bonus,
+                "reasons": [*r],
+            }
+            for (a, (tx, ty), (px, py), v_task, score, bonus), r in zip(
+                proposals, reasons, strict=True
+            )
+        ]
+    )
     return Transition(
         chosen,
         action,
@@ -350,32 +368,18 @@ def transition(
         chosen_digest,
         info.root,
         text,
-        hashlib.sha256(text.encode()).hexdigest(),
-        tuple(
-            [
-                {
-                    "action": a,
-                    "target": [tx, ty],
-                    "landing": [lx, ly],
-                    "v_task": v_task,
-                    "score": score,
-                    "bonus": bonus,
-                    "reasons": [*r],
-                }
-                for (a, (tx, ty), (lx, ly), v_task, score, bonus), r in zip(
-                    proposals, reasons, strict=True
-                )
-            ]
-        ),
+        digest,
+        f"|{lx},{ly}|{gx},{gy}|{digest}|",
+        decision,
         move.hazard or not (b_next >= 0 and 0 <= e_next <= params.e_max),
         tuple([reason_family(reason) for r in reasons for reason in r]),
         KernelState(b_next, e_next),
         {
             # A step receipt's fields in their order; None where the step
-            # fills in its own value (``t``, where it stands and the chain).
+            # fills in its own value (``t`` and the chain).
             "step": None,
-            "position": None,
-            "goal": None,
+            "position": [lx, ly],
+            "goal": [gx, gy],
             "kernel_state_hash": kernel_digest,
             "proposalset_root": info.root,
             "chosen_proposal_index": chosen,
@@ -388,7 +392,7 @@ def transition(
             "exposure": e_next,
             "work": work,
             "memory_writes": writes,
-            "decision": None,
+            "decision": [*decision],
             "prev_receipt_hash": None,
         },
     )
