@@ -43,7 +43,12 @@ from evalsite.openapi import EMPTY_IS_ABSENT
 from reviews.core.values import NAME
 from reviews.models import Score, ScoreConfig, Subject
 from reviews.selectors import scores_visible, subject_allowed
-from reviews.services.configs import attachments_of, config_current, configs_current
+from reviews.services.configs import (
+    attachments_by_name,
+    attachments_of,
+    config_current,
+    configs_current,
+)
 from reviews.services.scores import (
     MAX_COMMENT_CHARS,
     MAX_REF_CHARS,
@@ -78,7 +83,10 @@ class ConfigOutputSerializer(serializers.Serializer):
     benchmarks = serializers.SerializerMethodField()
 
     def get_benchmarks(self, config: ScoreConfig) -> list[str]:
-        return attachments_of(config.name)
+        attached = self.context.get("attached")
+        if attached is None:
+            return attachments_of(config.name)
+        return list(attached.get(config.name, []))
 
 
 def _giver(score: Any) -> dict[str, Any]:
@@ -293,7 +301,14 @@ class ConfigListView(APIView):
     )
     def get(self, request: Request) -> Response:
         configs = configs_current()
-        return Response({"results": ConfigOutputSerializer(configs, many=True).data})
+        context = {"attached": attachments_by_name()}
+        return Response(
+            {
+                "results": ConfigOutputSerializer(
+                    configs, many=True, context=context
+                ).data
+            }
+        )
 
 
 def _body(request: Request) -> dict[str, Any]:

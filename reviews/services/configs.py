@@ -174,3 +174,12 @@ def attachments_of(name: str) -> list[str]:
 
 def _person(user: Any) -> Any:
     return user if getattr(user, "is_authenticated", False) else None
+
+
+def attachments_by_name() -> dict[str, list[str]]:
+    """Every config name's benchmark ids, sorted (one query)."""
+    found: dict[str, list[str]] = {}
+    rows = ScoreConfigAttachment.objects.order_by("config_name", "benchmark_id")
+    for name, benchmark_id in rows.values_list("config_name", "benchmark_id"):
+        found.setdefault(name, []).append(benchmark_id)
+    return found

@@ -312,3 +312,16 @@ def test_anonymous_callers_are_refused(world: dict) -> None:
         401,
         403,
     )
+
+
+def test_lists_read_a_fixed_number_of_queries(
+    world: dict, owner: Any, django_assert_max_num_queries: Any
+) -> None:
+    client = session(owner)
+    for case in ("c00", "c01", "c02"):
+        post(client, **scenario(3, case=case))
+        post(client, **scenario("good", config="verdict", case=case))
+    with django_assert_max_num_queries(6):
+        assert len(client.get(SCORES).json()["results"]) == 6
+    with django_assert_max_num_queries(5):
+        assert len(client.get("/api/reviews/configs").json()["results"]) == 3

@@ -9,6 +9,7 @@ import pytest
 from core.errors import NotFound, SchemaInvalid
 from reviews.models import ScoreConfig, ScoreConfigAttachment
 from reviews.services.configs import (
+    attachments_by_name,
     attachments_of,
     config_attach,
     config_create,
@@ -85,6 +86,7 @@ def test_attaching_to_a_benchmark_is_idempotent_and_follows_the_current_version(
     newer = config_new_version(name="grounded", kind="boolean", description="v2")
     assert configs_attached("suite-a") == [newer]
     assert attachments_of("grounded") == ["suite-a"]
+    assert attachments_by_name() == {"grounded": ["suite-a"]}
     assert config_detach(name="grounded", benchmark_id="suite-a") is True
     assert configs_attached("suite-a") == []
 
