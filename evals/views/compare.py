@@ -310,6 +310,13 @@ def compare(request: HttpRequest) -> HttpResponse:
             "change_links": change_links,
             "flipped": [(case, _case_url(case, pairs)) for case in flipped],
             "flipped_total": flipped_total,
+            # A review queue of the flips (the reviews app's new-queue page
+            # takes the pair as ``from_compare``; staff make queues).
+            "review_flips_query": urlencode(
+                [("from_compare", f"{base}...{candidate}"), ("cases", "flips")]
+            )
+            if not snapshot and request.user.is_staff
+            else "",
             "rates_figure": charts.compare_rates_figure(
                 _rate_rows(comparison),
                 base_label=base_label,
