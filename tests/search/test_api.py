@@ -4,6 +4,7 @@ and who reads what (nobody reads another owner's agents through search)."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.urls import reverse
@@ -11,6 +12,7 @@ from rest_framework.test import APIClient
 
 from core.scopes import STREAM
 from tests.builders import agent_make, key_client
+from tests.hostile import HOSTILE_STRINGS
 from tests.search.search_support import thought_make, two_owners
 
 URL = "/api/search"
@@ -200,3 +202,18 @@ def test_hostile_queries_give_a_400_or_results_never_a_500(
 def test_undecodable_bytes_in_q_give_a_400_or_results(owner: Any, raw: str) -> None:
     response = _session(owner).get(f"{URL}?q=creeper{raw}")
     assert response.status_code in (200, 400), response.content
+
+
+@pytest.mark.parametrize(
+    "param", ["q", "agent", "run", "flag", "since", "cursor", "limit"]
+)
+@pytest.mark.parametrize(
+    ("label", "value"), HOSTILE_STRINGS, ids=[s[0] for s in HOSTILE_STRINGS]
+)
+def test_the_hostile_corpus_in_any_parameter_gives_a_400_or_results(
+    owner: Any, param: str, label: str, value: str
+) -> None:
+    encoded = quote(value, safe="", errors="surrogatepass")
+    query = f"q=creeper&{param}={encoded}" if param != "q" else f"q={encoded}"
+    response = _session(owner).get(f"{URL}?{query}")
+    assert response.status_code in (200, 400), (label, response.content[:300])
