@@ -309,8 +309,15 @@ class PlannerProposer:
     def propose(
         self, state: GridState, obs: Observation, budget: int
     ) -> tuple[Proposal, ...]:
-        plan = self._plan_for(state)
         position = state.position
+        plan = self._plan
+        # _plan_for's common case inlined (it runs every step): the current
+        # plan, when it is for this goal and map and reaches this cell.
+        if (
+            self._plan_key != (state.goal, self._version)
+            or plan.rows[position[1]][position[0]] < 0
+        ):
+            plan = self._plan_for(state)
         patch = obs.patch
         r = PATCH_RADIUS
         key = (
