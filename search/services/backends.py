@@ -38,9 +38,11 @@ _FTS_TEST = (
 )
 _LIKE = "search_searchdocument.terms LIKE %s"
 _NOT_LIKE = "search_searchdocument.terms NOT LIKE %s"
-_WRITE_ENTRY = (
-    "UPDATE search_searchdocument SET tsv = %s::tsvector || "
-    "to_tsvector(%s::regconfig, left(text, 100000)) WHERE id = %s"
+# One statement per batch: the ids and tsvector literals go in as arrays.
+_WRITE_ENTRIES = (
+    "UPDATE search_searchdocument AS d SET tsv = v.lit::tsvector || "
+    "to_tsvector(%s::regconfig, left(d.text, 100000)) "
+    "FROM unnest(%s::bigint[], %s::text[]) AS v(id, lit) WHERE d.id = v.id"
 )
 _CONFIG_NAME = re.compile(r"^[a-z_]{1,40}$")
 
@@ -62,12 +64,10 @@ def write_entries(rows: Sequence[tuple[int, str]]) -> None:
     FTS5 table follows the documents by triggers.)"""
     if vendor() != "postgresql" or not rows:
         return
-    values = [(pk, tsvector_literal(terms(text))) for pk, text in rows]
+    ids = [pk for pk, _ in rows]
+    literals = [tsvector_literal(terms(text)) for _, text in rows]
     with connection.cursor() as cursor:
-        cursor.executemany(
-            _WRITE_ENTRY,
-            [(literal, language(), pk) for pk, literal in values],
-        )
+        cursor.execute(_WRITE_ENTRIES, [language(), ids, literals])
 
 
 def stems(words: Iterable[str]) -> dict[str, str]:

@@ -89,16 +89,8 @@ def store(docs: list[Doc]) -> int:
         update_fields=list(FIELDS),
     )
     if backends.vendor() == "postgresql":
-        by_kind: dict[str, list[str]] = {}
-        for m in models:
-            by_kind.setdefault(m.kind, []).append(m.ref)
-        rows: list[tuple[int, str]] = []
-        for kind, refs in by_kind.items():
-            rows.extend(
-                SearchDocument.objects.filter(kind=kind, ref__in=refs).values_list(
-                    "pk", "text"
-                )
-            )
+        # bulk_create sets each upserted row's id (RETURNING on PostgreSQL)
+        rows = [(m.pk, m.text) for m in models]
         backends.write_entries(rows)
     return len(models)
 
