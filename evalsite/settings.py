@@ -427,4 +427,5 @@ DEMO_DATA_LOADERS: list[str] = [
     "evals.demo_benchmarks.load_demo",
     "prkeepalive.demo.load_demo",
     "gridworld.demo.load_demo",
+    "reviews.demo.load_demo",
 ]

@@ -92,6 +92,13 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "durationMs": 1.5,
     },
     "/api/benchmarks/baselines": {"snapshotId": "snap-x", "notes": "n"},
+    "/api/reviews/scores": {
+        "config": "quality",
+        "kind": "scenario_result",
+        "ref": "run-x/c1",
+        "value": 3,
+        "comment": "c",
+    },
     "/api/cognitive-stream/ack": {"thoughtIds": [1], "processedBy": "planner"},
     "/api/cognitive-stream/counters/reset": {},
     "/api/cognitive-stream/percepts": {"facts": CALM_FACTS, "metadata": {"k": "v"}},
@@ -148,6 +155,9 @@ ALLOWED_WRITES = (
     "stream_agent",
     "stream_planningstate",
 )
+# A key's last use is recorded (at most once a minute) whatever the answer:
+# the key was used even when the request is refused.
+ALLOWED_UPDATES = (('"accounts_apikey"', '"last_used_at"'),)
 
 
 def post_operations() -> list[str]:
@@ -216,8 +226,16 @@ class WriteWatch:
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any):
         head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
-        if head in ("INSERT", "UPDATE", "DELETE") and not any(
-            f'"{table}"' in sql or f" {table} " in sql for table in ALLOWED_WRITES
+        allowed_update = head == "UPDATE" and any(
+            table in sql and column in sql.split(" SET ", 1)[-1][:60]
+            for table, column in ALLOWED_UPDATES
+        )
+        if (
+            head in ("INSERT", "UPDATE", "DELETE")
+            and not allowed_update
+            and not any(
+                f'"{table}"' in sql or f" {table} " in sql for table in ALLOWED_WRITES
+            )
         ):
             self.writes.append(sql[:120])
         return execute(sql, params, many, context)

@@ -65,6 +65,12 @@ CSRF_SECRET = "hardeninghardeninghardeninghard0"  # 32 characters, like Django's
 UNSAFE_TEXT = r"contains (a control |an invisible formatting |a Unicode non)character"
 SAFE_SEGMENT = r"must be a safe path segment"
 SEMANTIC_REFUSALS: dict[str, list[str]] = {
+    # A score for an unknown config, a subject that is not there or a value
+    # its config does not take: 400 naming the field.
+    "POST /api/reviews/scores": [r"^\$\.(config|ref|value) "],
+    "GET /api/reviews/scores": [
+        r"^\?cursor cursor must be a nextCursor this API gave out"
+    ],
     "POST /api/benchmarks/packs": [
         UNSAFE_TEXT,  # case ids and tags
         SAFE_SEGMENT,
