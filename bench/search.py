@@ -2,6 +2,7 @@
 
     DATABASE_URL=postgres://... .venv/bin/python bench/search.py
     DATABASE_URL=postgres://... .venv/bin/python bench/search.py --quick   # 100,000
+    DATABASE_URL=postgres://... .venv/bin/python bench/search.py --reuse   # keep the fill
 
 Fills a throwaway database (``<name>_bench_search``) with search documents
 of N thoughts (10^6; 10^5 with ``--quick``) from 200 agents: text of 8 to 30
@@ -56,7 +57,7 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def _setup() -> bool:
+def _setup(*, reuse: bool) -> bool:
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         print(
@@ -74,8 +75,12 @@ def _setup() -> bool:
     base, _, name = url.rpartition("/")
     bench_db = f"{name.split('?')[0]}_bench_search"
     with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
-        pg.execute(f'DROP DATABASE IF EXISTS "{bench_db}"')
-        pg.execute(f'CREATE DATABASE "{bench_db}"')
+        exists = pg.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [bench_db]
+        ).fetchone()
+        if not (reuse and exists):
+            pg.execute(f'DROP DATABASE IF EXISTS "{bench_db}"')
+            pg.execute(f'CREATE DATABASE "{bench_db}"')
     os.environ["DATABASE_URL"] = f"{base}/{bench_db}"
     os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
     import django
@@ -121,7 +126,7 @@ def _rows(n: int, rng: random.Random) -> Any:
         created = (T0 + timedelta(seconds=i)).isoformat()
         yield "\t".join(
             (
-                "thought", str(i), str(i), "thought", str(i), str(1 + i % AGENTS), "",
+                "thought", f"bench-{i}", "\\N", "", "", str(1 + i % AGENTS), "",
                 "", "t" if i % 3 == 0 else "f", " reflection ", words[0], "", text,
                 " ".join(words), created, tsvector_literal(words),
             )
@@ -164,12 +169,15 @@ def _people() -> dict[str, Any]:
     from stream.services.agents import agent_create
 
     users = get_user_model().objects
-    staff = users.create_user("bench-staff", is_staff=True)
-    member = users.create_user("bench-member")
-    owner = users.create_user("bench-owner")
-    agents = [
-        agent_create(name=f"agent-{i}", owner=owner).agent for i in range(1, AGENTS + 1)
-    ]
+    from stream.models import Agent
+
+    staff, _ = users.get_or_create(username="bench-staff", defaults={"is_staff": True})
+    member, _ = users.get_or_create(username="bench-member")
+    owner, _ = users.get_or_create(username="bench-owner")
+    if not Agent.objects.filter(owner=owner).exists():
+        for i in range(1, AGENTS + 1):
+            agent_create(name=f"agent-{i}", owner=owner)
+    agents = list(Agent.objects.filter(owner=owner).order_by("pk"))
     for agent in agents[:2]:
         agent.members.add(member)
     return {"staff": staff, "member": member, "agent_id": agents[7].pk}
@@ -217,8 +225,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10^5 thoughts")
     parser.add_argument("--rows", type=int, default=0, help="thoughts (overrides)")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the bench database of the last run when it holds as many thoughts",
+    )
     args = parser.parse_args()
-    if not _setup():
+    if not _setup(reuse=args.reuse):
         return 0
     from search.core.filters import Filters
     from search.core.query import parse
@@ -227,8 +240,20 @@ def main() -> int:
 
     n = args.rows or (100_000 if args.quick else 1_000_000)
     print(f"bench/search.py: {n:,} thought documents, {AGENTS} agents, PostgreSQL")
-    seconds = _fill(n)
-    print(f"  filled by COPY, word forms added, GIN indexes built in {seconds:.1f} s")
+    if (
+        args.reuse
+        and SearchDocument.objects.filter(ref__startswith="bench-").count() == n
+    ):
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE search_searchdocument")
+        print("  reused the last run's documents (ANALYZE run again)")
+    else:
+        seconds = _fill(n)
+        print(
+            f"  filled by COPY, word forms added, GIN indexes built in {seconds:.1f} s"
+        )
     people = _people()
     callers = {
         "staff": lambda: documents_visible(user=people["staff"]),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet
@@ -28,6 +29,8 @@ from search.services.backends import match_condition
 from stream.selectors import agent_list_visible
 from stream.selectors_search import agent_id_named, agent_names
 
+# Past this many agents a user may see, the visibility filter stays a subquery.
+MAX_IDS = 5000
 KIND_LABELS = {
     "thought": "thought",
     "scenario_output": "scenario output",
@@ -51,8 +54,14 @@ def documents_visible(
         return docs.none()
     if getattr(user, "is_staff", False):
         return docs
-    agents = agent_list_visible(user=user).values("pk")
-    queues = ReviewQueue.objects.filter(members=user).values("pk")
+    # The ids as a list, not a subquery: the planner then estimates how many
+    # documents they hold and combines their index with the full-text one.
+    agents: Any = list(
+        agent_list_visible(user=user).values_list("pk", flat=True)[:MAX_IDS]
+    )
+    if len(agents) >= MAX_IDS:
+        agents = agent_list_visible(user=user).values("pk")
+    queues = list(ReviewQueue.objects.filter(members=user).values_list("pk", flat=True))
     return docs.filter(
         (Q(queue_id__isnull=True) & (Q(agent_id__in=agents) | Q(agent_id__isnull=True)))
         | Q(queue_id__in=queues)
@@ -126,7 +135,7 @@ class Hit:
 
 
 def _url(doc: SearchDocument, names: dict[int, str]) -> str:
-    if doc.kind == "thought" and doc.agent_id in names:
+    if doc.kind == "thought" and doc.agent_id in names and doc.ref.isdigit():
         return reverse("stream:thought-detail", args=[names[doc.agent_id], doc.ref])
     return doc.link
 
