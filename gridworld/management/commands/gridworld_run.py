@@ -65,7 +65,9 @@ class Command(BaseCommand):
             "(implies --wait)",
         )
         parser.add_argument("--user", help="username recorded as the batch's creator")
-        parser.add_argument("--queue", help="Celery queue for the chunk tasks")
+        parser.add_argument(
+            "--queue", help="Celery queue for the chunk tasks (default: gridworld)"
+        )
         parser.add_argument("--base-url", help="default: the SITE_URL setting")
 
     def _config(self, options: dict[str, Any]) -> dict[str, Any]:
