@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.db.models import Q
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -33,6 +32,7 @@ from evals.core.repeats import check_reducer, shows_repeats
 from evals.core.stats_input import MAX_REPEATS, StatInputError, parse_reducer
 from evals.models import Run
 from evals.selectors.benchmarks import suite_benchmarks
+from evals.selectors.keyset_pages import beyond
 from evals.selectors.runs import harness_run_list, run_get
 from evals.services.harness.create import (
     DEFAULT_REDUCER,
@@ -187,7 +187,7 @@ class EvalRunListCreateView(APIView):
         if after is not None:
             # Keyset: the runs after the last of the page before, newest first.
             when, pk = after
-            runs = runs.filter(Q(started_at__lt=when) | Q(started_at=when, pk__lt=pk))
+            runs = beyond(runs, "started_at", when, pk, newer=False)
         page = list(runs[offset : offset + limit + 1])
         more = len(page) > limit
         page = page[:limit]

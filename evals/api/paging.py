@@ -9,11 +9,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
+from evals.selectors.keyset_pages import beyond
 from evalsite import paging
 from evalsite.openapi import EMPTY_IS_ABSENT
 
@@ -113,11 +113,7 @@ def keyset_page_of(
     rows = queryset.order_by(f"-{time_field}", "-pk")
     if after is not None:
         when, pk = after
-        # The bound on the time alone lets the walk start at the cursor.
-        rows = rows.filter(
-            Q(**{f"{time_field}__lt": when}) | Q(**{time_field: when, "pk__lt": pk}),
-            **{f"{time_field}__lte": when},
-        )
+        rows = beyond(rows, time_field, when, pk, newer=False)
     page = list(rows[offset : offset + limit + 1])
     more = len(page) > limit
     page = page[:limit]

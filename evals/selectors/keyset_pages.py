@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
+from django.db.models.fields.tuple_lookups import (
+    Tuple,
+    TupleGreaterThan,
+    TupleLessThan,
+)
 
 from evals.core.keyset import NEWEST_FIRST, WORST_FIRST, cursor_parts, cursor_text
 from evals.models import CaseResult, Run
@@ -39,6 +44,18 @@ class Page[Row]:
         return not self.previous_before
 
 
+def beyond(
+    rows: QuerySet[Any], time_field: str, when: datetime, pk: int, *, newer: bool
+) -> QuerySet[Any]:
+    """The rows newer (or older) than the row (``when``, ``pk``), as one
+    comparison of the pair: (time, pk) > (when, pk). The database reads it
+    as a range of the (time, pk) index, so the walk starts at the cursor;
+    the same test spelled as "time < when or (time = when and pk < pk)"
+    left PostgreSQL to gather and sort every row above a deep cursor."""
+    lookup = TupleGreaterThan if newer else TupleLessThan
+    return rows.filter(lookup(Tuple(F(time_field), F("pk")), (when, pk)))
+
+
 def _newest_key(row: Any, field: str) -> str:
     return cursor_text(getattr(row, field), row.pk)
 
@@ -52,18 +69,13 @@ def newest_first_page(
     before: str = "",
 ) -> Page[Any]:
     """A page of ``size`` rows of ``rows`` newest first (``time_field``, then
-    pk): the first, or the one after ``after`` or before ``before``.
-
-    The bound on the time alone leads each filter, so the walk starts at
-    the cursor in the (time, pk) index instead of at the newest row."""
+    pk): the first, or the one after ``after`` or before ``before``."""
     if before:
         when, pk = _newest_parts(before)
         newer = list(
-            rows.filter(
-                Q(**{f"{time_field}__gt": when})
-                | Q(**{time_field: when, "pk__gt": pk}),
-                **{f"{time_field}__gte": when},
-            ).order_by(time_field, "pk")[: size + 1]
+            beyond(rows, time_field, when, pk, newer=True).order_by(time_field, "pk")[
+                : size + 1
+            ]
         )
         if len(newer) > size:
             shown = newer[:size][::-1]
@@ -77,10 +89,7 @@ def newest_first_page(
     older = rows.order_by(f"-{time_field}", "-pk")
     if after:
         when, pk = _newest_parts(after)
-        older = older.filter(
-            Q(**{f"{time_field}__lt": when}) | Q(**{time_field: when, "pk__lt": pk}),
-            **{f"{time_field}__lte": when},
-        )
+        older = beyond(older, time_field, when, pk, newer=False)
     found = list(older[: size + 1])
     shown = found[:size]
     return Page(

@@ -85,17 +85,15 @@ def harness_run_list(
 ) -> QuerySet[Run]:
     """Harness runs, newest first, filtered by suite id, status and verdict
     (``pass``/``fail``; a run still going has none)."""
-    runs = Run.objects.select_related("benchmark").filter(
-        benchmark__kind=Benchmark.Kind.SUITE
-    )
+    runs = Run.objects.select_related("benchmark")
+    suites = Benchmark.objects.filter(kind=Benchmark.Kind.SUITE)
     if suite:
-        # By the suite's pk (as ``run_list``): its own runs' index, newest first.
-        pk = (
-            Benchmark.objects.filter(benchmark_id=suite, kind=Benchmark.Kind.SUITE)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        runs = runs.filter(benchmark_id=pk) if pk is not None else runs.none()
+        suites = suites.filter(benchmark_id=suite)
+    # By the suites' pks (a few), not a join on their kind: the planner then
+    # walks the newest runs (one suite's own index for one suite) from where
+    # the page starts, instead of sorting every run of every suite.
+    pks = list(suites.values_list("pk", flat=True))
+    runs = runs.filter(benchmark_id__in=pks) if pks else runs.none()
     if status:
         runs = runs.filter(status=status)
     if verdict == "pass":

@@ -16,10 +16,17 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from evals.core.keyset import cursor_text
 from evals.models import Benchmark, Run, ShadowRecord
 from evals.selectors.baselines import shadow_record_list
 from evals.selectors.keyset_pages import case_counts, case_page, newest_first_page
-from evals.selectors.runs import case_rows, latest_completed_runs, run_cases, run_list
+from evals.selectors.runs import (
+    case_rows,
+    harness_run_list,
+    latest_completed_runs,
+    run_cases,
+    run_list,
+)
 from evals.selectors.trends import benchmark_trend
 from evals.services.benchmark_records import latest_completed_run_items
 from tests.builders import T0
@@ -273,18 +280,17 @@ def test_a_page_of_a_runs_cases_walks_its_outcome_index(skewed) -> None:
     )
 
 
-def pages_of(runs, time_field="started_at") -> list[str]:
-    """The statements of a run list's first page, the next and one back."""
-    first = newest_first_page(runs, time_field=time_field, size=50)
+def pages_of(runs, time_field="started_at", deep=2_000) -> list[str]:
+    """The statements of a list's first page, and of the pages after and
+    before a row ``deep`` rows down (a deep page must cost what the first
+    does: no read of every row above it)."""
+    row = runs.order_by(f"-{time_field}", "-pk")[deep]
+    cursor = cursor_text(getattr(row, time_field), row.pk)
     statements = []
     for read in (
         lambda: newest_first_page(runs, time_field=time_field, size=50),
-        lambda: newest_first_page(
-            runs, time_field=time_field, size=50, after=first.next_after
-        ),
-        lambda: newest_first_page(
-            runs, time_field=time_field, size=50, before=first.next_after
-        ),
+        lambda: newest_first_page(runs, time_field=time_field, size=50, after=cursor),
+        lambda: newest_first_page(runs, time_field=time_field, size=50, before=cursor),
     ):
         with CaptureQueriesContext(connection) as queries:
             read()
@@ -294,15 +300,16 @@ def pages_of(runs, time_field="started_at") -> list[str]:
 
 def test_run_list_pages_walk_their_index_from_the_cursor(skewed) -> None:
     _, small = skewed
-    for read, runs, index in (
-        ("run list page", run_list(), "run_newest_idx"),
+    for read, runs, index, deep in (
+        ("run list page", run_list(), "run_newest_idx", 2_000),
         (
             "a small benchmark's run list page",
             run_list(benchmark_id=small.benchmark_id),
             "run_benchmark_newest_idx",
+            20,
         ),
     ):
-        for sql in pages_of(runs):
+        for sql in pages_of(runs, deep=deep):
             if "evals_run" not in sql or "evals_benchmark" in sql.split("FROM")[1]:
                 continue
             assert_plan(
@@ -333,7 +340,7 @@ def test_shadow_list_pages_walk_the_newest_index(db) -> None:
             "shadow_day_newest_idx",
         ),
     ):
-        for sql in pages_of(records, time_field="recorded_at"):
+        for sql in pages_of(records, time_field="recorded_at", deep=1_000):
             assert_plan(
                 plan_of(sql),
                 read=read,
@@ -355,3 +362,25 @@ def test_the_shadow_migration_builds_outside_a_transaction_and_drops_the_day_ind
         names = {name for (name,) in cursor.fetchall()}
     assert {"shadow_newest_idx", "shadow_day_newest_idx"} <= names
     assert not [name for name in names if name.startswith("evals_shadowrecord_day_")]
+
+
+def test_the_harness_run_list_pages_walk_the_newest_index(skewed) -> None:
+    big, small = skewed
+    Benchmark.objects.filter(pk__in=[big.pk, small.pk]).update(kind="suite")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE evals_benchmark")
+    for read, runs, index, deep in (
+        ("harness run list page", harness_run_list(), ("run_newest_idx",), 2_000),
+        (
+            "a suite's harness run list page",
+            harness_run_list(suite=small.benchmark_id),
+            ("run_benchmark_newest_idx",),
+            20,
+        ),
+    ):
+        for sql in pages_of(runs, deep=deep):
+            if "evals_run" not in sql:
+                continue
+            assert_plan(
+                plan_of(sql), read=read, table="evals_run", index=index, no_sort=True
+            )
