@@ -73,3 +73,11 @@ def test_staff_search_walks_the_gin_index(
 def test_a_keys_search_walks_the_gin_index(documents: None) -> None:
     docs = matching(documents_visible(user=None, agent_id=8), parse("rareword"))
     _check(docs[:21], read="a key's search", index="search_doc_tsv_idx")
+
+
+def test_a_members_search_walks_the_gin_index(documents: None, owner: object) -> None:
+    from tests.builders import agent_make
+
+    agent_make(owner=owner, name="planned")
+    docs = matching(documents_visible(user=owner), parse("rareword"))  # type: ignore[arg-type]
+    _check(docs[:21], read="a member's search", index="search_doc_tsv_idx")
