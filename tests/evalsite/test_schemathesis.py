@@ -67,6 +67,12 @@ SAFE_SEGMENT = r"must be a safe path segment"
 SEMANTIC_REFUSALS: dict[str, list[str]] = {
     # A score for an unknown config, a subject that is not there or a value
     # its config does not take: 400 naming the field.
+    "GET /api/benchmarks/runs": [
+        r"^\?after after is not the next of a page of this list"
+    ],
+    "GET /api/benchmarks/shadow": [
+        r"^\?after after is not the next of a page of this list"
+    ],
     "POST /api/reviews/scores": [r"^\$\.(config|ref|value) "],
     "GET /api/reviews/scores": [
         r"^\?cursor cursor must be a nextCursor this API gave out"
