@@ -187,3 +187,6 @@ def test_a_run_finished_before_intervals_were_stored_gets_them_computed(
     page = page_client.get(f"/evals/runs/{run.run_id}/").content.decode()
     assert answer["uncertainty"] == stored
     assert f"n = {len(SMOKE_IDS)} scenarios, K = 1" in page
+    # Computed once, then kept: the next view reads the stored figures.
+    run.refresh_from_db()
+    assert run.uncertainty == stored
