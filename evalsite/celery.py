@@ -105,6 +105,7 @@ TASK_QUEUES: dict[str, str] = {
     "stream.retention_sweep": "maintenance",
     "evals.retention_sweep": "maintenance",
     "stream.thought_partitions_ahead": "maintenance",
+    "search.index_pass": "maintenance",
 }
 QUEUE_NAMES = ("runs", "gridworld", "keepalive", "maintenance", DEFAULT_QUEUE)
 
@@ -147,6 +148,7 @@ def beat_schedule(
     trace_retention_s: int = 3600,
     retention_s: int = 3600,
     partitions_s: int = 86400,
+    search_index_s: int = 10,
 ) -> dict[str, dict[str, Any]]:
     """``CELERY_BEAT_SCHEDULE``: every periodic task, at the intervals settings
     read (the stream's prune runs every 30 seconds, the spans' retention
@@ -199,6 +201,11 @@ def beat_schedule(
         "stream-thought-partitions": {
             "task": "stream.thought_partitions_ahead",
             "schedule": timedelta(seconds=partitions_s),
+        },
+        # What was written since the last pass goes into the search index.
+        "search-index": {
+            "task": "search.index_pass",
+            "schedule": timedelta(seconds=search_index_s),
         },
         # Pending score exports whose send was lost (traces.services.export_queue).
         "traces-score-export-sweep": {

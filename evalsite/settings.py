@@ -384,6 +384,7 @@ from evalsite.settings_apps import (  # noqa: E402
     KEEPALIVE_TICK_S,
     PLANNING_POLL_S,
     PRKEEPALIVE_RECONCILE_S,
+    SEARCH_INDEX_INTERVAL_S,
 )
 
 # The stale-run sweeper: a run with no progress for EVALS_STALE_RUN_S gets
@@ -406,6 +407,7 @@ CELERY_BEAT_SCHEDULE = beat_schedule(
     evals_sweep_s=EVALS_SWEEP_INTERVAL_S,
     planning_poll_s=PLANNING_POLL_S,
     prkeepalive_reconcile_s=PRKEEPALIVE_RECONCILE_S,
+    search_index_s=SEARCH_INDEX_INTERVAL_S,
 )
 
 # --- Logging -----------------------------------------------------------------
@@ -428,4 +430,5 @@ DEMO_DATA_LOADERS: list[str] = [
     "prkeepalive.demo.load_demo",
     "gridworld.demo.load_demo",
     "reviews.demo.load_demo",
+    "search.demo.load_demo",
 ]

@@ -186,3 +186,20 @@ STREAM_THOUGHT_PARTITIONING = env_bool("STREAM_THOUGHT_PARTITIONING", False)
 STREAM_THOUGHT_PARTITIONS_AHEAD = env_int(
     "STREAM_THOUGHT_PARTITIONS_AHEAD", 3, minimum=1
 )
+
+# Search (docs/search.md). On PostgreSQL a single word also matches its
+# word forms in SEARCH_LANGUAGE (one of PostgreSQL's text search
+# configurations; "simple" matches words as written, as SQLite does). Beat
+# indexes what was written since its last pass every SEARCH_INDEX_INTERVAL_S.
+SEARCH_LANGUAGE = env_choice(
+    "SEARCH_LANGUAGE",
+    "english",
+    (
+        "simple", "arabic", "armenian", "basque", "catalan", "danish", "dutch",
+        "english", "finnish", "french", "german", "greek", "hindi", "hungarian",
+        "indonesian", "irish", "italian", "lithuanian", "nepali", "norwegian",
+        "portuguese", "romanian", "russian", "serbian", "spanish", "swedish",
+        "tamil", "turkish", "yiddish",
+    ),
+)  # fmt: skip
+SEARCH_INDEX_INTERVAL_S = env_int("SEARCH_INDEX_INTERVAL_S", 10, minimum=1)

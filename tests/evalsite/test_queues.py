@@ -56,6 +56,7 @@ EXPECTED = {
     "stream.retention_sweep": "maintenance",
     "evals.retention_sweep": "maintenance",
     "stream.thought_partitions_ahead": "maintenance",
+    "search.index_pass": "maintenance",
 }
 
 

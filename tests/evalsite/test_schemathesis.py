@@ -73,6 +73,11 @@ SEMANTIC_REFUSALS: dict[str, list[str]] = {
     "GET /api/benchmarks/shadow": [
         r"^\?after after is not the next of a page of this list"
     ],
+    "GET /api/search": [
+        r"^\?q ",
+        r"^\?cursor cursor must be a nextCursor this API gave out",
+        r"^\?(since|until) ",
+    ],
     "POST /api/reviews/scores": [r"^\$\.(config|ref|value) "],
     "GET /api/reviews/scores": [
         r"^\?cursor cursor must be a nextCursor this API gave out"
