@@ -18,7 +18,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
-APPS = ("stream", "evals", "gridworld", "prkeepalive", "accounts", "traces", "reviews", "search")
+APPS = (
+    "stream",
+    "evals",
+    "gridworld",
+    "prkeepalive",
+    "accounts",
+    "traces",
+    "reviews",
+    "search",
+)
 
 # module -> (the test module that exercises it, why it has none of its own)
 TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
