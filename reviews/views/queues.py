@@ -10,15 +10,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from core.errors import NotFound, SchemaInvalid
-from reviews.models import ReviewItem, ReviewQueue
+from reviews.models import ReviewItem, ReviewQueue, Subject
 from reviews.selectors import queue_get, queue_members, queues_visible
 from reviews.services.assignments import queue_progress, reviewer_progress
 from reviews.services.configs import configs_current
 from reviews.services.queue_setup import (
     COMPARE,
+    SEARCH,
     compare_pair,
     queue_create_filled,
     queue_fill,
@@ -28,8 +30,10 @@ from reviews.services.queues import (
     queue_members_set,
     users_by_name,
 )
+from reviews.services.subjects import split_scenario_ref, subject_summary
 from reviews.views.queue_forms import FillForm, MembersForm, QueueForm
 from reviews.views.shared import refusal_on_form, staff_only
+from search.selectors import saved_searches
 
 ITEMS_SHOWN = 100
 # Where a service's refusal lands on the form.
@@ -41,7 +45,8 @@ FIELD_ALIASES = {
     "base_run_id": "fill",
     "candidate_run_id": "fill",
     "cases": "fill",
-    "search": "fill",
+    "search": "saved_search",
+    "thoughts": "agent",
 }
 
 
@@ -93,6 +98,20 @@ def _compare_initial(request: HttpRequest) -> dict[str, Any]:
     }
 
 
+def _search_initial(request: HttpRequest) -> dict[str, Any]:
+    chosen = request.GET.get("saved_search", "").strip()
+    if not chosen.isascii() or not chosen.isdigit():
+        return {}
+    found = saved_searches(user=request.user).filter(pk=int(chosen)).first()
+    if found is None:
+        return {}
+    return {
+        "fill": SEARCH,
+        "saved_search": str(found.pk),
+        "name": f"Review the results of {found.name}"[:200],
+    }
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 @staff_only("Only staff can create review queues.")
@@ -103,11 +122,14 @@ def queue_new(request: HttpRequest) -> HttpResponse:
     from_compare = ""
     if compare_pair(source.get("compare", "") or source.get("from_compare", "")):
         from_compare = source.get("compare", "") or source.get("from_compare", "")
-    initial = _compare_initial(request) if request.method == "GET" else {}
+    initial: dict[str, Any] = {}
+    if request.method == "GET":
+        initial = _compare_initial(request) or _search_initial(request)
     form = QueueForm(
         request.POST or None,
         initial={"assignment": ReviewQueue.Assignment.ROUND_ROBIN, **initial},
         from_compare=from_compare,
+        user=request.user,
     )
     status = 200
     if request.method == "POST":
@@ -146,6 +168,17 @@ def queue_new(request: HttpRequest) -> HttpResponse:
     )
 
 
+def subject_url(item: ReviewItem) -> str:
+    """The page of the item's subject; empty when it has none (its subject
+    is gone). A scenario result's page is named by its ref alone, so the
+    common case reads nothing more."""
+    if item.kind == Subject.SCENARIO_RESULT:
+        parts = split_scenario_ref(item.ref)
+        return reverse("evals:scenario-detail", args=parts) if parts else ""
+    summary = subject_summary(item.kind, item.ref)
+    return summary.url if summary is not None else ""
+
+
 def _detail_page(
     request: HttpRequest,
     queue: ReviewQueue,
@@ -169,9 +202,9 @@ def _detail_page(
             "reviewers": reviewer_progress(queue),
             "members": members,
             "member": is_member(queue, request.user),
-            "items": items[:ITEMS_SHOWN],
+            "items": [(item, subject_url(item)) for item in items[:ITEMS_SHOWN]],
             "more_items": len(items) > ITEMS_SHOWN,
-            "fill_form": fill_form or FillForm(prefix="more"),
+            "fill_form": fill_form or FillForm(prefix="more", user=request.user),
             "members_form": members_form
             or MembersForm(prefix="people", initial={"members": names}),
         },
@@ -196,7 +229,7 @@ def queue_fill_page(request: HttpRequest, pk: int) -> HttpResponse:
     """Add items to the queue (by hand or by a rule); nothing is added when
     any of it is refused."""
     queue = queue_or_404(request.user, pk)
-    form = FillForm(request.POST, prefix="more")
+    form = FillForm(request.POST, prefix="more", user=request.user)
     if form.is_valid():
         try:
             result = queue_fill(queue, form.fill_spec(), user=request.user)

@@ -1,0 +1,61 @@
+"""The review pages link to what they talk about: each item of a queue to
+its subject's own page, so a reviewer can open the whole of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from reviews.services.queues import items_add
+from tests.reviews import reviews_support
+from tests.reviews.review_pages_support import configs_make, queue_make, thoughts_make
+
+pytestmark = pytest.mark.django_db
+
+
+def _items_table(text: str) -> str:
+    return text.split('id="items"')[1].split("</table>")[0]
+
+
+def test_a_thought_item_links_to_the_thought_page(
+    agent: Any, owner: Any, owner_client: Client
+) -> None:
+    thought = thoughts_make(agent, 1)[0]
+    queue = queue_make(members=[owner], thoughts=[thought], configs=configs_make())
+
+    page = owner_client.get(f"/reviews/queues/{queue.pk}/")
+
+    assert page.status_code == 200
+    table = _items_table(page.text)
+    assert f'href="/stream/{agent.name}/thoughts/{thought.pk}/"' in table
+
+
+def test_a_scenario_item_links_to_the_scenario_page(
+    owner: Any, owner_client: Client
+) -> None:
+    reviews_support.run_with_cases("run-links", reviews_support.cases_of(2))
+    queue = queue_make(members=[owner], thoughts=[], configs=configs_make())
+    items_add(queue, reviews_support.scenario_refs("run-links", 2))
+
+    page = owner_client.get(f"/reviews/queues/{queue.pk}/")
+
+    table = _items_table(page.text)
+    assert 'href="/evals/runs/run-links/scenarios/c00/"' in table
+    assert 'href="/evals/runs/run-links/scenarios/c01/"' in table
+
+
+def test_an_item_whose_subject_is_gone_is_shown_without_a_link(
+    agent: Any, owner: Any, owner_client: Client
+) -> None:
+    thought = thoughts_make(agent, 1)[0]
+    queue = queue_make(members=[owner], thoughts=[thought], configs=configs_make())
+    thought.delete()
+
+    page = owner_client.get(f"/reviews/queues/{queue.pk}/")
+
+    assert page.status_code == 200
+    table = _items_table(page.text)
+    assert "<a " not in table
+    assert "thought number 0" in table or str(thought.pk) in table
