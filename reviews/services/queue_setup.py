@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 
 from reviews.core.rules import refusal
 from reviews.models import ReviewQueue, ScoreConfig, Subject
+from reviews.services.fill_sources import (
+    queue_fill_decisions,
+    queue_fill_episodes,
+    queue_fill_search,
+    queue_fill_thoughts,
+)
 from reviews.services.queues import (
     FillResult,
     items_add,
@@ -26,7 +33,8 @@ from reviews.services.queues import (
 )
 
 HAND, SAMPLE, HALLUCINATIONS, COMPARE = "hand", "sample", "hallucinations", "compare"
-FILLS = (HAND, SAMPLE, HALLUCINATIONS, COMPARE)
+THOUGHTS, SEARCH, EPISODES, DECISIONS = "thoughts", "search", "episodes", "decisions"
+FILLS = (HAND, SAMPLE, HALLUCINATIONS, COMPARE, THOUGHTS, SEARCH, EPISODES, DECISIONS)
 # Compare selections name two runs as base...candidate, as the compare page does.
 RUN_PAIR_SEPARATOR = "..."
 
@@ -36,7 +44,11 @@ class Fill:
     """How to fill a new queue: ``how`` is one of ``FILLS``; ``kind`` and
     ``refs`` for a fill by hand; ``run_id`` (and ``percent``) for a rule;
     ``compare`` (``base...candidate``) and ``cases`` (case ids, or None for
-    every flip) for a compare selection."""
+    every flip) for a compare selection; ``agent``, ``since``, ``until`` and
+    ``eligible`` for an agent's thoughts; ``saved_search`` (its id) for what
+    a saved search finds; ``batch`` (and ``percent``) for a gridworld
+    batch's episodes; ``pull`` (``owner/name#number``, with ``since`` and
+    ``until``) for a pull request's keepalive decisions."""
 
     how: str
     kind: str = Subject.SCENARIO_RESULT.value
@@ -45,6 +57,13 @@ class Fill:
     percent: Any = None
     compare: str = ""
     cases: tuple[str, ...] | None = None
+    agent: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+    eligible: str = ""
+    saved_search: str = ""
+    batch: str = ""
+    pull: str = ""
 
 
 def compare_pair(text: str) -> tuple[str, str] | None:
@@ -121,6 +140,8 @@ def _fill(queue: ReviewQueue, fill: Fill, user: Any) -> FillResult:
         return queue_fill_rule(
             queue, rule=fill.how, run_id=fill.run_id, percent=fill.percent, user=user
         )
+    if fill.how in (THOUGHTS, SEARCH, EPISODES, DECISIONS):
+        return _fill_from_source(queue, fill, user)
     pair = compare_pair(fill.compare)
     if pair is None:
         raise refusal("compare", "name two runs as base...candidate.")
@@ -130,4 +151,28 @@ def _fill(queue: ReviewQueue, fill: Fill, user: Any) -> FillResult:
         candidate_run_id=pair[1],
         case_ids=fill.cases,
         user=user,
+    )
+
+
+def _fill_from_source(queue: ReviewQueue, fill: Fill, user: Any) -> FillResult:
+    if fill.how == THOUGHTS:
+        return queue_fill_thoughts(
+            queue,
+            agent=fill.agent,
+            since=fill.since,
+            until=fill.until,
+            eligible=fill.eligible,
+            user=user,
+        )
+    if fill.how == SEARCH:
+        return queue_fill_search(queue, saved_search_id=fill.saved_search, user=user)
+    if fill.how == EPISODES:
+        return queue_fill_episodes(
+            queue,
+            batch_id=fill.batch,
+            percent=100 if fill.percent is None else fill.percent,
+            user=user,
+        )
+    return queue_fill_decisions(
+        queue, pull=fill.pull, since=fill.since, until=fill.until, user=user
     )

@@ -9,20 +9,36 @@ from django import forms
 
 from reviews.models import ReviewQueue, Subject
 from reviews.services.configs import configs_current
+from reviews.services.fill_sources import MAX_ITEMS
 from reviews.services.queue_setup import (
     COMPARE,
+    DECISIONS,
+    EPISODES,
     HALLUCINATIONS,
     HAND,
     SAMPLE,
+    SEARCH,
+    THOUGHTS,
     Fill,
     refs_from_text,
 )
+from search.selectors import saved_searches
 
 FILL_CHOICES = [
     (HAND, "By hand: paste subject refs"),
     (SAMPLE, "Rule: a sample of a run's scenarios"),
     (HALLUCINATIONS, "Rule: every hallucination flag of a run"),
+    (THOUGHTS, "The thoughts of an agent in a time range"),
+    (SEARCH, "What one of your saved searches finds"),
+    (EPISODES, "The episodes of a gridworld batch (all or a share)"),
+    (DECISIONS, "The keepalive decisions of a pull request"),
 ]
+ELIGIBLE_CHOICES = [
+    ("", "Any"),
+    ("yes", "Eligible only"),
+    ("no", "Not eligible only"),
+]
+TIME_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"})
 MEMBERS_HELP = "User names, separated by commas or spaces."
 
 
@@ -44,13 +60,50 @@ class FillForm(forms.Form):
     )
     run_id = forms.CharField(required=False, label="Run id (rules)")
     percent = forms.FloatField(
-        required=False, label="Sample share (%)", min_value=0, max_value=100
+        required=False,
+        label="Share (%) (sample, episodes)",
+        min_value=0,
+        max_value=100,
+        help_text="Episodes: leave empty for all of the batch's episodes.",
+    )
+    agent = forms.CharField(required=False, max_length=200, label="Agent (thoughts)")
+    since = forms.DateTimeField(
+        required=False, widget=TIME_WIDGET, label="From (thoughts, decisions)"
+    )
+    until = forms.DateTimeField(
+        required=False, widget=TIME_WIDGET, label="Before (thoughts, decisions)"
+    )
+    eligible = forms.ChoiceField(
+        choices=ELIGIBLE_CHOICES,
+        required=False,
+        label="Eligibility (thoughts)",
+        help_text=f"At most {MAX_ITEMS} thoughts, episodes or decisions are "
+        "added; when more match, the same sample of them is taken every time.",
+    )
+    saved_search = forms.ChoiceField(
+        choices=[("", "None")], required=False, label="Saved search"
+    )
+    batch = forms.CharField(
+        required=False, max_length=20, label="Gridworld batch number (episodes)"
+    )
+    pull = forms.CharField(
+        required=False,
+        max_length=220,
+        label="Pull request (decisions)",
+        help_text="As owner/name#number, for example acme/widgets#7.",
     )
     compare = forms.CharField(required=False, widget=forms.HiddenInput)
     cases = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, from_compare: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, from_compare: str = "", user: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
+        if user is not None and getattr(user, "is_authenticated", False):
+            self.fields["saved_search"].choices = [
+                ("", "None"),
+                *((str(s.pk), s.name) for s in saved_searches(user=user)),
+            ]
         if from_compare:
             self.fields["fill"].choices = [
                 (COMPARE, f"From the compare selection {from_compare}"),
@@ -69,6 +122,13 @@ class FillForm(forms.Form):
             percent=data.get("percent"),
             compare=data.get("compare") or "",
             cases=cases,
+            agent=(data.get("agent") or "").strip(),
+            since=data.get("since"),
+            until=data.get("until"),
+            eligible=data.get("eligible") or "",
+            saved_search=data.get("saved_search") or "",
+            batch=(data.get("batch") or "").strip(),
+            pull=(data.get("pull") or "").strip(),
         )
 
 
@@ -105,8 +165,10 @@ class QueueForm(FillForm):
     )
     members = forms.CharField(label="Reviewers", help_text=MEMBERS_HELP)
 
-    def __init__(self, *args: Any, from_compare: str = "", **kwargs: Any) -> None:
-        super().__init__(*args, from_compare=from_compare, **kwargs)
+    def __init__(
+        self, *args: Any, from_compare: str = "", user: Any = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, from_compare=from_compare, user=user, **kwargs)
         self.fields["configs"].choices = [
             (str(c.pk), f"{c.name} v{c.version}") for c in configs_current()
         ]
