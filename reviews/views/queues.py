@@ -5,12 +5,13 @@ are ``reviews.services`` and ``reviews.selectors``."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_http_methods
 
 from core.errors import NotFound, SchemaInvalid
@@ -98,6 +99,28 @@ def _compare_initial(request: HttpRequest) -> dict[str, Any]:
     }
 
 
+def _compare_links(text: str) -> dict[str, str] | None:
+    """The two runs of a compare selection with the pages of each run and of
+    their comparison; None when ``text`` names no pair of runs."""
+    pair = compare_pair(text) if text else None
+    if pair is None:
+        return None
+    base, candidate = pair
+    try:
+        base_url = reverse("evals:run-detail", args=[base])
+        candidate_url = reverse("evals:run-detail", args=[candidate])
+    except NoReverseMatch:  # a run id with a slash names no run
+        return None
+    query = urlencode({"base": base, "candidate": candidate})
+    return {
+        "base": base,
+        "candidate": candidate,
+        "base_url": base_url,
+        "candidate_url": candidate_url,
+        "compare_url": f"{reverse('evals:compare')}?{query}",
+    }
+
+
 def _search_initial(request: HttpRequest) -> dict[str, Any]:
     chosen = request.GET.get("saved_search", "").strip()
     if not chosen.isascii() or not chosen.isdigit():
@@ -161,7 +184,9 @@ def queue_new(request: HttpRequest) -> HttpResponse:
         "reviews/queue_new.html",
         {
             "form": form,
-            "from_compare": from_compare,
+            "compare_runs": _compare_links(from_compare),
+            "compare_flips": (source.get("cases", "flips").strip() or "flips")
+            == "flips",
             "no_configs": not configs_current(),
         },
         status=status,

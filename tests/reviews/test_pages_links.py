@@ -59,3 +59,32 @@ def test_an_item_whose_subject_is_gone_is_shown_without_a_link(
     table = _items_table(page.text)
     assert "<a " not in table
     assert "thought number 0" in table or str(thought.pk) in table
+
+
+def test_a_queue_from_a_comparison_links_back_to_the_comparison_and_its_runs(
+    staff_client: Client,
+) -> None:
+    configs_make()
+
+    page = staff_client.get(
+        "/reviews/queues/new?from_compare=run-a...run-b&cases=flips"
+    )
+
+    assert page.status_code == 200
+    intro = page.text.split('id="from-compare"')[1].split("</p>")[0]
+    assert 'href="/evals/compare?base=run-a&amp;candidate=run-b"' in intro
+    assert 'href="/evals/runs/run-a/"' in intro
+    assert 'href="/evals/runs/run-b/"' in intro
+    assert "the scenarios that flipped between the two" in intro
+
+
+@pytest.mark.parametrize("pair", ["a/b...c", "...c", "a...", "a..c"])
+def test_a_comparison_that_names_no_runs_gets_no_intro_and_no_error(
+    staff_client: Client, pair: str
+) -> None:
+    configs_make()
+
+    page = staff_client.get("/reviews/queues/new", {"from_compare": pair})
+
+    assert page.status_code == 200
+    assert 'id="from-compare"' not in page.text
