@@ -33,7 +33,7 @@ LABELS = {
     "kind": "What",
     "since": "From",
     "until": "Before",
-    "eligible": "Eligible",
+    "eligible": "Actionable",
     "flag": "Flag",
     "score": "Score name",
     "score_min": "Score at least",
