@@ -29,7 +29,9 @@ from core.scopes import (
     BENCHMARKS_READ,
     BENCHMARKS_REPLACE,
     BENCHMARKS_WRITE,
+    REVIEWS,
     SCOPES,
+    SEARCH,
     STREAM,
     TRACES,
     key_may,
@@ -429,4 +431,110 @@ def test_nobody_reads_another_owners_spans(
         "the agent's key": (["a"], ["a"], ["a"]),
         "another agent's key": ([], [], []),
         "the stranger's key": ([], [], []),
+    }
+
+
+# --- review queues, scores and search -----------------------------------------
+
+
+def test_a_reviewer_sees_only_the_queues_they_are_a_member_of(
+    world: dict[str, Any], owner: Any, member: Any, stranger: Any, staff: Any
+) -> None:
+    from reviews.services.configs import config_create
+    from reviews.services.queues import queue_create
+
+    config = config_create(name="grounded", kind="boolean")
+    queue = queue_create(name="q", configs=[config], members=[owner])
+    staffed = queue_create(name="s", configs=[config], members=[staff])
+    seen = {}
+    for user in (owner, member, stranger, staff):
+        client = Client()
+        client.force_login(user)
+        seen[user.username] = tuple(
+            client.get(path).status_code
+            for path in (
+                f"/reviews/queues/{queue.pk}/",
+                f"/reviews/queues/{queue.pk}/review/",
+                f"/reviews/queues/{staffed.pk}/review/",
+            )
+        )
+
+    # The agent's member is no member of the queue: to them it does not
+    # exist. Staff see every queue's page but review only where they are
+    # members.
+    assert seen == {
+        owner.username: (200, 200, 404),
+        member.username: (404, 404, 404),
+        stranger.username: (404, 404, 404),
+        staff.username: (200, 404, 200),
+    }
+
+
+def test_only_a_key_with_the_reviews_scope_posts_scores(
+    world: dict[str, Any],
+) -> None:
+    from reviews.models import Score
+    from reviews.services.configs import config_create
+    from tests.builders import thought_actionable
+
+    config_create(name="grounded", kind="boolean")
+    own_thought = thought_actionable(Agent.objects.get(name="key-reviews"))
+    stream_thought = thought_actionable(Agent.objects.get(name="key-stream"))
+
+    def score(key: str, thought: Any) -> int:
+        body = {"config": "grounded", "kind": "thought", "ref": str(thought.pk)}
+        answer = key_client(key).post(
+            "/api/reviews/scores", {**body, "value": True}, format="json"
+        )
+        return answer.status_code
+
+    refused = score(world["keys"][STREAM], stream_thought)
+    assert refused == 403
+    assert not Score.objects.exists()
+    assert score(world["keys"][REVIEWS], own_thought) == 201
+    assert Score.objects.get().ref == str(own_thought.pk)
+
+
+def test_nobody_reads_another_owners_agents_through_search(
+    world: dict[str, Any], owner: Any, member: Any, stranger: Any, staff: Any
+) -> None:
+    from search.services.indexer import index_pass
+    from tests.search.search_support import thought_make
+
+    mine = thought_make(world["agent"], "a creeper by the mine", minutes=1)
+    theirs = thought_make(
+        Agent.objects.get(name="theirs"), "a creeper by their base", minutes=2
+    )
+    index_pass()
+    callers = {
+        "owner": session(owner),
+        "member": session(member),
+        "stranger": session(stranger),
+        "staff": session(staff),
+        "the agent's key": key_client(world["agent_key"]),
+        "another agent's search key": key_client(world["keys"][SEARCH]),
+    }
+    links = {
+        mine.pk: f"/stream/mine/thoughts/{mine.pk}/",
+        theirs.pk: f"/stream/theirs/thoughts/{theirs.pk}/",
+    }
+    seen = {}
+    for who, client in callers.items():
+        answer = client.get("/api/search", {"q": "creeper"})
+        assert answer.status_code == 200, (who, answer.content)
+        found = sorted(int(hit["ref"]) for hit in answer.json()["results"])
+        on_page = None
+        if not who.endswith("key"):
+            page = client.get("/search/", {"q": "creeper"})
+            on_page = sorted(pk for pk, url in links.items() if url in page.text)
+        seen[who] = (found, on_page)
+
+    both = sorted([mine.pk, theirs.pk])
+    assert seen == {
+        "owner": ([mine.pk], [mine.pk]),
+        "member": ([mine.pk], [mine.pk]),
+        "stranger": ([theirs.pk], [theirs.pk]),
+        "staff": (both, both),
+        "the agent's key": ([mine.pk], None),
+        "another agent's search key": ([], None),
     }
