@@ -3,7 +3,8 @@
 The queue page asks for the queue and how to fill it together; a fill that
 is refused (a subject that does not exist, a rule that matches nothing)
 must leave no empty queue behind, so both happen in one transaction and a
-refusal undoes the queue. The fills themselves are ``reviews.services.queues``.
+refusal undoes the queue. The fills themselves are ``reviews.services.queues``
+and ``reviews.services.fill_sources``.
 """
 
 from __future__ import annotations
@@ -98,7 +99,9 @@ def queue_create_filled(
 ) -> tuple[ReviewQueue, FillResult]:
     """Create the queue with its reviewers and fill it; ``SchemaInvalid``
     naming the field at fault (the queue's, ``members``, ``fill``, ``refs``,
-    ``rule``, ``run_id``, ``percent``, ``cases``) and nothing stored."""
+    ``rule``, ``run_id``, ``percent``, ``cases``, ``agent``, ``thoughts``,
+    ``until``, ``eligible``, ``search``, ``batch``, ``pull``) and nothing
+    stored."""
     if fill.how not in FILLS:
         raise refusal("fill", f"the fill must be one of {', '.join(FILLS)}.")
     members = users_by_name(member_names)
