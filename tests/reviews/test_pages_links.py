@@ -88,3 +88,17 @@ def test_a_comparison_that_names_no_runs_gets_no_intro_and_no_error(
 
     assert page.status_code == 200
     assert 'id="from-compare"' not in page.text
+
+
+def test_the_sitting_gives_a_scenarios_verdict_as_the_run_pages_do(
+    owner: Any, owner_client: Client
+) -> None:
+    reviews_support.run_with_cases("run-words", {"c00": False})
+    queue = queue_make(members=[owner], thoughts=[], configs=configs_make())
+    items_add(queue, reviews_support.scenario_refs("run-words", 1))
+
+    page = owner_client.get(f"/reviews/queues/{queue.pk}/review/")
+
+    assert page.status_code == 200
+    assert '<span class="fail">fail</span>' in page.text
+    assert ">failed<" not in page.text
