@@ -69,3 +69,66 @@ def test_refusals_name_the_field_and_store_nothing(queue: Any) -> None:
     assert refused(pk, "--sample", "10", "--run", "ghost")[1].startswith("  run_id:")
     assert refused("999999", "--hallucinations", "--run", "base")[0] == 2
     assert not ReviewItem.objects.exists()
+
+
+def test_the_fills_that_read_other_apps(queue: Any, owner: Any, agent: Any) -> None:
+    from search.services.indexer import index_pass
+    from search.services.saved import saved_search_create
+    from tests.reviews.review_pages_support import thoughts_make
+    from tests.reviews.subjects_support import decision_make, episode_make
+
+    pk = str(queue.pk)
+    thoughts = thoughts_make(agent, 3)  # 2026-02-03 12:00:00..02 UTC
+    episode = episode_make()  # a batch of 2
+    decision_make()
+    index_pass()
+    saved = saved_search_create(owner=owner, name="oak", query="oak", params={})
+
+    assert "2 added" in fill(
+        pk,
+        "--thoughts-of",
+        "alpha",
+        "--as",
+        "alice",
+        "--since",
+        "2026-02-03T12:00:01+00:00",
+    )
+    assert "1 added, 2 already there" in fill(
+        pk, "--saved-search", str(saved.pk), "--as", "alice"
+    )
+    assert "1 added" in fill(pk, "--episodes", str(episode.batch_id), "--share", "50")
+    assert "1 added" in fill(pk, "--decisions", "acme/widgets#7")
+    kinds = sorted(ReviewItem.objects.filter(queue=queue).values_list("kind", "ref"))
+    assert [k for k, _ in kinds] == [
+        "episode",
+        "keepalive_decision",
+        "thought",
+        "thought",
+        "thought",
+    ]
+    assert {r for k, r in kinds if k == "thought"} == {str(t.pk) for t in thoughts}
+
+
+def test_the_other_apps_fills_refuse_naming_the_field(
+    queue: Any, owner: Any, stranger: Any, agent: Any
+) -> None:
+    from tests.reviews.review_pages_support import thoughts_make
+
+    pk = str(queue.pk)
+    thoughts_make(agent, 1)
+
+    assert refused(pk, "--thoughts-of", "alpha")[1] == (
+        "  as: name the user who fills the queue (--as USER).\n"
+    )
+    assert refused(pk, "--thoughts-of", "alpha", "--as", "charlie")[1] == (
+        "  agent: there is no agent 'alpha' you can see.\n"
+    )
+    assert refused(
+        pk, "--thoughts-of", "alpha", "--as", "alice", "--since", "yesterday"
+    )[1] == ("  since: 'yesterday' is not a time like 2026-02-03T12:00.\n")
+    assert refused(pk, "--saved-search", "999", "--as", "alice")[1] == (
+        "  search: pick one of your saved searches.\n"
+    )
+    assert refused(pk, "--episodes", "999999")[1].startswith("  batch:")
+    assert refused(pk, "--decisions", "acme/widgets")[1].startswith("  pull:")
+    assert not ReviewItem.objects.exists()
