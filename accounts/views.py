@@ -6,12 +6,33 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET
 
 from accounts.models import AuditEntry
 from accounts.selectors import audit_entries
 
 ENTRIES_ON_PAGE = 50
+KEY_LABEL_SEPARATOR = " / "
+
+
+def target_url(entry: AuditEntry) -> str:
+    """The page of what an entry changed: the agent, the key, the baseline
+    or the pack; empty when its id names no page."""
+    kind, ident, label = entry.target_type, entry.target_id, entry.target_label
+    try:
+        if kind == "agent":
+            return reverse("stream:agent-manage", args=[label])
+        if kind == "key" and KEY_LABEL_SEPARATOR in label:
+            agent = label.split(KEY_LABEL_SEPARATOR, 1)[0]
+            return reverse("stream:agent-key", args=[agent, int(ident)])
+        if kind == "baseline":
+            return reverse("evals:baseline-detail", args=[ident])
+        if kind == "pack":
+            return reverse("evals:benchmark-detail", args=[ident])
+    except (NoReverseMatch, ValueError):
+        return ""
+    return ""
 
 
 class AuditFilterForm(forms.Form):
@@ -64,6 +85,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "entries": entries,
+            "rows": [(entry, target_url(entry)) for entry in entries],
             "next_query": next_query,
             "paged": bool(data.get("before")),
         },
