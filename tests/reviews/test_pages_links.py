@@ -3,6 +3,7 @@ its subject's own page, so a reviewer can open the whole of it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -102,3 +103,20 @@ def test_the_sitting_gives_a_scenarios_verdict_as_the_run_pages_do(
     assert page.status_code == 200
     assert '<span class="fail">fail</span>' in page.text
     assert ">failed<" not in page.text
+
+
+def test_the_queue_pages_headings_are_in_order_and_named_once(
+    agent: Any, owner: Any, owner_client: Client
+) -> None:
+    queue = queue_make(
+        members=[owner], thoughts=thoughts_make(agent, 1), configs=configs_make()
+    )
+
+    text = owner_client.get(f"/reviews/queues/{queue.pk}/").text
+
+    headings = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", text)
+    levels = [int(level) for level, _ in headings]
+    names = [name for _, name in headings]
+    assert levels[0] == 1
+    assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False))
+    assert len(names) == len(set(names))
