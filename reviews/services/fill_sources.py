@@ -1,6 +1,6 @@
 """Fills that read the other apps: the thoughts of an agent in a time range,
 the subjects a saved search finds, the episodes of a gridworld batch and the
-keepalive decisions of a pull request.
+keepalive decisions of a pull request or of a time range.
 
 Each fill adds at most ``MAX_ITEMS`` items; when more match, a sample of
 that many is kept, chosen by a hash of the source and each record (the same
@@ -19,6 +19,7 @@ from django.http import Http404
 from core.errors import NotFound
 from gridworld.selectors import batch_get, episode_list
 from prkeepalive.selectors import decisions_for, pull_get
+from prkeepalive.selectors_reviews import decision_ids_in_range
 from reviews.core.rules import refusal
 from reviews.core.sources import (
     capped_sample,
@@ -133,16 +134,25 @@ def queue_fill_episodes(
 def queue_fill_decisions(
     queue: ReviewQueue,
     *,
-    pull: Any,
+    pull: Any = "",
     since: datetime | None = None,
     until: datetime | None = None,
     user: Any = None,
 ) -> FillResult:
-    """Fill with the keepalive decisions of the pull request ``pull``
-    (``owner/name#number``) made in [``since``, ``until``). Refused naming
-    ``pull`` for a PR that is not known or has no decisions in the range,
-    ``until`` for a range that ends before it starts."""
+    """Fill with the keepalive decisions made in [``since``, ``until``): those
+    of the pull request ``pull`` (``owner/name#number``), or, with no pull
+    request, every one in the range (then at least one end is needed).
+    Refused naming ``pull`` for a PR that is not known, a range with no
+    decisions or neither a PR nor a range, ``until`` for a range that ends
+    before it starts."""
     since, until = time_range_check(since, until)
+    if isinstance(pull, str) and not pull.strip():
+        if since is None and until is None:
+            raise refusal("pull", "name a pull request or a time range.")
+        ids = decision_ids_in_range(since=since, until=until, limit=MAX_SCANNED)
+        if not ids:
+            raise refusal("pull", "no keepalive decision was made in that range.")
+        return _decisions_add(queue, [str(pk) for pk in ids], "range", user)
     parts = pull_parse(pull)
     if parts is None:
         raise refusal("pull", "name the pull request as owner/name#number.")
@@ -150,9 +160,8 @@ def queue_fill_decisions(
     try:
         found = pull_get(owner=owner, name=name, number=number)
     except Http404:
-        raise refusal(
-            "pull", f"there is no pull request {owner}/{name}#{number}."
-        ) from None
+        message = f"there is no pull request {owner}/{name}#{number}."
+        raise refusal("pull", message) from None
     decisions = [
         d
         for d in decisions_for(found, limit=MAX_SCANNED)
@@ -163,9 +172,14 @@ def queue_fill_decisions(
         raise refusal(
             "pull", f"{owner}/{name}#{number} has no decisions in that range."
         )
-    chosen = capped_sample(
-        [str(d.pk) for d in decisions], MAX_ITEMS, seed=f"{owner}/{name}#{number}"
-    )
+    seed = f"{owner}/{name}#{number}"
+    return _decisions_add(queue, [str(d.pk) for d in decisions], seed, user)
+
+
+def _decisions_add(
+    queue: ReviewQueue, refs: list[str], seed: str, user: Any
+) -> FillResult:
+    chosen = capped_sample(refs, MAX_ITEMS, seed=seed)
     return items_add(
         queue,
         [(Subject.KEEPALIVE_DECISION, ref) for ref in chosen],

@@ -31,7 +31,7 @@ FILL_CHOICES = [
     (THOUGHTS, "The thoughts of an agent in a time range"),
     (SEARCH, "What one of your saved searches finds"),
     (EPISODES, "The episodes of a gridworld batch (all or a share)"),
-    (DECISIONS, "The keepalive decisions of a pull request"),
+    (DECISIONS, "The keepalive decisions of a pull request or a time range"),
 ]
 ELIGIBLE_CHOICES = [
     ("", "Any"),
@@ -90,7 +90,8 @@ class FillForm(forms.Form):
         required=False,
         max_length=220,
         label="Pull request (decisions)",
-        help_text="As owner/name#number, for example acme/widgets#7.",
+        help_text="As owner/name#number, for example acme/widgets#7; leave "
+        "it empty for every decision made between From and Before.",
     )
     compare = forms.CharField(required=False, widget=forms.HiddenInput)
     cases = forms.CharField(required=False, widget=forms.HiddenInput)

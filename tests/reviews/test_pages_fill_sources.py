@@ -211,3 +211,24 @@ def test_an_unknown_pull_is_refused_on_the_queue_page_and_nothing_added(
     reason = "there is no pull request acme/widgets#8."
     assert f'data-field="pull">{reason}</p>' in _field_block(page.text, "pull")
     assert not ReviewItem.objects.filter(queue=queue).exists()
+
+
+def test_the_queue_page_adds_every_decision_of_a_time_range(
+    owner: Any, configs: list[Any], staff_client: Client
+) -> None:
+    queue = queue_make(members=[owner], thoughts=[], configs=configs)
+    decision = decision_make()
+
+    answer = staff_client.post(
+        f"/reviews/queues/{queue.pk}/fill",
+        {"more-fill": "decisions", "more-since": "2000-01-01T00:00"},
+    )
+    refused = staff_client.post(
+        f"/reviews/queues/{queue.pk}/fill", {"more-fill": "decisions"}
+    )
+
+    assert answer.status_code == 302
+    assert _refs(queue) == [str(decision.pk)]
+    assert refused.status_code == 400
+    reason = "name a pull request or a time range."
+    assert f'data-field="pull">{reason}</p>' in _field_block(refused.text, "pull")

@@ -98,6 +98,9 @@ def test_the_fills_that_read_other_apps(queue: Any, owner: Any, agent: Any) -> N
     )
     assert "1 added" in fill(pk, "--episodes", str(episode.batch_id), "--share", "50")
     assert "1 added" in fill(pk, "--decisions", "acme/widgets#7")
+    assert "0 added, 1 already there" in fill(
+        pk, "--decisions", "all", "--since", "2000-01-01T00:00"
+    )
     kinds = sorted(ReviewItem.objects.filter(queue=queue).values_list("kind", "ref"))
     assert [k for k, _ in kinds] == [
         "episode",
@@ -131,4 +134,7 @@ def test_the_other_apps_fills_refuse_naming_the_field(
     )
     assert refused(pk, "--episodes", "999999")[1].startswith("  batch:")
     assert refused(pk, "--decisions", "acme/widgets")[1].startswith("  pull:")
+    assert refused(pk, "--decisions", "all")[1] == (
+        "  pull: name a pull request or a time range.\n"
+    )
     assert not ReviewItem.objects.exists()

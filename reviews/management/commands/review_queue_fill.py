@@ -13,7 +13,8 @@
 - ``--episodes BATCH`` (``--share PERCENT``): a gridworld batch's episodes,
   all of them or that share;
 - ``--decisions OWNER/NAME#NUMBER`` (``--since``, ``--until``): a pull
-  request's keepalive decisions.
+  request's keepalive decisions; ``--decisions all`` with ``--since`` and/or
+  ``--until``: every decision made in that range.
 
 Prints how many items were added and how many were there already. Exit
 codes: 0 filled, 1 refused (every problem is printed with its field:
@@ -127,7 +128,7 @@ class Command(BaseCommand):
         if options["decisions"]:
             return queue_fill_decisions(
                 queue,
-                pull=options["decisions"],
+                pull="" if options["decisions"] == "all" else options["decisions"],
                 since=_moment(options["since"], "since"),
                 until=_moment(options["until"], "until"),
             )

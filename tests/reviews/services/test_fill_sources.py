@@ -252,3 +252,30 @@ def test_an_unknown_pull_or_none_of_its_decisions_in_range_is_refused(
         field
     }
     assert not ReviewItem.objects.filter(queue=queue).exists()
+
+
+def test_every_decision_of_a_time_range_is_added_without_a_pull(owner: Any) -> None:
+    decision = decision_make()
+    queue = _queue(owner)
+
+    result = queue_fill_decisions(
+        queue, since=decision.created_at - timedelta(minutes=1)
+    )
+
+    assert result.added == 1
+    assert _refs(queue) == [("keepalive_decision", str(decision.pk))]
+
+
+def test_no_pull_and_no_range_or_an_empty_range_is_refused_naming_pull(
+    owner: Any,
+) -> None:
+    decision = decision_make()
+    queue = _queue(owner)
+
+    assert _refused(lambda: queue_fill_decisions(queue, pull="")) == {"pull"}
+    assert _refused(
+        lambda: queue_fill_decisions(
+            queue, since=decision.created_at + timedelta(seconds=1)
+        )
+    ) == {"pull"}
+    assert not ReviewItem.objects.filter(queue=queue).exists()
