@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import NotFound, SchemaInvalid
@@ -130,6 +131,19 @@ def _versions_or_404(name: str) -> list[Any]:
     return versions
 
 
+def benchmark_url(benchmark_id: str) -> str:
+    """The benchmark's page; empty for an id no page can name."""
+    try:
+        return reverse("evals:benchmark-detail", args=[benchmark_id])
+    except NoReverseMatch:
+        return ""
+
+
+def _attached(name: str) -> list[tuple[str, str]]:
+    """``(benchmark id, its page)`` of each benchmark the config is on."""
+    return [(b, benchmark_url(b)) for b in attachments_of(name)]
+
+
 @login_required
 def config_detail(request: HttpRequest, name: str) -> HttpResponse:
     """A config's versions, newest first, and the benchmarks it is on."""
@@ -141,7 +155,7 @@ def config_detail(request: HttpRequest, name: str) -> HttpResponse:
             "config": versions[0],
             "versions": versions,
             "keys": labels_shown(versions[0].labels or []),
-            "benchmarks": attachments_of(name),
+            "benchmarks": _attached(name),
             "attach_form": AttachForm(),
         },
     )
@@ -215,7 +229,7 @@ def config_attach_page(request: HttpRequest, name: str) -> HttpResponse:
             "config": versions[0],
             "versions": versions,
             "keys": labels_shown(versions[0].labels or []),
-            "benchmarks": attachments_of(name),
+            "benchmarks": _attached(name),
             "attach_form": form,
         },
         status=400,

@@ -120,3 +120,21 @@ def test_the_queue_pages_headings_are_in_order_and_named_once(
     assert levels[0] == 1
     assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False))
     assert len(names) == len(set(names))
+
+
+def test_a_config_page_links_to_its_benchmarks_and_its_agreement(
+    staff_client: Client,
+) -> None:
+    from reviews.services.configs import config_attach
+
+    reviews_support.run_with_cases("run-cfg", {"c00": True}, benchmark_id="suite-a")
+    configs_make()
+    config_attach(name="quality", benchmark_id="suite-a")
+
+    page = staff_client.get("/reviews/configs/quality/")
+
+    assert page.status_code == 200
+    listed = page.text.split('id="benchmarks"')[1].split("</ul>")[0]
+    assert '<a href="/benchmarks/suite-a/">suite-a</a>' in listed
+    assert 'aria-label="Take quality off suite-a"' in listed
+    assert 'id="config-agreement" href="/reviews/agreement/quality/v1/"' in page.text
