@@ -103,3 +103,23 @@ def test_keyboard_focus_on_the_nav_is_drawn(
 
     assert outline[0] is True
     assert outline[1] != "none" and outline[2] != "0px"
+
+
+def test_an_audit_entry_reads_as_labelled_lines_on_a_phone(
+    page: Any, live_server: Any, log_in: Any, world: Any
+) -> None:
+    log_in("staff", "pw-staff")
+    page.goto(f"{live_server.url}/agents/scout/")
+    page.fill("#id_name", "laptop")
+    page.locator("main form button[type=submit]").click()
+    page.set_viewport_size(PHONE)
+    page.goto(f"{live_server.url}/audit/")
+
+    target = page.locator('#audit-entries td[data-label="To what"]').first
+    box = target.bounding_box()
+    label = target.evaluate("td => getComputedStyle(td, '::before').content")
+
+    assert not _overflows(page)
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"]
+    assert "To what" in label
+    assert "scout / laptop" in target.inner_text()

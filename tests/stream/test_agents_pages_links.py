@@ -51,4 +51,4 @@ def test_the_key_page_links_to_the_changes_to_that_key(
 
     assert link == "/audit/?target=scout%20/%20ci%20laptop"
     assert "scout / ci laptop" in rows
-    assert rows.count('<td style="white-space:nowrap">') == 1  # one entry
+    assert rows.count('data-label="When"') == 1  # one entry
