@@ -123,3 +123,16 @@ def test_an_audit_entry_reads_as_labelled_lines_on_a_phone(
     assert box is not None and box["x"] + box["width"] <= PHONE["width"]
     assert "To what" in label
     assert "scout / laptop" in target.inner_text()
+
+
+def test_the_reviewers_waiting_count_is_in_view_on_a_phone(
+    page: Any, live_server: Any, log_in: Any, world: Any
+) -> None:
+    log_in("staff", "pw-staff")
+    page.set_viewport_size(PHONE)
+    page.goto(f"{live_server.url}/reviews/queues/{world.pk}/")
+
+    cells = page.locator('#reviewers tr[data-reviewer="staff"] td')
+    box = cells.last.bounding_box()
+
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"]
