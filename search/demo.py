@@ -12,7 +12,7 @@ from typing import Any
 from search.models import SavedSearch
 from search.services.indexer import index_pass
 
-SAVED_NAME = "Demo: ungrounded goals"
+SAVED_NAME = "Demo: goals to collect or craft"
 SAVED_QUERY = "goal* OR collect* OR craft*"
 
 
@@ -25,6 +25,6 @@ def load_demo(*, owner: Any) -> str:
     SavedSearch.objects.get_or_create(
         owner=owner,
         name=SAVED_NAME,
-        defaults={"query": SAVED_QUERY, "filters": {"flag": "ungrounded"}},
+        defaults={"query": SAVED_QUERY, "filters": {}},
     )
     return f"{written} documents indexed; saved search {SAVED_NAME!r}"

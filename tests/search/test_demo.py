@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from search.demo import SAVED_NAME, load_demo
+from search.facade import saved_search_subjects
 from search.models import SavedSearch, SearchDocument
 from tests.search.search_support import thought_make
 
@@ -20,4 +21,6 @@ def test_loading_indexes_and_saves_once(owner: Any, agent: Any) -> None:
     assert load_demo(owner=owner) == f"0 documents indexed; saved search {SAVED_NAME!r}"
     assert SearchDocument.objects.count() == 1
     saved = SavedSearch.objects.get()
-    assert (saved.owner, saved.filters) == (owner, {"flag": "ungrounded"})
+    assert (saved.owner, saved.filters) == (owner, {})
+    # It finds what the demo wrote, so "Review these results" fills a queue.
+    assert saved_search_subjects(saved.pk, owner, 10) != []
