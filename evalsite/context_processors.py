@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
+from django.urls import reverse
 
 NAVIGATION = (
     ("Stream", "stream:index"),
@@ -21,5 +22,24 @@ NAVIGATION = (
 )
 
 
+def nav_current(path: str, urls: list[str]) -> str:
+    """The nav entry ``path`` belongs to: the longest entry URL that is the
+    path itself, or a folder (ending in "/") the path is under; "" for none.
+    /reviews/queues/3/ is in Reviews (/reviews/), /evals/compare in Compare."""
+    return max(
+        (
+            url
+            for url in urls
+            if path == url or (url.endswith("/") and path.startswith(url))
+        ),
+        key=len,
+        default="",
+    )
+
+
 def navigation(request: HttpRequest) -> dict[str, Any]:
-    return {"navigation": NAVIGATION}
+    urls = [reverse(name) for _, name in NAVIGATION]
+    return {
+        "navigation": NAVIGATION,
+        "nav_current": nav_current(request.path, urls),
+    }
