@@ -7,8 +7,9 @@ from typing import Any
 
 from django.utils import timezone
 
+from accounts.audit import COMMAND_LINE_ORIGIN
 from stream.models import Agent
-from stream.services.agents import agent_create
+from stream.services.agents import Actor, agent_create
 from stream.services.keepalive import keepalive_tick
 from stream.services.thoughts import ThoughtInput, percept_record, thoughts_publish
 
@@ -49,7 +50,13 @@ def load_demo(*, owner: Any) -> str | tuple[str, dict[str, str]]:
     last, with the login)."""
     if Agent.objects.filter(name=DEMO_AGENT).exists():
         return f"agent {DEMO_AGENT} exists"
-    created = agent_create(name=DEMO_AGENT, owner=owner)
+    # Recorded in the audit log as the demo's doing, so the log has its
+    # first entry after `make demo`.
+    created = agent_create(
+        name=DEMO_AGENT,
+        owner=owner,
+        by=Actor(label="make demo", origin=COMMAND_LINE_ORIGIN),
+    )
     agent = created.agent
     now = timezone.now() - timedelta(seconds=30)
     percept_record(agent=agent, document={"facts": FACTS}, now=now)

@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
+from accounts.models import AuditEntry
 from evalsite.management.commands import demo
 from evalsite.management.commands.demo import boxed
 
@@ -76,6 +77,9 @@ def test_first_demo_prints_password_and_api_key_last_in_a_box(settings: Any) -> 
     assert get_user_model().objects.get(username="demo").check_password(password[1])
     whoami = Client().get("/api/whoami", HTTP_AUTHORIZATION=f"Bearer {key[1]}")
     assert whoami.status_code == 200
+    # The audit log starts with the demo's agent.
+    entry = AuditEntry.objects.get()
+    assert (entry.actor_label, entry.action) == ("make demo", "agent.create")
 
 
 def test_second_demo_says_how_to_get_a_password_and_a_key(settings: Any) -> None:
