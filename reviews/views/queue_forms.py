@@ -35,9 +35,25 @@ FILL_CHOICES = [
 ]
 ELIGIBLE_CHOICES = [
     ("", "Any"),
-    ("yes", "Eligible only"),
-    ("no", "Not eligible only"),
+    ("yes", "Actionable only"),
+    ("no", "Not actionable only"),
 ]
+# Which ways of filling use a field: the page shows only the chosen way's
+# fields (static/reviews/js/fill_form.js; without JavaScript all show, and
+# each label names the ways it is for).
+FILL_FIELDS: dict[str, tuple[str, ...]] = {
+    "kind": (HAND,),
+    "refs": (HAND,),
+    "run_id": (SAMPLE, HALLUCINATIONS),
+    "percent": (SAMPLE, EPISODES),
+    "agent": (THOUGHTS,),
+    "since": (THOUGHTS, DECISIONS),
+    "until": (THOUGHTS, DECISIONS),
+    "eligible": (THOUGHTS,),
+    "saved_search": (SEARCH,),
+    "batch": (EPISODES,),
+    "pull": (DECISIONS,),
+}
 TIME_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"})
 MEMBERS_HELP = "User names, separated by commas or spaces."
 
@@ -76,12 +92,12 @@ class FillForm(forms.Form):
     eligible = forms.ChoiceField(
         choices=ELIGIBLE_CHOICES,
         required=False,
-        label="Eligibility (thoughts)",
+        label="Actionable (thoughts)",
         help_text=f"At most {MAX_ITEMS} thoughts, episodes or decisions are "
         "added; when more match, the same sample of them is taken every time.",
     )
     saved_search = forms.ChoiceField(
-        choices=[("", "None")], required=False, label="Saved search"
+        choices=[("", "none chosen")], required=False, label="Saved search"
     )
     batch = forms.CharField(
         required=False, max_length=20, label="Gridworld batch number (episodes)"
@@ -100,9 +116,11 @@ class FillForm(forms.Form):
         self, *args: Any, from_compare: str = "", user: Any = None, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
+        for name, ways in FILL_FIELDS.items():
+            self.fields[name].widget.attrs["data-fill-for"] = " ".join(ways)
         if user is not None and getattr(user, "is_authenticated", False):
             self.fields["saved_search"].choices = [
-                ("", "None"),
+                ("", "none chosen"),
                 *((str(s.pk), s.name) for s in saved_searches(user=user)),
             ]
         if from_compare:

@@ -65,3 +65,27 @@ def test_staff_review_the_results_of_a_saved_search(
         ReviewItem.objects.filter(queue=queue).values_list("ref", flat=True)
     ) == sorted(str(t.pk) for t in found)
     assert not page_overflows(page)
+
+
+def test_the_new_queue_form_shows_only_the_chosen_ways_fields(
+    page: Any, live_server: Any, staff: Any, log_in: Any
+) -> None:
+    configs_make()
+    log_in("staff", "pw-staff")
+    page.goto(f"{live_server.url}/reviews/queues/new")
+
+    # Nothing chosen yet: no way's fields.
+    assert not page.locator("#field-refs").is_visible()
+    assert not page.locator("#field-agent").is_visible()
+    page.check("input[name=fill][value=thoughts]")
+    assert page.locator("#field-agent").is_visible()
+    assert page.locator("#field-since").is_visible()
+    assert page.locator("#field-eligible").is_visible()
+    assert not page.locator("#field-refs").is_visible()
+    assert not page.locator("#field-run_id").is_visible()
+    page.check("input[name=fill][value=hand]")
+    assert page.locator("#field-refs").is_visible()
+    assert page.locator("#field-kind").is_visible()
+    assert not page.locator("#field-agent").is_visible()
+    # The fields every way shares stay.
+    assert page.locator("#field-name").is_visible()
