@@ -20,39 +20,17 @@ target (under 1 s warm) or its query count grows with the run.
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-TMP = tempfile.mkdtemp(prefix="evalsite-bench-")
-os.environ.setdefault("EVALSITE_VAR_DIR", TMP)
-os.environ["DJANGO_DEBUG"] = "false"  # production code paths
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + "k" * 50)
-os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
-os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
-# Production serves hashed static names from collectstatic's manifest.
-os.environ["DJANGO_STATIC_ROOT"] = os.path.join(TMP, "static")
-if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-    # A throwaway database beside the configured one, made fresh each run.
-    import psycopg
+from bench.bench_env import scenario_artifact, setup_django  # noqa: E402
 
-    base, _, _ = os.environ["DATABASE_URL"].rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
-        pg.execute("DROP DATABASE IF EXISTS evalsite_bench_run_page")
-        pg.execute("CREATE DATABASE evalsite_bench_run_page")
-    os.environ["DATABASE_URL"] = f"{base}/evalsite_bench_run_page"
-os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
-os.environ["LOG_LEVEL"] = "WARNING"
-
-import django  # noqa: E402
-
-django.setup()
+setup_django("evalsite_bench_run_page")
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -67,50 +45,6 @@ SMALL = 100
 REPEATS = 5
 TARGET_S = 1.0
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-FRAME = (
-    "[Bot State]\nHealth: 20/20\nHunger: 19/20\nPosition: (188, 68, -65)\n"
-    "Time: Day (safe)\nInventory: oak_log x12, bread x5, stone_pickaxe x1\n\n"
-    "[World State]\nBiome: plains\nDimension: overworld\nWeather: clear\n"
-    "Nearby: sheep x3 (6m)\n\n[Memory]\n[Recent] Planted saplings by the cabin.\n"
-)
-
-
-def artifact(run_id: str, case_id: str, index: int, passed: bool) -> dict[str, object]:
-    """A scenario artifact of the harness's shape (EV-C4), about 1.5 KB."""
-    return {
-        "schemaVersion": 1,
-        "runId": run_id,
-        "suiteId": "bench-suite",
-        "profile": "balanced",
-        "mode": "thought_only",
-        "scenario": {
-            "id": case_id,
-            "version": "v1",
-            "sha256": f"{index:064x}",
-            "stimulusKind": "nightfall",
-            "actionAffordance": "allowed",
-        },
-        "frame": {"text": FRAME, "facts": 10, "memories": 1, "deltas": 0},
-        "model": {
-            "id": "scripted",
-            "adapter": "scripted",
-            "sampler": "standard",
-            "seed": 0,
-        },
-        "rawOutput": "The meadow is quiet and three sheep graze nearby.",
-        "thought": "The meadow is quiet and three sheep graze nearby.",
-        "extractedGoal": None,
-        "goalFailReason": "no_tag",
-        "grounding": {"pass": None, "reason": "no_goal", "category": None},
-        "convertEligible": False,
-        "convertEligibleReason": "no_goal",
-        "tasksCreated": None,
-        "latencyMs": 400.0 + index % 200,
-        "error": None,
-        "pass": passed,
-        "failReasons": [] if passed else ["compulsion"],
-        "suiteLine": index + 1,
-    }
 
 
 def make_run(run_id: str, scenarios: int) -> str:
@@ -145,7 +79,9 @@ def make_run(run_id: str, scenarios: int) -> str:
                 latency_ms=400.0 + index % 200,
                 stimulus_kind="nightfall",
                 affordance="allowed",
-                details=artifact(run_id, f"bench:scenario-{index:05d}", index, ok),
+                details=scenario_artifact(
+                    run_id, f"bench:scenario-{index:05d}", index, ok
+                ),
             )
             for index, ok in outcomes
         ),

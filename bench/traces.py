@@ -28,7 +28,6 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -37,29 +36,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-TMP = tempfile.mkdtemp(prefix="evalsite-bench-")
-os.environ.setdefault("EVALSITE_VAR_DIR", TMP)
-os.environ["DJANGO_DEBUG"] = "false"  # production code paths
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + "k" * 50)
-os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
-os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
-os.environ["DJANGO_STATIC_ROOT"] = os.path.join(TMP, "static")
-if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-    # A throwaway database beside the configured one, made fresh each run.
-    import psycopg
+from bench.bench_env import setup_django  # noqa: E402
 
-    base, _, name = os.environ["DATABASE_URL"].rpartition("/")
-    bench_db = f"{name.split('?')[0]}_bench_traces"
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
-        pg.execute(f'DROP DATABASE IF EXISTS "{bench_db}"')
-        pg.execute(f'CREATE DATABASE "{bench_db}"')
-    os.environ["DATABASE_URL"] = f"{base}/{bench_db}"
-os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
-os.environ["LOG_LEVEL"] = "WARNING"
-
-import django  # noqa: E402
-
-django.setup()
+setup_django("{name}_bench_traces")
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
