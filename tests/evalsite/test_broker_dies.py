@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from evals.models import Run, RunIdempotencyKey
 from gridworld.models import EpisodeBatch
+from tests.celery_broker import celery_pointed
 from tests.throwaway import RedisServer, redis_server
 
 pytestmark = [
@@ -56,41 +57,17 @@ def dead_redis(
 ) -> Iterator[tuple[RedisServer, RedisServer]]:
     """The real Celery app on a Redis broker and a Redis result backend
     (two servers, so a test can kill either, or both, by pid)."""
-    from evalsite.celery import app
-
-    # The app reads its configuration from the Django settings namespace.
-    keys = (
-        "CELERY_BROKER_URL",
-        "CELERY_RESULT_BACKEND",
-        "CELERY_BROKER_TRANSPORT",
-        "CELERY_TASK_ALWAYS_EAGER",
-    )
-    saved = {key: app.conf.changes[key] for key in keys if key in app.conf.changes}
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BROKER_IS_EMBEDDED = False
     settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
     shutil.copytree(SHIPPED, tmp_path / "suites")
     settings.EVALS_SUITES_DIR = tmp_path / "suites"
-
-    def reset() -> None:
-        app._pool = None
-        app.amqp._producer_pool = None
-        app._local.__dict__.pop("backend", None)
-
     broker, backend = redis_pair
-    # Celery reads CELERY_BROKER_URL from the environment first.
-    monkeypatch.setenv("CELERY_BROKER_URL", broker.url())
-    app.conf.update(
-        dict(zip(keys, (broker.url(), backend.url(), None, False), strict=True))
-    )
-    reset()
     try:
-        yield redis_pair
+        with celery_pointed(monkeypatch) as point:
+            point(broker.url(), backend.url())
+            yield redis_pair
     finally:
-        for key in keys:
-            app.conf.changes.pop(key, None)
-        app.conf.update(saved)
-        reset()
         # Collect Celery's result objects of the dead Redis now, while this
         # module's warning filter applies, not during a later test.
         gc.collect()

@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 from evals.models import Run
 from evals.services.runs.sweeper import runs_sweep_stale
 from evalsite.celery import QUEUE_NAMES
+from tests.celery_broker import celery_pointed
 from tests.throwaway import RedisServer, redis_server
 
 pytestmark = [
@@ -46,40 +47,18 @@ def broker(
 ) -> Iterator[RedisServer]:
     """The real Celery app publishing to a throwaway Redis (broker and result
     backend), nothing eager: sent messages stay in their queues' lists."""
-    from evalsite.celery import app
-
-    keys = (
-        "CELERY_BROKER_URL",
-        "CELERY_RESULT_BACKEND",
-        "CELERY_BROKER_TRANSPORT",
-        "CELERY_TASK_ALWAYS_EAGER",
-    )
-    saved = {key: app.conf.changes[key] for key in keys if key in app.conf.changes}
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BROKER_IS_EMBEDDED = False
     settings.EVALS_CHUNK_SIZE = 2
     settings.EVALS_ARTIFACTS_DIR = tmp_path / "artifacts"
     shutil.copytree(SHIPPED, tmp_path / "suites")
     settings.EVALS_SUITES_DIR = tmp_path / "suites"
-
-    def reset() -> None:
-        app._pool = None
-        app.amqp._producer_pool = None
-        app._local.__dict__.pop("backend", None)
-
     with redis_server(tmp_path / "redis") as server:
-        monkeypatch.setenv("CELERY_BROKER_URL", server.url())
-        app.conf.update(
-            dict(zip(keys, (server.url(), server.url(1), None, False), strict=True))
-        )
-        reset()
         try:
-            yield server
+            with celery_pointed(monkeypatch) as point:
+                point(server.url(), server.url(1))
+                yield server
         finally:
-            for key in keys:
-                app.conf.changes.pop(key, None)
-            app.conf.update(saved)
-            reset()
             gc.collect()
 
 

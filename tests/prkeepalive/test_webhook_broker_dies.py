@@ -21,41 +21,19 @@ from prkeepalive.models import Decision, Delivery
 from prkeepalive.services.reconcile import requeue_stale_deliveries
 from prkeepalive.services.sending import NOT_SENT
 from tests.builders import pr_waiting
+from tests.celery_broker import celery_pointed
 from tests.throwaway import RedisServer, redis_server
 
 pytestmark = [pytest.mark.redis, pytest.mark.integration]
-
-KEYS = ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")
 
 
 @pytest.fixture
 def point_broker(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """``point_broker(server)``: the real Celery app publishes to ``server``
     (not eagerly); the app's configuration is restored afterwards."""
-    from evalsite.celery import app
-
-    def reset() -> None:
-        # Drop the pooled connections to the old broker, as
-        # tests/evalsite/test_broker_dies.py does.
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    saved = {key: app.conf.changes[key] for key in KEYS if key in app.conf.changes}
     settings.CELERY_TASK_ALWAYS_EAGER = False
-
-    def point(server: RedisServer) -> None:
-        # Celery reads CELERY_BROKER_URL from the environment first.
-        monkeypatch.setenv("CELERY_BROKER_URL", server.url())
-        app.conf.update(CELERY_BROKER_URL=server.url(), CELERY_TASK_ALWAYS_EAGER=False)
-        reset()
-
-    try:
-        yield point
-    finally:
-        for key in KEYS:
-            app.conf.changes.pop(key, None)
-        app.conf.update(saved)
-        reset()
+    with celery_pointed(monkeypatch) as point:
+        yield lambda server: point(server.url())
 
 
 def drain(server: RedisServer) -> list[tuple[str, Any]]:
