@@ -5,40 +5,18 @@ every figure (n × K included)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from evals.models import Benchmark, CaseResult, Run
+from evals.models import Run
+from tests.evals.compare_support import failing_first, posted_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-SCENARIOS = [f"s{index:02d}" for index in range(40)]
-
 
 def posted(run_id: str, failing: int, minutes: int) -> Run:
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id="pack", defaults={"kind": Benchmark.Kind.PACK, "title": "pack"}
-    )
-    cases = {s: index >= failing for index, s in enumerate(SCENARIOS)}
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=Run.Status.COMPLETED,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(cases),
-        passed_cases=sum(cases.values()),
-        failed_cases=len(cases) - sum(cases.values()),
-    )
-    CaseResult.objects.bulk_create(
-        CaseResult(run=run, case_id=case_id, passed=ok) for case_id, ok in cases.items()
-    )
-    return run
+    return posted_run("pack", run_id, failing_first(failing), minutes=minutes)
 
 
 def forest(page: Any) -> Any:

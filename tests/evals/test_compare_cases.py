@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -25,7 +24,7 @@ from evals.core.compare_stats import case_link_ids
 from evals.core.gate import evaluate_gate
 from evals.core.gate_stat import evaluate_stat_gate
 from evals.core.stats import group_cases
-from evals.models import Benchmark, CaseResult, Run
+from evals.models import CaseResult, Run
 from evals.selectors.compare_cases import (
     case_diffs_iter,
     case_diffs_page,
@@ -36,10 +35,10 @@ from evals.selectors.compare_scenarios import scenario_case_ids, scenario_counts
 from evals.selectors.runs import case_rows
 from evals.services.compare import comparison_for_runs, run_summary_of, store_of
 from evals.services.compare_kept import recent_comparisons_clear
+from tests.evals.compare_support import posted_run
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 KINDS = ("nightfall", "hunger_drop", "")
 TAGS = (["night"], ["night", "edge"], [], ["Zed", "a b"])
 # Ids that sort differently by code point than by a locale, ids whose
@@ -48,37 +47,23 @@ ODD_IDS = ("#", "x#", "#3", "a#b#2", "a#02", "B", "b", "a-1", "a_1", "Z#1", "é#
 
 
 def stored_run(run_id: str, cases: dict[str, bool], *, minutes: int = 0) -> Run:
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id="pack", defaults={"kind": Benchmark.Kind.PACK, "title": "pack"}
-    )
-    passed = sum(cases.values())
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=Run.Status.COMPLETED,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(cases),
-        passed_cases=passed,
-        failed_cases=len(cases) - passed,
+    def case_fields(index: int, case_id: str, ok: bool) -> dict[str, object]:
+        return {
+            "latency_ms": None if index % 5 == 0 else float(index),
+            "stimulus_kind": KINDS[index % 3],
+            "affordance": "allowed" if index % 2 else "",
+            "tags": TAGS[index % 4],
+            "error": "" if ok else "wrong",
+        }
+
+    return posted_run(
+        "pack",
+        run_id,
+        cases,
+        minutes=minutes,
         metrics={"latency_p50_ms": 400.0 + minutes},
+        case_fields=case_fields,
     )
-    CaseResult.objects.bulk_create(
-        CaseResult(
-            run=run,
-            case_id=case_id,
-            passed=ok,
-            latency_ms=None if index % 5 == 0 else float(index),
-            stimulus_kind=KINDS[index % 3],
-            affordance="allowed" if index % 2 else "",
-            tags=TAGS[index % 4],
-            error="" if ok else "wrong",
-        )
-        for index, (case_id, ok) in enumerate(sorted(cases.items()))
-    )
-    return run
 
 
 def mixed_runs(seed: int = 7) -> tuple[Run, Run]:

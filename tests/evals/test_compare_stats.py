@@ -8,68 +8,21 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from django.utils.html import escape
 
-from evals.core.baselines import snapshot_from_runs
 from evals.core.compare import CaseChange
 from evals.core.compare_stats import case_link_ids, shown_interval, verdict_text
 from evals.core.stats import epochs_of
 from evals.core.stats_paired import compare
-from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
-from evals.services.compare import comparison_for_runs, run_summary_of
+from evals.models import CaseResult, Run
+from evals.services.compare import comparison_for_runs
 from evals.services.compare_snapshots import comparison_for_snapshot
+from tests.evals.compare_support import SCENARIOS, posted_run, store_snapshot
 
 pytestmark = pytest.mark.django_db
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-def posted_run(
-    benchmark_id: str, run_id: str, cases: dict[str, bool], *, minutes: int = 0
-) -> Run:
-    """A completed run as if posted over REST, with its case results."""
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id=benchmark_id,
-        defaults={"kind": Benchmark.Kind.PACK, "title": benchmark_id},
-    )
-    passed = sum(cases.values())
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=Run.Status.COMPLETED,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(cases),
-        passed_cases=passed,
-        failed_cases=len(cases) - passed,
-        metrics={},
-    )
-    CaseResult.objects.bulk_create(
-        CaseResult(run=run, case_id=case_id, passed=ok, details={})
-        for case_id, ok in sorted(cases.items())
-    )
-    return run
-
-
-def store_snapshot(snapshot_id: str, runs: list[Run]) -> BaselineSnapshot:
-    document = snapshot_from_runs(
-        [run_summary_of(run, None) for run in runs],
-        snapshot_id=snapshot_id,
-        created_at="2026-03-01T00:00:00Z",
-        source_root_dir="evalsite database",
-    )
-    return BaselineSnapshot.objects.create(
-        snapshot_id=snapshot_id, created_at=T0, document=document.to_wire()
-    )
-
-
-SCENARIOS = [f"s{index:02d}" for index in range(40)]
 
 
 def runs_with_flips(flips: int, *, prefix: str = "") -> tuple[Run, Run]:

@@ -5,55 +5,23 @@ benchmark's latest run against its baseline's run."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from evals.core.baselines import snapshot_from_runs
-from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
-from evals.services.compare import comparison_for_runs, run_summary_of
+from evals.models import Run
+from evals.services.compare import comparison_for_runs
+from tests.evals.compare_support import failing_first, posted_run, store_snapshot
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-SCENARIOS = [f"s{index:02d}" for index in range(40)]
-
 
 def posted(benchmark_id: str, run_id: str, failing: int, minutes: int) -> Run:
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id=benchmark_id,
-        defaults={"kind": Benchmark.Kind.PACK, "title": benchmark_id},
-    )
-    cases = {s: index >= failing for index, s in enumerate(SCENARIOS)}
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=Run.Status.COMPLETED,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(cases),
-        passed_cases=sum(cases.values()),
-        failed_cases=len(cases) - sum(cases.values()),
-    )
-    CaseResult.objects.bulk_create(
-        CaseResult(run=run, case_id=case_id, passed=ok) for case_id, ok in cases.items()
-    )
-    return run
+    return posted_run(benchmark_id, run_id, failing_first(failing), minutes=minutes)
 
 
 def baseline(*runs: Run) -> None:
-    document = snapshot_from_runs(
-        [run_summary_of(run, None) for run in runs],
-        snapshot_id="required-main",
-        created_at="2026-03-01T00:00:00Z",
-        source_root_dir="evalsite database",
-    )
-    BaselineSnapshot.objects.create(
-        snapshot_id="required-main", created_at=T0, document=document.to_wire()
-    )
+    store_snapshot("required-main", list(runs))
 
 
 def test_trend_steps_are_the_compare_pages_verdicts(owner_client: Any) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,22 +16,22 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 
 from evals.cli import main as gate_main
-from evals.core.baselines import snapshot_from_runs
 from evals.core.compare import CaseChange, CaseFilter, filter_cases
 from evals.core.gate_report import verdict_to_markdown
 from evals.core.run_configs import configuration_differences
 from evals.core.runs import validate_run_summary
 from evals.core.store_writer import EvalStore
-from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
-from evals.services.compare import comparison_for_runs, run_summary_of
+from evals.models import Run
+from evals.services.compare import comparison_for_runs
 from evals.services.compare_snapshots import comparison_for_snapshot
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
+from tests.evals import compare_support
+from tests.evals.compare_support import store_snapshot
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("suites")]
 
 SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "suites"
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 REGRESSION_LINES = [
     "idle-v1 pass rate regressed (1 -> 0.9)",
     "idle-v1 compulsion_count 0 -> 2",
@@ -73,58 +72,25 @@ def posted_run(
     run_id: str,
     cases: dict[str, bool],
     *,
-    metrics: dict[str, float] | None = None,
-    minutes: int = 0,
-    status: str = Run.Status.COMPLETED,
     kinds: dict[str, tuple[str, str, list[str]]] | None = None,
+    **fields: Any,
 ) -> Run:
-    """A run as if posted over REST, with case results."""
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id=benchmark_id,
-        defaults={"kind": Benchmark.Kind.PACK, "title": benchmark_id},
-    )
-    passed = sum(cases.values())
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=status,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(cases),
-        passed_cases=passed,
-        failed_cases=len(cases) - passed,
-        metrics=metrics or {},
-    )
+    """A run as if posted over REST; each case result has a latency, its
+    details, and the (stimulus kind, affordance, tags) ``kinds`` gives it."""
     kinds = kinds or {}
-    CaseResult.objects.bulk_create(
-        CaseResult(
-            run=run,
-            case_id=case_id,
-            passed=ok,
-            latency_ms=100.0 + index,
-            stimulus_kind=kinds.get(case_id, ("", "", []))[0],
-            affordance=kinds.get(case_id, ("", "", []))[1],
-            tags=kinds.get(case_id, ("", "", []))[2],
-            details={"caseId": case_id, "passed": ok},
-        )
-        for index, (case_id, ok) in enumerate(sorted(cases.items()))
-    )
-    return run
 
+    def case_fields(index: int, case_id: str, ok: bool) -> dict[str, Any]:
+        kind, affordance, tags = kinds.get(case_id, ("", "", []))
+        return {
+            "latency_ms": 100.0 + index,
+            "stimulus_kind": kind,
+            "affordance": affordance,
+            "tags": tags,
+            "details": {"caseId": case_id, "passed": ok},
+        }
 
-def store_snapshot(snapshot_id: str, runs: list[Run]) -> BaselineSnapshot:
-    document = snapshot_from_runs(
-        [run_summary_of(run, None) for run in runs],
-        snapshot_id=snapshot_id,
-        created_at="2026-03-01T00:00:00Z",
-        source_root_dir="evalsite database",
-    )
-    return BaselineSnapshot.objects.create(
-        snapshot_id=snapshot_id,
-        created_at=T0,
-        document=document.to_wire(),
+    return compare_support.posted_run(
+        benchmark_id, run_id, cases, case_fields=case_fields, **fields
     )
 
 

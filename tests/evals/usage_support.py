@@ -4,40 +4,21 @@ and latency tests (compare page, trends, the gate's budgets)."""
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
-from evals.models import Benchmark, CaseResult, Run
+from evals.models import Run
+from tests.evals.compare_support import T0, posted_run
 from traces.facade import SOURCE_HARNESS, SpanRecord, TokenUsage, record_spans
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def stored_run(
     benchmark_id: str, run_id: str, case_ids: list[str], *, minutes: int = 0
 ) -> Run:
     """A completed run (as if posted over REST) whose cases all passed."""
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id=benchmark_id,
-        defaults={"kind": Benchmark.Kind.PACK, "title": benchmark_id},
+    return posted_run(
+        benchmark_id, run_id, dict.fromkeys(case_ids, True), minutes=minutes
     )
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=Run.Status.COMPLETED,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(case_ids),
-        passed_cases=len(case_ids),
-        failed_cases=0,
-    )
-    CaseResult.objects.bulk_create(
-        CaseResult(run=run, case_id=case_id, passed=True, details={})
-        for case_id in case_ids
-    )
-    return run
 
 
 def spans_for(

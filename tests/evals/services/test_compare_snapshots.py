@@ -4,59 +4,14 @@ baseline runs this database does not hold."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from core.errors import NotFound
-from evals.core.baselines import snapshot_from_runs
-from evals.models import BaselineSnapshot, Benchmark, CaseResult, Run
-from evals.services.compare import run_summary_of
+from evals.models import BaselineSnapshot, Run
 from evals.services.compare_snapshots import comparison_for_snapshot
+from tests.evals.compare_support import posted_run, store_snapshot
 
 pytestmark = pytest.mark.django_db
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-def posted_run(
-    benchmark_id: str, run_id: str, cases: dict[str, bool], *, minutes: int = 0
-) -> Run:
-    """A completed run as if posted over REST, with its case results."""
-    benchmark, _ = Benchmark.objects.get_or_create(
-        benchmark_id=benchmark_id,
-        defaults={"kind": Benchmark.Kind.PACK, "title": benchmark_id},
-    )
-    passed = sum(cases.values())
-    when = T0 + timedelta(minutes=minutes)
-    run = Run.objects.create(
-        run_id=run_id,
-        benchmark=benchmark,
-        status=Run.Status.COMPLETED,
-        source=Run.Source.API,
-        started_at=when,
-        completed_at=when + timedelta(seconds=30),
-        total_cases=len(cases),
-        passed_cases=passed,
-        failed_cases=len(cases) - passed,
-    )
-    CaseResult.objects.bulk_create(
-        CaseResult(run=run, case_id=case_id, passed=ok, details={})
-        for case_id, ok in sorted(cases.items())
-    )
-    return run
-
-
-def store_snapshot(snapshot_id: str, runs: list[Run]) -> BaselineSnapshot:
-    document = snapshot_from_runs(
-        [run_summary_of(run, None) for run in runs],
-        snapshot_id=snapshot_id,
-        created_at="2026-03-01T00:00:00Z",
-        source_root_dir="evalsite database",
-    )
-    return BaselineSnapshot.objects.create(
-        snapshot_id=snapshot_id, created_at=T0, document=document.to_wire()
-    )
 
 
 def test_latest_run_is_judged_against_the_snapshot_with_its_flips() -> None:
