@@ -2,8 +2,9 @@
 
 kombu's Redis channel builds a new ``redis.Redis`` for every publish
 (``Channel.conn_or_acquire``); redis-py fills a table of about 170 response
-callbacks in each one's constructor, about 30% of the CPU of a Celery send
-(cProfile with a CPU clock). Here a channel makes its client once and keeps
+callbacks in each one's constructor: a publish cost 0.19-0.20 ms of CPU
+with kombu's transport, 0.08-0.10 ms with this one. Here a channel makes its
+client once and keeps
 it. A ``redis.Redis`` holds no connection of its own (each command takes
 one from the channel's pool and gives it back), so the kept client is used
 exactly as the fresh ones were; pools, timeouts, the visibility timeout and
