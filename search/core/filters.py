@@ -3,12 +3,12 @@ strings (query parameters or a saved search) with a reason for each bad one."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+
+from core.time_cursor import time_cursor_decode, time_cursor_encode
 
 KINDS = (
     "thought",
@@ -20,7 +20,6 @@ KINDS = (
 MAX_TEXT = 200
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
-MAX_ID = 2**63 - 1
 FLAG_PATTERN = r"^[A-Za-z0-9:_-]{1,60}$"
 _FLAG = re.compile(FLAG_PATTERN)
 _CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,120}$")
@@ -145,19 +144,11 @@ def saved_filters(params: Mapping[str, str]) -> dict[str, str]:
 
 def cursor_encode(created_at: datetime, pk: int) -> str:
     """The opaque cursor that continues after (``created_at``, ``pk``)."""
-    raw = f"{created_at.astimezone(UTC).isoformat()}|{pk}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return time_cursor_encode(created_at, pk)
 
 
 def cursor_decode(text: str) -> tuple[datetime, int]:
     """The (time, id) a cursor holds; ``ValueError`` if it is not a cursor."""
     if not _CURSOR.match(text):
         raise ValueError(text)
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        raise ValueError(text) from None
-    when, _, pk = raw.partition("|")
-    if not pk.isdigit() or not 0 < int(pk) <= MAX_ID:
-        raise ValueError(text)
-    return parse_time(when), int(pk)
+    return time_cursor_decode(text, parse_time)

@@ -9,8 +9,6 @@ last item's (time, id), opaque to the client.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +19,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
+from core.time_cursor import time_cursor_decode, time_cursor_encode
 from evalsite import paging
 from evalsite.openapi import EMPTY_IS_ABSENT
 from traces.core.records import SOURCES, STATUSES
@@ -108,8 +107,7 @@ SPAN_FILTERS = [
 
 def cursor_encode(started_at: datetime, pk: int) -> str:
     """The opaque cursor that continues after the span (``started_at``, ``pk``)."""
-    raw = f"{started_at.astimezone(UTC).isoformat()}|{pk}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return time_cursor_encode(started_at, pk)
 
 
 def cursor_decode(text: str) -> tuple[datetime, int]:
@@ -117,14 +115,7 @@ def cursor_decode(text: str) -> tuple[datetime, int]:
     API gave out."""
     if len(text) > MAX_CURSOR_CHARS or not re.match(CURSOR_PATTERN, text):
         raise ValueError(text)
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        raise ValueError(text) from None
-    when, _, pk = raw.partition("|")
-    if not pk.isdigit() or not 0 < int(pk) <= MAX_ID:
-        raise ValueError(text)
-    return parse_time(when), int(pk)
+    return time_cursor_decode(text, parse_time)
 
 
 def parse_time(text: str) -> datetime:
