@@ -1,5 +1,6 @@
 """Builders for the reviews tests: a run with case results stored directly
-(fast; no harness), score configs, a queue with its reviewers."""
+(fast; no harness), score configs, a queue with its reviewers, and a
+reviewer's score of a case stored directly."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from reviews.models import ReviewQueue
+from reviews.models import ReviewQueue, Score, Subject
 from reviews.services.configs import config_create
 from reviews.services.queues import queue_create
 
@@ -82,3 +83,21 @@ def scenario_refs(run_id: str, count: int) -> list[tuple[str, str]]:
 
 def cases_of(count: int, *, passed: bool = True) -> dict[str, bool]:
     return {f"c{i:02d}": passed for i in range(count)}
+
+
+def scenario_score(
+    config: Any, run_id: str, case_id: str, user: Any, **fields: Any
+) -> Any:
+    """A review score ``user`` gave the case ``case_id`` of the run
+    ``run_id`` under ``config``, stored directly; ``fields`` gives its value
+    (``value_number``, ``value_label``) and anything else."""
+    return Score.objects.create(
+        config=config,
+        kind=Subject.SCENARIO_RESULT,
+        ref=f"{run_id}/{case_id}",
+        run_id=run_id,
+        case_id=case_id,
+        source=Score.Source.REVIEW,
+        author=user,
+        **fields,
+    )

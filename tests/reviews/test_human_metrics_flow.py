@@ -22,8 +22,9 @@ from evals.core.metric_registry import MetricDirection, direction
 from evals.models import Run
 from evals.selectors.trends import benchmark_trend
 from evals.services.compare import comparison_for_runs
-from reviews.models import Score, ScoreConfig, Subject
+from reviews.models import ScoreConfig
 from reviews.services.human_metrics import run_human_metrics_refresh
+from tests.reviews.reviews_support import scenario_score
 from tests.reviews.subjects_support import scenario_run, suites_private
 
 pytestmark = pytest.mark.django_db
@@ -34,15 +35,8 @@ def score_run(run: Run, config: ScoreConfig, user: Any, yes: int) -> None:
     """``user`` says yes to the first ``yes`` cases of ``run``, no to the rest."""
     cases = sorted(run.case_results.values_list("case_id", flat=True))
     for i, case_id in enumerate(cases):
-        Score.objects.create(
-            config=config,
-            kind=Subject.SCENARIO_RESULT,
-            ref=f"{run.run_id}/{case_id}",
-            run_id=run.run_id,
-            case_id=case_id,
-            source=Score.Source.REVIEW,
-            author=user,
-            value_number=1.0 if i < yes else 0.0,
+        scenario_score(
+            config, run.run_id, case_id, user, value_number=1.0 if i < yes else 0.0
         )
     run_human_metrics_refresh(run.run_id)
 

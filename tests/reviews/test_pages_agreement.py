@@ -24,6 +24,7 @@ from reviews.models import (
     ScoreConfig,
     Subject,
 )
+from tests.reviews.reviews_support import scenario_score
 from tests.reviews.subjects_support import scenario_run, suites_private
 
 pytestmark = pytest.mark.django_db
@@ -33,19 +34,6 @@ LIST = "/reviews/agreement/"
 @pytest.fixture
 def run(settings: Any, tmp_path: Path) -> Run:
     return scenario_run(suites_private(settings, tmp_path))
-
-
-def give(config: ScoreConfig, run: Run, case_id: str, user: Any, **extra: Any) -> Score:
-    return Score.objects.create(
-        config=config,
-        kind=Subject.SCENARIO_RESULT,
-        ref=f"{run.run_id}/{case_id}",
-        run_id=run.run_id,
-        case_id=case_id,
-        source=Score.Source.REVIEW,
-        author=user,
-        **extra,
-    )
 
 
 @pytest.fixture
@@ -61,8 +49,8 @@ def scored(run: Run) -> dict[str, Any]:
     first, second = [], []
     for i, case_id in enumerate(cases):
         verdict = 0.0 if i < 2 else 1.0
-        give(config, run, case_id, ann, value_number=verdict)
-        give(config, run, case_id, ben, value_number=1.0)
+        scenario_score(config, run.run_id, case_id, ann, value_number=verdict)
+        scenario_score(config, run.run_id, case_id, ben, value_number=1.0)
         first.append(verdict)
         second.append(1.0)
     return {"config": config, "cases": cases, "kappa": cohen_kappa_score(first, second)}

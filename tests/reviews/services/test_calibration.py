@@ -10,10 +10,11 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from evals.facade import CaseCheck, case_checks
-from evals.models import CaseResult, Run
+from evals.models import Run
 from reviews.core.calibration import CASE, GROUNDING, HALLUCINATION, JUDGE, NO, YES
 from reviews.models import Score, ScoreConfig, Subject
 from reviews.services.calibration import config_calibration
+from tests.reviews.reviews_support import scenario_score
 from tests.reviews.subjects_support import scenario_run, suites_private
 
 pytestmark = pytest.mark.django_db
@@ -22,19 +23,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def run(settings: Any, tmp_path: Path) -> Run:
     return scenario_run(suites_private(settings, tmp_path))
-
-
-def give(config: ScoreConfig, case: CaseResult, user: Any, **value: Any) -> Score:
-    return Score.objects.create(
-        config=config,
-        kind=Subject.SCENARIO_RESULT,
-        ref=f"{case.run.run_id}/{case.case_id}",
-        run_id=case.run.run_id,
-        case_id=case.case_id,
-        source=Score.Source.REVIEW,
-        author=user,
-        **value,
-    )
 
 
 def test_case_checks_read_each_cases_verdicts(run: Run) -> None:
@@ -63,8 +51,16 @@ def test_people_against_the_case_verdicts(run: Run) -> None:
     cases = list(run.case_results.order_by("case_id"))
     # ann agrees with every verdict, bob says the opposite of every one
     for case in cases:
-        give(config, case, ann, value_number=float(case.passed))
-        give(config, case, bob, value_number=float(not case.passed))
+        scenario_score(
+            config, case.run.run_id, case.case_id, ann, value_number=float(case.passed)
+        )
+        scenario_score(
+            config,
+            case.run.run_id,
+            case.case_id,
+            bob,
+            value_number=float(not case.passed),
+        )
 
     found = config_calibration(config, Score.objects.all())
 
@@ -101,7 +97,7 @@ def test_a_judge_label_in_the_details_is_a_check(run: Run) -> None:
     case = run.case_results.order_by("case_id").first()
     case.details = {**case.details, "judge": {"label": "bad", "passed": False}}
     case.save(update_fields=["details"])
-    give(config, case, ann, value_label="good")
+    scenario_score(config, case.run.run_id, case.case_id, ann, value_label="good")
 
     assert case_checks([(run.run_id, case.case_id)])[
         (run.run_id, case.case_id)

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from evals.models import Run
 from reviews.models import Score, ScoreConfig, Subject
 from reviews.services.human_metrics import run_human_metrics_refresh
+from tests.reviews.reviews_support import scenario_score
 from tests.reviews.subjects_support import scenario_run, suites_private
 
 pytestmark = pytest.mark.django_db
@@ -22,19 +23,6 @@ def run(settings: Any, tmp_path: Path) -> Run:
     return scenario_run(suites_private(settings, tmp_path))
 
 
-def give(config: ScoreConfig, run: Run, case: str, user: Any, **value: Any) -> Score:
-    return Score.objects.create(
-        config=config,
-        kind=Subject.SCENARIO_RESULT,
-        ref=f"{run.run_id}/{case}",
-        run_id=run.run_id,
-        case_id=case,
-        source=Score.Source.REVIEW,
-        author=user,
-        **value,
-    )
-
-
 def test_scores_of_a_run_become_its_human_metrics(run: Run) -> None:
     users = [get_user_model().objects.create(username=f"r{i}") for i in range(2)]
     helpful = ScoreConfig.objects.create(name="helpful", kind="boolean")
@@ -42,10 +30,16 @@ def test_scores_of_a_run_become_its_human_metrics(run: Run) -> None:
         name="tone", kind="categorical", labels=["calm", "rude"]
     )
     cases = sorted(run.case_results.values_list("case_id", flat=True))[:2]
-    give(helpful, run, cases[0], users[0], value_number=1, value_label="true")
-    give(helpful, run, cases[0], users[1], value_number=0, value_label="false")
-    give(helpful, run, cases[1], users[0], value_number=1, value_label="true")
-    give(tone, run, cases[0], users[0], value_label="rude")
+    scenario_score(
+        helpful, run.run_id, cases[0], users[0], value_number=1, value_label="true"
+    )
+    scenario_score(
+        helpful, run.run_id, cases[0], users[1], value_number=0, value_label="false"
+    )
+    scenario_score(
+        helpful, run.run_id, cases[1], users[0], value_number=1, value_label="true"
+    )
+    scenario_score(tone, run.run_id, cases[0], users[0], value_label="rude")
 
     stored = run_human_metrics_refresh(run.run_id)
 
@@ -79,7 +73,7 @@ def test_a_removed_score_removes_its_metric(run: Run) -> None:
     user = get_user_model().objects.create(username="r")
     config = ScoreConfig.objects.create(name="q", kind="numeric", max_value=5)
     case = run.case_results.values_list("case_id", flat=True).first()
-    score = give(config, run, case, user, value_number=4)
+    score = scenario_score(config, run.run_id, case, user, value_number=4)
     assert run_human_metrics_refresh(run.run_id) == {"human.q": 4.0}
     score.delete()
     assert run_human_metrics_refresh(run.run_id) == {}
