@@ -1,6 +1,8 @@
 """Demo data of the reviews: two score configs and a review queue over the
-demo's balanced smoke run, with its first three items already scored and
-the rest left to review.
+demo's balanced smoke run, every item for two reviewers (the demo user and
+a second reviewer who cannot sign in), their first three items already
+scored by both, not always alike, so the agreement page has figures; the
+rest is left to review.
 
 Registered in ``DEMO_DATA_LOADERS`` after the eval runs' loader (it reviews
 their scenarios); loading twice adds nothing.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from evals.selectors.runs import harness_run_list
@@ -22,6 +25,9 @@ QUEUE_NAME = "Demo: smoke scenarios"
 DEMO_RUN_KEY = "smoke-balanced"
 # The first items of the queue, scored by the demo user: (quality, verdict).
 DEMO_SCORES = ((4, "good"), (2, "bad"), (5, "good"))
+# The same items as the second reviewer scored them.
+SECOND_REVIEWER = "demo-reviewer"
+SECOND_SCORES = ((4, "good"), (3, "bad"), (4, "unclear"))
 
 
 def _configs(owner: Any) -> list[ScoreConfig]:
@@ -60,6 +66,10 @@ def load_demo(*, owner: Any) -> str:
     if run is None:
         return "reviews: no demo run to review (load the eval runs first)"
     with transaction.atomic():
+        second, made = get_user_model().objects.get_or_create(username=SECOND_REVIEWER)
+        if made:
+            second.set_unusable_password()
+            second.save(update_fields=["password"])
         configs = _configs(owner)
         for config in configs:
             config_attach(name=config.name, benchmark_id=run.benchmark.benchmark_id)
@@ -67,20 +77,28 @@ def load_demo(*, owner: Any) -> str:
             name=QUEUE_NAME,
             description="The balanced smoke run's scenarios, to score.",
             configs=configs,
-            members=[owner],
+            overlap_percent=100,
+            members=[owner, second],
             user=owner,
         )
         filled = queue_fill_rule(
             queue, rule="sample", run_id=run.run_id, percent=100, user=owner
         )
-    scored = 0
-    for quality, verdict in DEMO_SCORES:
-        assignment = next_assignment(queue, owner)
-        if assignment is None:
-            break
-        assignment_score(assignment, {"quality": quality, "verdict": verdict})
-        scored += 1
+    scored = _score(queue, owner, DEMO_SCORES)
+    _score(queue, second, SECOND_SCORES)
     return (
         f"reviews: queue '{QUEUE_NAME}' with {filled.added} items of run "
         f"{run.run_id}, {scored} scored"
     )
+
+
+def _score(queue: ReviewQueue, reviewer: Any, scores: Any) -> int:
+    """``reviewer`` scores their next items with ``scores``; how many."""
+    scored = 0
+    for quality, verdict in scores:
+        assignment = next_assignment(queue, reviewer)
+        if assignment is None:
+            break
+        assignment_score(assignment, {"quality": quality, "verdict": verdict})
+        scored += 1
+    return scored

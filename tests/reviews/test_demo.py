@@ -29,10 +29,17 @@ def test_the_demo_queue_reviews_the_demo_run_once(staff: Any) -> None:
     )
     queue = ReviewQueue.objects.get()
     assert ReviewItem.objects.filter(queue=queue).count() == 8
-    assert Score.objects.count() == 6  # two configs, three items
+    # two configs, three items, two reviewers who do not always agree
+    assert Score.objects.count() == 12
+    assert queue.members.count() == 2
+    both = Score.objects.filter(config__name="verdict").values_list(
+        "ref", "value_label"
+    )
+    assert len({ref for ref, _ in both}) == 3
+    assert len(set(both)) == 4  # they differ on one item
     assert set(ScoreConfig.objects.values_list("name", flat=True)) == {
         "quality",
         "verdict",
     }
     assert load_demo(owner=staff) == "reviews: the demo queue exists"
-    assert Score.objects.count() == 6
+    assert Score.objects.count() == 12
