@@ -10,20 +10,12 @@ import pytest
 
 from evals.services.runs.lifecycle import run_execute
 from gridworld.services.batches import batch_create
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 BASELINE = {"map": "hazard", "episodes": 6, "proposer": "greedy", "governor": "none"}
-
-
-def overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def test_batch_episode_and_compare_pages_agree_on_pass_and_fit(
@@ -61,6 +53,6 @@ def test_batch_episode_and_compare_pages_agree_on_pass_and_fit(
     ):
         page.set_viewport_size(PHONE)
         page.goto(f"{live_server.url}{url}")
-        assert not overflows(page), url
+        assert not page_overflows(page), url
     page.set_viewport_size(DESKTOP)
     assert page.js_errors == []

@@ -11,18 +11,10 @@ from typing import Any
 import pytest
 
 from accounts.models import ApiKey, AuditEntry
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def whoami(page: Any, base: str, key: str) -> Any:

@@ -15,19 +15,11 @@ from evals.services.benchmark_records import benchmark_run_record
 from evals.services.benchmarks import benchmark_pack_create
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 from tests.stream.conftest import CALM_FACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def test_phone_width_pages_fit_and_the_metrics_table_says_it_scrolls(

@@ -12,20 +12,12 @@ import pytest
 from reviews.models import ReviewItem, ReviewQueue
 from search.services.indexer import index_pass
 from search.services.saved import saved_search_create
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 from tests.reviews.review_pages_support import configs_make
 from tests.search.search_support import thought_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def test_staff_review_the_results_of_a_saved_search(

@@ -13,20 +13,12 @@ import pytest
 
 from reviews.models import ReviewAssignment, ReviewQueue, Score
 from reviews.services.queues import items_add
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import DESKTOP
 from tests.reviews.review_pages_support import configs_make, queue_make, thoughts_make
 from tests.reviews.subjects_support import decision_make, episode_make, scenario_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def test_a_reviewer_scores_ten_items_by_keyboard_and_skips_one(

@@ -13,18 +13,10 @@ from django.contrib.auth import get_user_model
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
 from reviews.models import Score, ScoreConfig, Subject
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def scored_run(suites: Any) -> Any:

@@ -11,20 +11,12 @@ from typing import Any
 import pytest
 
 from evals.models import Benchmark, CaseResult, Run
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def seeded_runs() -> Run:

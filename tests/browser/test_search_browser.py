@@ -10,19 +10,11 @@ from typing import Any
 import pytest
 
 from search.services.indexer import index_pass
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 from tests.search.search_support import thought_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def test_a_search_finds_marks_links_and_saves(

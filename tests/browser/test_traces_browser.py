@@ -12,21 +12,13 @@ from django.utils import timezone
 
 from evals.services.harness.create import eval_run_create
 from evals.services.runs.lifecycle import run_execute
+from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
 from tests.traces.pages_support import TRACE, agent_trace, harness_run_spans, span
 from traces.models import Span
 from traces.services.spans import store_spans
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def page_overflows(page: Any) -> bool:
-    return bool(
-        page.evaluate(
-            "document.scrollingElement.scrollWidth > "
-            "document.scrollingElement.clientWidth"
-        )
-    )
 
 
 def test_run_page_leads_to_a_trace_whose_waterfall_is_drawn(
