@@ -16,17 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import NotFound
 from evals.core.scenario_artifact import ScenarioArtifact, is_scenario_artifact
 from evals.selectors.run_links import run_compare_links
-from evals.selectors.runs import case_pair, run_get, runs_by_id
+from evals.selectors.runs import case_pair, runs_by_id
 from gridworld.selectors import episode_with_batch
 from gridworld.services.episodes import INTACT, stored_receipt
 from prkeepalive.selectors import decision_with_pull
 from reviews.services.subjects import (
     SubjectSummary,
     primary_key,
-    split_scenario_ref,
+    scenario_run_of,
     subject_summary,
 )
 from stream.selectors import agent_list_visible
@@ -208,14 +207,10 @@ def scenario_answer(run_id: str, details: Any) -> ScenarioAnswer | None:
 
 
 def _scenario(ref: str, viewer: Any) -> dict[str, Any] | None:
-    parts = split_scenario_ref(ref)
-    if parts is None:
+    found = scenario_run_of(ref)
+    if found is None:
         return None
-    run_id, case_id = parts
-    try:
-        run = run_get(run_id=run_id)
-    except NotFound:
-        return None
+    run, case_id = found
     other_run, label = _other_run(run)
     other, case = case_pair(base=other_run, candidate=run, case_id=case_id)
     if case is None:

@@ -11,6 +11,7 @@ names nothing that exists. Reads only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.urls import reverse
 
@@ -58,6 +59,20 @@ def split_scenario_ref(ref: str) -> tuple[str, str] | None:
     return run_id, case_id
 
 
+def scenario_run_of(ref: str) -> tuple[Any, str] | None:
+    """``(run, case_id)`` of a scenario result's ref: the stored run it
+    names and the case id; None when the ref is not of that shape or names
+    no run (the case itself may still be missing)."""
+    parts = split_scenario_ref(ref)
+    if parts is None:
+        return None
+    run_id, case_id = parts
+    try:
+        return run_get(run_id=run_id), case_id
+    except NotFound:
+        return None
+
+
 def primary_key(ref: str) -> int | None:
     """The positive integer a pk ref names; None for anything else."""
     if not ref.isascii() or not ref.isdigit():
@@ -75,14 +90,10 @@ def _one_line(text: str) -> str:
 
 
 def _scenario(ref: str) -> SubjectSummary | None:
-    parts = split_scenario_ref(ref)
-    if parts is None:
+    found = scenario_run_of(ref)
+    if found is None:
         return None
-    run_id, case_id = parts
-    try:
-        run = run_get(run_id=run_id)
-    except NotFound:
-        return None
+    run, case_id = found
     _, case = case_pair(base=None, candidate=run, case_id=case_id)
     if case is None:
         return None

@@ -11,10 +11,12 @@ import pytest
 from reviews.services.subjects import (
     SubjectSummary,
     primary_key,
+    scenario_run_of,
     split_scenario_ref,
     subject_summary,
 )
 from tests.builders import thought_actionable
+from tests.reviews.reviews_support import run_with_cases
 from tests.reviews.subjects_support import (
     DECISION_LINE,
     SMOKE_FIRST,
@@ -112,6 +114,17 @@ def test_split_scenario_ref_keeps_slashes_of_the_case_id() -> None:
     assert split_scenario_ref("r1/suite:a/b") == ("r1", "suite:a/b")
     assert split_scenario_ref("r1/") is None
     assert split_scenario_ref("/c") is None
+
+
+def test_scenario_run_of_finds_the_run_and_keeps_the_case_id() -> None:
+    run = run_with_cases("r1", {"a": True})
+
+    found = scenario_run_of("r1/suite:a/b")
+
+    assert found is not None
+    assert (found[0].pk, found[1]) == (run.pk, "suite:a/b")
+    assert scenario_run_of("no-such-run/a") is None
+    assert scenario_run_of("r1/") is None
 
 
 def test_primary_key_takes_only_positive_ascii_digits() -> None:
