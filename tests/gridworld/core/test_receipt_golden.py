@@ -315,9 +315,10 @@ def test_receipt_bytes_are_pinned(
     assert all(replay_verify(receipt).ok for receipt in receipts)
 
 
-def test_external_agent_receipt_bytes_are_pinned() -> None:
+def _external_config() -> EpisodeConfig:
+    """An external agent's episode on the hazard map: its pinned actions."""
     actions = ("S", "S", "E", "E", "N", "W", "Stay", "E", "S", "S", "E", "E") * 3
-    config = EpisodeConfig(
+    return EpisodeConfig(
         map=standard_layout("hazard"),
         seed=3,
         drift_period=5,
@@ -325,6 +326,10 @@ def test_external_agent_receipt_bytes_are_pinned() -> None:
         proposer="external",
         actions=actions,
     )
+
+
+def test_external_agent_receipt_bytes_are_pinned() -> None:
+    config = _external_config()
     receipt = run_episode(config).receipt
     assert hashlib.sha256(canonical(receipt).encode()).hexdigest() == EXTERNAL_GOLDEN
     assert replay_verify(receipt).ok
@@ -344,15 +349,7 @@ def test_schema_1_receipt_bytes_are_still_what_they_were(
 
 
 def test_schema_1_external_agent_receipt_bytes_are_still_what_they_were() -> None:
-    actions = ("S", "S", "E", "E", "N", "W", "Stay", "E", "S", "S", "E", "E") * 3
-    config = EpisodeConfig(
-        map=standard_layout("hazard"),
-        seed=3,
-        drift_period=5,
-        max_steps=len(actions),
-        proposer="external",
-        actions=actions,
-    )
+    config = _external_config()
     receipt = run_episode(config, episode_class=EpisodeV1).receipt
     digest = hashlib.sha256(canonical(receipt).encode()).hexdigest()
     assert digest == EXTERNAL_GOLDEN_V1
