@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from evals.services.harness.create import eval_run_create
-from evals.services.runs.lifecycle import run_execute
 from reviews.models import Score, ScoreConfig, Subject
 from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
+from tests.evals.harness_support import run_suite
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,15 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def scored_run(suites: Any) -> Any:
     """A smoke run scored by three reviewers on two configs; its first two
     cases are made to fail so people and the case verdict disagree."""
-    run = run_execute(
-        run=eval_run_create(
-            suite_path=suites / "smoke.jsonl",
-            profile="balanced",
-            mode="thought_only",
-            model="scripted",
-            schedule=False,
-        )
-    )
+    run = run_suite(suites / "smoke.jsonl")
     cases = sorted(run.case_results.values_list("case_id", flat=True))
     run.case_results.filter(case_id__in=cases[:2]).update(passed=False)
     helpful = ScoreConfig.objects.create(

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from evals.services.harness.create import eval_run_create
-from evals.services.runs.lifecycle import run_execute
 from tests.browser.browser_support import page_overflows
 from tests.browser.conftest import PHONE
+from tests.evals.harness_support import run_suite
 from tests.traces.pages_support import TRACE, agent_trace, harness_run_spans, span
 from traces.models import Span
 from traces.services.spans import store_spans
@@ -30,15 +29,7 @@ def test_run_page_leads_to_a_trace_whose_waterfall_is_drawn(
     log_in: Any,
     screenshot: Any,
 ) -> None:
-    run = run_execute(
-        run=eval_run_create(
-            suite_path=suites / "smoke.jsonl",
-            profile="balanced",
-            mode="thought_only",
-            model="scripted",
-            schedule=False,
-        )
-    )
+    run = run_suite(suites / "smoke.jsonl")
     Span.objects.filter(run_ref=run.run_id).delete()
     cases = sorted(run.case_results.values_list("case_id", flat=True))
     harness_run_spans(run.run_id, cases, duration_ms=800)

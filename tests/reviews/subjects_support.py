@@ -30,17 +30,9 @@ def suites_private(settings: Any, tmp_path: Path) -> Path:
 
 def scenario_run(suites: Path) -> Any:
     """A finished thought-only run of the smoke suite on its script."""
-    from evals.services.harness.create import eval_run_create
-    from evals.services.runs.lifecycle import run_execute
+    from tests.evals.harness_support import run_suite
 
-    run = eval_run_create(
-        suite_path=suites / "smoke.jsonl",
-        profile="balanced",
-        mode="thought_only",
-        model="scripted",
-        schedule=False,
-    )
-    return run_execute(run=run)
+    return run_suite(suites / "smoke.jsonl")
 
 
 def episode_make() -> Any:
