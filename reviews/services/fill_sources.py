@@ -66,14 +66,8 @@ def queue_fill_thoughts(
     )
     if not ids:
         raise refusal("thoughts", f"agent {found.name} has no thoughts in that range.")
-    chosen = capped_sample([str(pk) for pk in ids], MAX_ITEMS, seed=found.name)
-    return items_add(
-        queue,
-        [(Subject.THOUGHT, ref) for ref in chosen],
-        origin=ReviewItem.Origin.RULE,
-        user=user,
-        field="thoughts",
-    )
+    refs = [str(pk) for pk in ids]
+    return _sample_add(queue, Subject.THOUGHT, refs, found.name, user, "thoughts")
 
 
 def queue_fill_search(
@@ -120,15 +114,8 @@ def queue_fill_episodes(
     if not ids:
         raise refusal("batch", f"batch {batch.pk} has no episodes yet.")
     seed = f"batch-{batch.pk}"
-    chosen = share_sample([str(pk) for pk in ids], share, seed=seed)
-    chosen = capped_sample(chosen, MAX_ITEMS, seed=seed)
-    return items_add(
-        queue,
-        [(Subject.EPISODE, ref) for ref in chosen],
-        origin=ReviewItem.Origin.RULE,
-        user=user,
-        field="batch",
-    )
+    refs = share_sample([str(pk) for pk in ids], share, seed=seed)
+    return _sample_add(queue, Subject.EPISODE, refs, seed, user, "batch")
 
 
 def queue_fill_decisions(
@@ -179,13 +166,21 @@ def queue_fill_decisions(
 def _decisions_add(
     queue: ReviewQueue, refs: list[str], seed: str, user: Any
 ) -> FillResult:
+    return _sample_add(queue, Subject.KEEPALIVE_DECISION, refs, seed, user, "pull")
+
+
+def _sample_add(
+    queue: ReviewQueue, kind: str, refs: list[str], seed: str, user: Any, field: str
+) -> FillResult:
+    """Add at most ``MAX_ITEMS`` of ``refs`` (a sample stable for ``seed``)
+    as items of ``kind`` chosen by rule; a refusal names ``field``."""
     chosen = capped_sample(refs, MAX_ITEMS, seed=seed)
     return items_add(
         queue,
-        [(Subject.KEEPALIVE_DECISION, ref) for ref in chosen],
+        [(kind, ref) for ref in chosen],
         origin=ReviewItem.Origin.RULE,
         user=user,
-        field="pull",
+        field=field,
     )
 
 
