@@ -3,39 +3,31 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/evalsite \\
     CACHE_URL=redis://127.0.0.1:6379/13 \\
     .venv/bin/python bench/stream.py [--seconds 8] [--senders 6] [--workers 3]
-        [--base-tree DIR]      # the same figures for another checkout, same run
+        [--base-tree DIR] [--rounds 2]  # another checkout, same run, fair order
 
-Starts gunicorn (``--workers`` sync workers, 3 by default) on 127.0.0.1
-twice: once serving a WSGI function that answers ``{}`` at once (the
-floor: what the server, the sockets and this client cost), once serving
-evalsite. ``--senders`` threads post for ``--seconds`` each, every sender
-as its own agent with its own key, each agent's stream filled to the
-deployed queue cap first (``STREAM_QUEUE_HARD_CAP``, 500), so the cap's
-check and prune run as they do in a stream that has been up for a while.
-Prints answers/s, p50 and p99 of single POST /thoughts and of batches of
-100 (thoughts/s too), each with its ratio to the floor and the CPU time an
-answer cost the gunicorn workers and the database's server processes (on a
-shared machine steadier than the wall clock), and the p50/p95 of
-GET /actionable with 100,000 stored thoughts (in this process, through
-the test client). ``--base-tree DIR`` serves a second checkout (``git
-archive <rev> | tar -x -C DIR``) with the same database, keys and load
-right after, and prints its figures and the ratios (this tree / base).
-
-Targets: single POST >= 400 answers/s with 3 workers, /actionable p95 <
-20 ms; a miss is named and the exit status is 1. The Redis cache (the
-per-key throttle's counters) is used when ``CACHE_URL`` is set, as in a
-deployment with several web processes; without it every worker counts in
-its own memory. The throttle's rate is raised so that it counts every
-request and refuses none. The server logs at the deployed level (INFO)
-into a file.
+Serves a trivial WSGI answer (the floor) and evalsite with gunicorn's sync
+workers; ``--senders`` threads, each its own agent with a stream at the
+deployed cap, post for ``--seconds``. Prints answers/s, p50, p99 and the CPU
+an answer cost the workers and the database of single POST /thoughts and
+of batches of 100, and GET /actionable's p50/p95 with 100,000 thoughts.
+``--base-tree DIR`` (``git archive <rev> | tar -x -C DIR``) serves another
+checkout under the same load. Each tree in each round starts on a fresh
+database (tables emptied, VACUUM, ANALYZE); the order alternates (round 1
+base first, round 2 this tree first); each round's ratios (this / base)
+print, then their median. Targets, on this tree's median: single POST >=
+400 answers/s with 3 workers, /actionable p95 < 20 ms; a miss is named and
+exits 1. ``CACHE_URL`` (Redis) holds the throttle's counters (it refuses
+nothing); the servers log at INFO into a file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,21 +45,20 @@ os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1"
 os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
 os.environ["API_KEY_THROTTLE_RATE"] = "10000000/minute"
 if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-    # A throwaway database beside the configured one, made fresh each run.
     import psycopg
 
-    # Named after the configured one, so benches against different databases
-    # on one server do not drop each other's.
+    # A throwaway one named after the configured one; other benches keep theirs.
     base, _, name = os.environ["DATABASE_URL"].rpartition("/")
     bench_db = f"{name.split('?')[0]}_bench"
     with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
         pg.execute(f'DROP DATABASE IF EXISTS "{bench_db}"')
         pg.execute(f'CREATE DATABASE "{bench_db}"')
     os.environ["DATABASE_URL"] = f"{base}/{bench_db}"
+else:  # A throwaway SQLite file, never the configured one: each tree empties it.
+    os.environ.pop("DATABASE_URL", None)
+    os.environ["EVALSITE_VAR_DIR"] = TMP
 os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
-# This process only prepares data and reads the feed; the servers log at
-# the deployed level.
-os.environ["LOG_LEVEL"] = "WARNING"
+os.environ["LOG_LEVEL"] = "WARNING"  # this process; the servers log at INFO
 
 import django  # noqa: E402
 
@@ -80,16 +71,17 @@ from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
+from bench.gunicorn_load import children, cpu_seconds, free_port  # noqa: E402
+
 SINGLE_TARGET = 400  # answers/s, 3 workers
 FEED_TARGET_MS = 20
 BATCH = 100
 STORED = 100_000
 FEED_CALLS = 300
 PATH = "/api/cognitive-stream/thoughts"
-FLOOR_APP = """
-def application(environ, start_response):
-    start_response("200 OK", [("Content-Type", "application/json"),
-                              ("Content-Length", "2")])
+FLOOR_APP = """def application(environ, start_response):
+    headers = [("Content-Type", "application/json"), ("Content-Length", "2")]
+    start_response("200 OK", headers)
     return [b"{}"]
 """
 FACTS = {
@@ -115,12 +107,6 @@ def text(i: int) -> str:
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[max(0, int(-(-p * len(ordered) // 1)) - 1)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def request_bytes(port: int, key: str | None, body: bytes) -> bytes:
@@ -157,11 +143,7 @@ class Server:
         command += ["--workers", str(workers), "--worker-class", "sync"]
         command += ["--backlog", "256", "--log-level", "warning"]
         self.process = subprocess.Popen(
-            command,
-            env=env,
-            stdout=self.log,
-            stderr=self.log,
-            start_new_session=True,
+            command, env=env, stdout=self.log, stderr=self.log, start_new_session=True
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -182,23 +164,10 @@ class Server:
         self.log.close()
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds of the processes still alive among ``pids``."""
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
-
-
 def server_pids(server: Server) -> list[int]:
     """The gunicorn workers and this database's server processes (on
     PostgreSQL, one per kept connection)."""
-    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
-    pids = [int(p) for p in children.read_text().split()] if children.exists() else []
+    pids = children(server.process.pid)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
@@ -219,11 +188,8 @@ def load(
     """``len(keys)`` senders, one per key, posting for ``seconds``:
     (answers/s, latencies in ms, answers other than the expected one, CPU
     ms per answer of the server's workers and database processes)."""
-    import json
-
     pids = server_pids(server) if server is not None else []
     cpu_before = cpu_seconds(pids)
-
     latencies: list[list[float]] = [[] for _ in keys]
     errors = [0]
     stop = time.perf_counter() + seconds
@@ -255,7 +221,7 @@ def load(
 def measure(
     tree: Path, label: str, args: argparse.Namespace, keys: list[str], floor: float
 ) -> dict[str, float]:
-    log = Path(TMP) / f"gunicorn-{label}.log"
+    log = Path(TMP) / f"gunicorn-{label.replace(' ', '-').replace(',', '')}.log"
     server = Server("evalsite.wsgi:application", tree, args.workers, log)
     try:
         # Each worker imports the views and the pipeline on its first
@@ -364,11 +330,7 @@ def feed_latency(agent: object, api_key_client: APIClient) -> tuple[float, float
             )
         )
     Thought.objects.bulk_create(bulk, batch_size=2000)
-    with connection.cursor() as cursor:
-        # What autovacuum does for a live table; fresh bulk rows lack it.
-        cursor.execute(
-            "VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE"
-        )
+    tidy_database()  # what autovacuum does for a live table; bulk rows lack it
     timings = []
     for _ in range(FEED_CALLS):
         t = time.perf_counter()
@@ -378,19 +340,54 @@ def feed_latency(agent: object, api_key_client: APIClient) -> tuple[float, float
     return percentile(timings, 0.5), percentile(timings, 0.95)
 
 
+def fresh_database() -> None:
+    """Empties every table and has the database reclaim the space and take
+    fresh statistics, so that a tree does not pay for another's churn."""
+    call_command("flush", interactive=False, verbosity=0)
+    tidy_database()
+
+
+def tidy_database() -> None:
+    """VACUUM and ANALYZE: space reclaimed, the planner's statistics fresh."""
+    with connection.cursor() as cursor:
+        postgres = connection.vendor == "postgresql"
+        for statement in ["VACUUM ANALYZE"] if postgres else ["VACUUM", "ANALYZE"]:
+            cursor.execute(statement)
+
+
+def ratios(this: dict[str, float], base: dict[str, float]) -> dict[str, float]:
+    """How many times better this tree did than the base, figure by figure
+    (more answers a second, less time and CPU)."""
+    more = ("single", "batch")
+    return {
+        k: this[k] / base[k] if k in more else base[k] / this[k]
+        for k in ("single", "p50", "p99", "cpu", "batch")
+    }
+
+
+def ratio_line(r: dict[str, float]) -> str:
+    return (
+        f"single {r['single']:.2f}x answers/s, p50 {r['p50']:.2f}x, "
+        f"p99 {r['p99']:.2f}x faster, CPU an answer {r['cpu']:.2f}x less; "
+        f"batches {r['batch']:.2f}x"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--senders", type=int, default=6)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--base-tree", type=Path, default=None)
+    parser.add_argument("--rounds", type=int, default=2, help="each on fresh data")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     call_command("migrate", verbosity=0)
-    keys, first_agent = prepare(args.senders)
     print(
         f"database: {connection.vendor}; {args.workers} gunicorn workers, "
         f"{args.senders} senders ({args.senders // 2 or 1} for batches), "
-        f"{args.seconds:g} s a phase; cache: "
+        f"{args.seconds:g} s a phase, {args.rounds} round(s); cache: "
         f"{'redis' if os.environ.get('CACHE_URL') else 'per-process memory'}; "
         f"queue cap {settings.STREAM_QUEUE_HARD_CAP} (every stream at it); "
         f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs"
@@ -413,25 +410,33 @@ def main() -> int:
         f"p50 {percentile(floor_lat, 0.5):6.1f} ms, "
         f"p99 {percentile(floor_lat, 0.99):6.1f} ms; CPU {floor_cpu:.2f} ms an answer"
     )
-    this = measure(ROOT, "this tree", args, keys, floor)
+    trees = [("this tree", ROOT)]
     if args.base_tree is not None:
-        base = measure(args.base_tree.resolve(), "base tree", args, keys, floor)
-        print(
-            f"this tree / base tree: single {this['single'] / base['single']:.2f}x "
-            f"answers/s, p50 {base['p50'] / this['p50']:.2f}x, "
-            f"p99 {base['p99'] / this['p99']:.2f}x faster, CPU an answer "
-            f"{base['cpu'] / this['cpu']:.2f}x less; "
-            f"batches {this['batch'] / base['batch']:.2f}x"
-        )
+        trees.append(("base tree", args.base_tree.resolve()))
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
+    per_round = []
+    for n in range(1, args.rounds + 1):
+        for label, tree in trees[::-1] if n % 2 else trees:
+            fresh_database()
+            keys, _ = prepare(args.senders)
+            runs[label].append(measure(tree, f"{label}, round {n}", args, keys, floor))
+        if args.base_tree is not None:
+            per_round.append(ratios(runs["this tree"][-1], runs["base tree"][-1]))
+            print(f"round {n}, this tree / base tree: {ratio_line(per_round[-1])}")
+    if per_round:
+        median = {k: statistics.median(r[k] for r in per_round) for k in per_round[0]}
+        print(f"median of {len(per_round)} rounds, this tree / base tree: ", end="")
+        print(ratio_line(median))
+    single = statistics.median(f["single"] for f in runs["this tree"])
+    fresh_database()
+    keys, first_agent = prepare(args.senders)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {keys[0]}")
     p50, p95 = feed_latency(first_agent, client)
     print(f"GET /actionable (100,000 thoughts): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
     missed = []
-    if args.workers == 3 and this["single"] < SINGLE_TARGET:
-        missed.append(
-            f"single POST /thoughts {this['single']:.0f} answers/s < {SINGLE_TARGET}"
-        )
+    if args.workers == 3 and single < SINGLE_TARGET:
+        missed.append(f"single POST /thoughts {single:.0f} answers/s < {SINGLE_TARGET}")
     if p95 >= FEED_TARGET_MS:
         missed.append(f"GET /actionable p95 {p95:.1f} ms >= {FEED_TARGET_MS} ms")
     for miss in missed:
