@@ -96,8 +96,8 @@ def filtered(
         or filters.score_min is not None
         or filters.score_max is not None
     ):
-        # A score under that config (any config when no name is given)
-        # within the range.
+        # A score under that config within the range (parse_filters
+        # refuses a bound without a config name).
         scores = Score.objects.filter(
             kind=OuterRef("subject"), ref=OuterRef("subject_ref")
         )

@@ -24,6 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from accounts.audit import COMMAND_LINE_ORIGIN, Action, audit_record, command_line_actor
 from core.errors import Conflict, SchemaProblem
 from evals.core.archive import MANIFEST_NAME
 from evals.core.blobs import FileRef
@@ -107,6 +108,9 @@ class _Plan:
     replace_shadows: set[str] = field(default_factory=set)
     replace_baselines: set[str] = field(default_factory=set)
     conflicts: list[str] = field(default_factory=list)
+    # What --force replaces that the audit log records: (action, target
+    # type, id, why).
+    audited: list[tuple[str, str, str, str]] = field(default_factory=list)
     created: dict[str, int] = field(default_factory=dict)
     replaced: dict[str, int] = field(default_factory=dict)
     unchanged: dict[str, int] = field(default_factory=dict)
@@ -156,6 +160,10 @@ def _plan_import(contents: StoreContents, root: Path, force: bool) -> _Plan:
             ):
                 plan.conflicts.append(f"{stored.path}: {reason}")
                 continue
+            if reason is not None:
+                plan.audited.append(
+                    (Action.PACK_REPLACE, "pack", manifest.benchmark_id, reason)
+                )
             plan.count(plan.replaced, "benchmarks")
         plan.packs.append((manifest, extra, fields))
 
@@ -213,6 +221,10 @@ def _plan_import(contents: StoreContents, root: Path, force: bool) -> _Plan:
         plan.baselines,
         plan.replace_baselines,
     )
+    plan.audited += [
+        (Action.BASELINE_REPLACE, "baseline", snapshot_id, "imported with --force")
+        for snapshot_id in sorted(plan.replace_baselines)
+    ]
     return plan
 
 
@@ -407,5 +419,15 @@ def _write_plan(
         for snapshot in plan.baselines:
             BaselineSnapshot.objects.update_or_create(
                 snapshot_id=snapshot.snapshot_id, defaults=baseline_fields(snapshot)
+            )
+        for action, target_type, target_id, why in plan.audited:
+            audit_record(
+                action=action,
+                target_type=target_type,
+                target_id=target_id,
+                target_label=target_id,
+                actor=command_line_actor(),
+                origin=COMMAND_LINE_ORIGIN,
+                details={"why": why, "by": "eval_store_import --force"},
             )
     return tuple(placeholders), dropped

@@ -163,6 +163,7 @@ def test_filters_narrow_the_hits(owner: Any, agent: Any) -> None:
         ({"q": "creeper", "cursor": "bogus!"}, "cursor"),
         ({"q": "creeper", "since": "soon"}, "since"),
         ({"q": "creeper", "limit": "1000"}, "limit"),
+        ({"q": "creeper", "score_min": "3"}, "score"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_parameter(

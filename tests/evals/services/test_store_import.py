@@ -169,6 +169,60 @@ def test_import_conflict_writes_nothing_unless_forced(
     assert Run.objects.filter(run_id="r9").exists()
 
 
+def test_a_forced_import_writes_who_replaced_packs_and_baselines_to_the_audit_log(
+    filled: None, tmp_path: Path
+) -> None:
+    from accounts.audit import command_line_actor
+    from accounts.models import AuditEntry
+
+    call_command("eval_store_export", str(tmp_path), stdout=io.StringIO())
+    (manifest_path,) = [
+        path
+        for path in tmp_path.rglob("*.json")
+        if json.loads(path.read_bytes()).get("benchmarkId") == "ama"
+        and "cases" in json.loads(path.read_bytes())
+    ]
+    edited = json.loads(manifest_path.read_bytes())
+    edited["title"] = "ama, edited"
+    manifest_path.write_text(json.dumps(edited))
+    (baseline_path,) = [
+        path
+        for path in tmp_path.rglob("*.json")
+        if json.loads(path.read_bytes()).get("snapshotId") == "required-main"
+    ]
+    snapshot = json.loads(baseline_path.read_bytes())
+    snapshot["notes"] = "edited"
+    baseline_path.write_text(json.dumps(snapshot))
+    before = AuditEntry.objects.count()
+
+    with pytest.raises(CommandError):
+        call_command("eval_store_import", str(tmp_path), stderr=io.StringIO())
+    refused = AuditEntry.objects.count()
+    call_command("eval_store_import", str(tmp_path), "--force", stdout=io.StringIO())
+
+    assert refused == before
+    entries = list(
+        AuditEntry.objects.order_by("pk")[before:].values_list(
+            "action", "target_type", "target_id", "actor_label", "user_agent"
+        )
+    )
+    assert entries == [
+        ("pack.replace", "pack", "ama", command_line_actor(), "command line"),
+        (
+            "baseline.replace",
+            "baseline",
+            "required-main",
+            command_line_actor(),
+            "command line",
+        ),
+    ]
+    pack_entry = AuditEntry.objects.get(action="pack.replace", target_id="ama")
+    assert pack_entry.details == {
+        "why": "benchmark pack already exists: ama",
+        "by": "eval_store_import --force",
+    }
+
+
 def test_import_a_missing_directory_exits_2(tmp_path: Path) -> None:
     with pytest.raises(CommandError) as caught:
         call_command("eval_store_import", str(tmp_path / "nope"))

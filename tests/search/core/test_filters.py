@@ -51,6 +51,8 @@ def test_every_filter_is_read() -> None:
         ({"eligible": "maybe"}, "eligible"),
         ({"flag": "two words"}, "flag"),
         ({"score": "q", "score_min": "nan"}, "score_min"),
+        ({"score_min": "4"}, "score"),
+        ({"score_max": "1", "score_min": "0"}, "score"),
         ({"limit": "0"}, "limit"),
         ({"limit": "9" * 30}, "limit"),
         ({"cursor": "not a cursor"}, "cursor"),
