@@ -188,6 +188,8 @@ def _run_rows(gen: Generator, plan: list[tuple[str, int]]) -> Iterator[str]:
 def fill_level(gen: Generator, thoughts: int, compare_target: int) -> dict[str, float]:
     """Add rows up to ``thoughts`` thoughts and as many case results;
     returns the seconds each step took."""
+    from stream.services.counters import queue_held_forget
+
     took: dict[str, float] = {}
     with connection.cursor() as django_cursor:
         cursor = django_cursor.cursor  # psycopg's own cursor: COPY
@@ -204,6 +206,8 @@ def fill_level(gen: Generator, thoughts: int, compare_target: int) -> dict[str, 
             TASK_COLUMNS,
             gen.task_lines(thoughts // 200 - gen.tasks),
         )
+        # Loaded, not published: each agent's next publish counts its queue.
+        queue_held_forget()
         took["thoughts"] = time.perf_counter() - start
         start = time.perf_counter()
         _grow_compare(cursor, gen, compare_target)

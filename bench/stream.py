@@ -273,6 +273,7 @@ def prepare(senders: int) -> tuple[list[str], object]:
     """``senders`` agents with a percept each and a stream at the cap."""
     from stream.models import Thought
     from stream.services.agents import agent_create
+    from stream.services.counters import queue_held_forget
 
     user = get_user_model().objects.create_user("bench", password="x")  # noqa: S106
     keys, agents = [], []
@@ -300,6 +301,7 @@ def prepare(senders: int) -> tuple[list[str], object]:
             )
             for i in range(settings.STREAM_QUEUE_HARD_CAP - 1)
         )
+    queue_held_forget()  # loaded, not published
     return keys, agents[0]
 
 

@@ -207,6 +207,12 @@ class AgencyCounters(models.Model):
     low_novelty_recorded = models.PositiveBigIntegerField(default=0)
     low_novelty_broadcast = models.PositiveBigIntegerField(default=0)
     started_at = models.DateTimeField()
+    # Not a contract counter: at least as many thoughts as the agent holds,
+    # so a publish that leaves it at or below the queue cap need not read
+    # the queue (stream.services.retention). Every publish adds what it
+    # stored; deletions leave it (too high is safe); an exact check sets it
+    # to the queue's size. NULL: unknown, checked at the next publish.
+    queue_held = models.BigIntegerField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"counters of {self.agent_id}"

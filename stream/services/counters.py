@@ -7,11 +7,11 @@ import logging
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from core.times import epoch_ms
-from stream.models import AgencyCounters, Agent
+from stream.models import AgencyCounters, Agent, Thought
 from stream.selectors import cached_statement
 
 logger = logging.getLogger(__name__)
@@ -81,6 +81,56 @@ def _add(agent: Agent, amounts: dict[str, int]) -> int:
             [*amounts.values(), agent.pk],
         )
         return cursor.rowcount
+
+
+def _held_add_sql() -> str:
+    quote = connection.ops.quote_name
+    meta = AgencyCounters._meta
+    held = quote(meta.get_field("queue_held").column)
+    agent_id = quote(meta.get_field("agent").column)
+    return (
+        f"UPDATE {quote(meta.db_table)} SET {held} = {held} + %s "  # noqa: S608
+        f"WHERE {agent_id} = %s RETURNING {held}"
+    )
+
+
+def queue_held_add(*, agent: Agent, count: int) -> int | None:
+    """Add ``count`` stored thoughts to the agent's ``queue_held`` in one
+    atomic ``UPDATE ... RETURNING``: the new value, ``None`` while it is
+    unknown (or the agent has no counters row yet)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            cached_statement("queue_held_add", _held_add_sql), [count, agent.pk]
+        )
+        row = cursor.fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def queue_held_count(*, agent: Agent, cap: int) -> int:
+    """Set the agent's ``queue_held`` to the thoughts it holds, counted with
+    its counters row locked: a publish whose thought the count missed (not
+    yet committed) adds it after, so the value never falls below the
+    queue's size. Counts at most ``cap + 1`` index entries (a queue past
+    that is held as ``cap + 1``, over the cap, so the next publish checks
+    again); returns the value set."""
+    counters_get(agent=agent)
+    with transaction.atomic():
+        rows = AgencyCounters.objects.select_for_update().filter(agent=agent)
+        list(rows.values_list("pk"))
+        held = Thought.objects.filter(agent=agent).order_by().values("pk")[: cap + 1]
+        value = held.count()
+        rows.update(queue_held=value)
+    return value
+
+
+def queue_held_forget(*, agents: Iterable[Agent] | None = None) -> int:
+    """Mark ``queue_held`` unknown (every agent's when ``agents`` is None),
+    after thoughts were written other than by a publish (a bulk load), so
+    each agent's next publish counts its queue again."""
+    rows = AgencyCounters.objects.all()
+    if agents is not None:
+        rows = rows.filter(agent__in=list(agents))
+    return rows.update(queue_held=None)
 
 
 def counters_reset(*, agent: Agent, now: datetime | None = None) -> AgencyCounters:

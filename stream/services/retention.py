@@ -19,6 +19,7 @@ from core.times import epoch_ms
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors_publish import queue_holds_more_than
+from stream.services.counters import queue_held_add, queue_held_count
 
 logger = logging.getLogger(__name__)
 
@@ -128,28 +129,40 @@ def _snapshots_prune(agent: Agent) -> None:
 
 
 def stream_cap_enforce(
-    *, agent: Agent, now: datetime | None = None, snapshots: bool = True
+    *,
+    agent: Agent,
+    now: datetime | None = None,
+    snapshots: bool = True,
+    stored: int = 1,
 ) -> int:
     """Prune the agent's queue when it holds more than the hard cap (SC-B4).
 
     Called after every publish (percepts, thoughts single and batched,
-    keep-alive, drive ticks), so no path can leave the queue past the cap.
-    The check reads at most cap + 1 index entries, whatever the queue's
-    size. Over the cap it prunes down to 95% of it, so a queue held at the
-    cap by a flood is pruned once per 5% of inserts, not on every one.
-    Below the cap nothing else runs. Over it the prune runs in the request,
-    bounded: it reads the agent's queue (the cap and the last publish's
-    rows) and deletes what the policy drops, so the cap holds when the
-    answer leaves. ``snapshots`` false skips the snapshots' cleanup, for a
-    publish that stored none (thoughts; percepts store them). Returns the
-    number dropped.
+    keep-alive, drive ticks) with the number of thoughts it ``stored``, so
+    no path can leave the queue past the cap. The publish adds them to the
+    agent's ``queue_held`` (one statement), a number never below the
+    queue's size: while it stays at or below the cap nothing else runs,
+    whatever the queue's size or the cap. Past it, the exact check reads at
+    most cap + 1 index entries; over the cap it prunes down to 95% of it,
+    so a queue held at the cap by a flood is pruned once per 5% of inserts,
+    not on every one; then ``queue_held`` is counted again. Over the cap
+    the prune runs in the request, bounded: it reads the agent's queue (the
+    cap and the last publish's rows) and deletes what the policy drops, so
+    the cap holds when the answer leaves. ``snapshots`` false skips the
+    snapshots' cleanup, for a publish that stored none (thoughts; percepts
+    store them). Returns the number dropped.
     """
     cap = settings.STREAM_QUEUE_HARD_CAP
-    if not queue_holds_more_than(agent=agent, count=cap):
+    held = queue_held_add(agent=agent, count=stored)
+    if held is not None and held <= cap:
         return 0
-    return stream_prune(
-        agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
-    )
+    dropped = 0
+    if queue_holds_more_than(agent=agent, count=cap):
+        dropped = stream_prune(
+            agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
+        )
+    queue_held_count(agent=agent, cap=cap)
+    return dropped
 
 
 def stream_prune_all(*, now: datetime | None = None) -> int:

@@ -369,7 +369,7 @@ def thoughts_publish(
         )
     if built:
         # Only percepts store snapshots: their cleanup stays with them.
-        stream_cap_enforce(agent=agent, now=now, snapshots=False)
+        stream_cap_enforce(agent=agent, now=now, snapshots=False, stored=len(built))
     return [t for t, _ in built]
 
 

@@ -1,6 +1,7 @@
 """What one POST /thoughts asks the database: below the queue cap five
-statements (the key, the reads, the insert, the counters, the cap's check)
-and no prune; over the cap the prune runs in the same request and leaves the
+statements (the key, the reads, the insert, the counters, the queue's held
+count, which says it is below the cap without reading the queue) and no
+prune; over the cap the prune runs in the same request and leaves the
 cap held, the snapshots (which only percepts store) alone."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from stream.models import Thought, WorldSnapshot
+from stream.services.counters import queue_held_forget
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +31,8 @@ def statements(queries: CaptureQueriesContext) -> list[str]:
 
 
 def fill(agent: Any, count: int) -> None:
+    """``count`` thoughts written as a bulk load would (not published), so
+    the agent's queue size is then unknown to the publish path."""
     now = timezone.now()
     Thought.objects.bulk_create(
         Thought(
@@ -43,6 +47,7 @@ def fill(agent: Any, count: int) -> None:
         )
         for n in range(count)
     )
+    queue_held_forget(agents=[agent])
 
 
 @override_settings(STREAM_QUEUE_HARD_CAP=20)
@@ -51,7 +56,10 @@ def test_below_the_cap_a_post_makes_five_statements_and_no_prune(
 ) -> None:
     perceive(calm_facts)
     assert publish("The first, which marks the agent seen.").status_code == 201
-    fill(agent, 17)  # 19 with the awareness and the first: one below the cap
+    fill(agent, 16)  # 18 with the awareness and the first
+    # After a bulk load the next publish counts the queue again (19) ...
+    assert publish("The queue is counted again.").status_code == 201
+    # ... and from then on a publish below the cap reads none of it.
     with CaptureQueriesContext(connection) as queries:
         assert publish("A quiet day by the river.").status_code == 201
     sql = statements(queries)
