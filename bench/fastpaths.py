@@ -188,15 +188,15 @@ def store_swaps() -> list[tuple[Any, str, Any]]:
 
     from stream.models import Thought
     from stream.services import thoughts
-    from stream.services.counters import counters_increment
+    from stream.services.counters import counters_add_stored
 
-    def thoughts_store(*, agent: Any, thoughts: Any, increments: Any) -> None:
+    def thoughts_store(*, agent: Any, thoughts: Any, increments: Any) -> int | None:
         with transaction.atomic():
             if len(thoughts) > 1:
                 Thought.objects.bulk_create(thoughts)
             elif thoughts:
                 thoughts[0].save()
-            counters_increment(agent=agent, **increments)
+            return counters_add_stored(agent=agent, stored=len(thoughts), **increments)
 
     return [(thoughts, "thoughts_store", thoughts_store)]
 

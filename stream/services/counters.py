@@ -83,27 +83,38 @@ def _add(agent: Agent, amounts: dict[str, int]) -> int:
         return cursor.rowcount
 
 
-def _held_add_sql() -> str:
+def _stored_sql(names: tuple[str, ...]) -> str:
     quote = connection.ops.quote_name
     meta = AgencyCounters._meta
     held = quote(meta.get_field("queue_held").column)
+    columns = [quote(meta.get_field(name).column) for name in names]
+    assignments = "".join(f", {column} = {column} + %s" for column in columns)
     agent_id = quote(meta.get_field("agent").column)
     return (
-        f"UPDATE {quote(meta.db_table)} SET {held} = {held} + %s "  # noqa: S608
-        f"WHERE {agent_id} = %s RETURNING {held}"
+        f"UPDATE {quote(meta.db_table)} SET {held} = {held} + %s"  # noqa: S608
+        f"{assignments} WHERE {agent_id} = %s RETURNING {held}"
     )
 
 
-def queue_held_add(*, agent: Agent, count: int) -> int | None:
-    """Add ``count`` stored thoughts to the agent's ``queue_held`` in one
-    atomic ``UPDATE ... RETURNING``: the new value, ``None`` while it is
-    unknown (or the agent has no counters row yet)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            cached_statement("queue_held_add", _held_add_sql), [count, agent.pk]
-        )
-        row = cursor.fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+def counters_add_stored(*, agent: Agent, stored: int, **amounts: int) -> int | None:
+    """What a publish adds, in one atomic ``UPDATE ... RETURNING`` run in
+    the publish's transaction: ``stored`` thoughts to the agent's
+    ``queue_held`` and ``amounts`` to its counters. Returns the new
+    ``queue_held``, ``None`` while it is unknown (a new counters row)."""
+    unknown = set(amounts) - set(COUNTER_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown counters: {sorted(unknown)}")
+    names = tuple(name for name, n in amounts.items() if n)
+    params = [stored, *(amounts[name] for name in names), agent.pk]
+    sql = cached_statement(("counters_stored", *names), lambda: _stored_sql(names))
+    for _ in range(2):
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is not None:
+            return None if row[0] is None else int(row[0])
+        counters_get(agent=agent)  # no row yet: made, then added to
+    raise RuntimeError("the agent's counters row was deleted while publishing")
 
 
 def queue_held_count(*, agent: Agent, cap: int) -> int:

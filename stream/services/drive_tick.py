@@ -32,7 +32,7 @@ from stream.core.planning import TaskStatus
 from stream.core.thought_types import DRIVE_TICK_TYPE
 from stream.core.types import TimeOfDay
 from stream.models import Agent, PlanningState, Task, Thought, WorldSnapshot
-from stream.services.counters import counters_increment
+from stream.services.counters import counters_add_stored
 from stream.services.planning_task_store import open_tasks, planning_state_lock
 from stream.services.retention import stream_cap_enforce
 
@@ -114,7 +114,7 @@ def drive_tick(
                 metadata=shape.metadata,
                 created_at=now,
             )
-            counters_increment(agent=agent, drive_ticks=1)
+            held = counters_add_stored(agent=agent, stored=1, drive_ticks=1)
             PlanningState.objects.filter(pk=state.pk).update(last_drive_tick_at=now)
     if thought is None:
         log = logger.debug if decision.reason == "interval" else logger.info
@@ -136,7 +136,7 @@ def drive_tick(
         "[Cognition] thought_published processed=false",
         extra={"id": thought.pk, "agent": agent.name},
     )
-    stream_cap_enforce(agent=agent, now=now)
+    stream_cap_enforce(agent=agent, now=now, held=held)
     return DriveTickOutcome(True, decision.reason, thought, decision.goal_key, due)
 
 

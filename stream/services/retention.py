@@ -19,7 +19,7 @@ from core.times import epoch_ms
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors_publish import queue_holds_more_than
-from stream.services.counters import queue_held_add, queue_held_count
+from stream.services.counters import queue_held_count
 
 logger = logging.getLogger(__name__)
 
@@ -133,27 +133,27 @@ def stream_cap_enforce(
     agent: Agent,
     now: datetime | None = None,
     snapshots: bool = True,
-    stored: int = 1,
+    held: int | None,
 ) -> int:
     """Prune the agent's queue when it holds more than the hard cap (SC-B4).
 
     Called after every publish (percepts, thoughts single and batched,
-    keep-alive, drive ticks) with the number of thoughts it ``stored``, so
-    no path can leave the queue past the cap. The publish adds them to the
-    agent's ``queue_held`` (one statement), a number never below the
-    queue's size: while it stays at or below the cap nothing else runs,
-    whatever the queue's size or the cap. Past it, the exact check reads at
-    most cap + 1 index entries; over the cap it prunes down to 95% of it,
-    so a queue held at the cap by a flood is pruned once per 5% of inserts,
-    not on every one; then ``queue_held`` is counted again. Over the cap
-    the prune runs in the request, bounded: it reads the agent's queue (the
-    cap and the last publish's rows) and deletes what the policy drops, so
-    the cap holds when the answer leaves. ``snapshots`` false skips the
-    snapshots' cleanup, for a publish that stored none (thoughts; percepts
+    keep-alive, drive ticks), so no path can leave the queue past the cap,
+    with the agent's ``held`` count the publish's transaction returned
+    (``counters_add_stored`` adds the thoughts it stored to it): a number
+    never below the queue's size, ``None`` when unknown. While it is at or
+    below the cap nothing else runs, whatever the queue's size or the cap.
+    Past it, the exact check reads at most cap + 1 index entries; over the
+    cap it prunes down to 95% of it, so a queue held at the cap by a flood
+    is pruned once per 5% of inserts, not on every one; then ``queue_held``
+    is counted again. Over the cap the prune runs in the request, bounded:
+    it reads the agent's queue (the cap and the last publish's rows) and
+    deletes what the policy drops, so the cap holds when the answer leaves.
+    ``snapshots`` false skips the snapshots' cleanup, for a publish that
+    stored none (thoughts; percepts
     store them). Returns the number dropped.
     """
     cap = settings.STREAM_QUEUE_HARD_CAP
-    held = queue_held_add(agent=agent, count=stored)
     if held is not None and held <= cap:
         return 0
     dropped = 0

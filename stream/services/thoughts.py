@@ -44,7 +44,11 @@ from stream.selectors import (
     with_agent,
 )
 from stream.selectors_publish import publish_reads
-from stream.services.counters import counters_get, counters_increment
+from stream.services.counters import (
+    counters_add_stored,
+    counters_get,
+    counters_increment,
+)
 from stream.services.retention import stream_cap_enforce
 from stream.services.thought_store import thoughts_store
 
@@ -138,10 +142,11 @@ def percept_record(
             metadata={"source": source, "snapshotId": snapshot.pk},
             created_at=now,
         )
+        held = counters_add_stored(agent=agent, stored=1)
     logger.info(
         "[Cognition] thought_published processed=false", extra={"id": thought.pk}
     )
-    stream_cap_enforce(agent=agent, now=now)
+    stream_cap_enforce(agent=agent, now=now, held=held)
     return PerceptResult(snapshot, thought, False, digest)
 
 
@@ -354,7 +359,9 @@ def thoughts_publish(
         for key, value in increments.items():
             totals[key] = totals.get(key, 0) + value
         built.append((thought, refused))
-    thoughts_store(agent=agent, thoughts=[t for t, _ in built], increments=totals)
+    held = thoughts_store(
+        agent=agent, thoughts=[t for t, _ in built], increments=totals
+    )
     for thought, refused in built:
         if refused:
             logger.warning(
@@ -369,7 +376,7 @@ def thoughts_publish(
         )
     if built:
         # Only percepts store snapshots: their cleanup stays with them.
-        stream_cap_enforce(agent=agent, now=now, snapshots=False, stored=len(built))
+        stream_cap_enforce(agent=agent, now=now, snapshots=False, held=held)
     return [t for t, _ in built]
 
 

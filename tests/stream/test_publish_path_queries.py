@@ -1,7 +1,7 @@
-"""What one POST /thoughts asks the database: below the queue cap five
-statements (the key, the reads, the insert, the counters, the queue's held
-count, which says it is below the cap without reading the queue) and no
-prune; over the cap the prune runs in the same request and leaves the
+"""What one POST /thoughts asks the database: below the queue cap four
+statements (the key, the reads, the insert, and the counters' update, which
+adds the thought to the queue's held count and returns it: below the cap,
+the queue is not read) and no prune; over the cap the prune runs in the same request and leaves the
 cap held, the snapshots (which only percepts store) alone."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def fill(agent: Any, count: int) -> None:
 
 
 @override_settings(STREAM_QUEUE_HARD_CAP=20)
-def test_below_the_cap_a_post_makes_five_statements_and_no_prune(
+def test_below_the_cap_a_post_makes_four_statements_and_no_prune(
     agent: Any, perceive: Any, publish: Any, calm_facts: Any, log_lines: Any
 ) -> None:
     perceive(calm_facts)
@@ -63,8 +63,9 @@ def test_below_the_cap_a_post_makes_five_statements_and_no_prune(
     with CaptureQueriesContext(connection) as queries:
         assert publish("A quiet day by the river.").status_code == 201
     sql = statements(queries)
-    assert len(sql) == 5, sql
+    assert len(sql) == 4, sql
     assert sql[2].startswith('INSERT INTO "stream_thought"')
+    assert sql[3].startswith('UPDATE "stream_agencycounters" SET "queue_held"')
     assert not [s for s in sql if s.startswith("DELETE")]
     assert Thought.objects.filter(agent=agent).count() == 20
     assert log_lines("[CognitiveStream] prune") == []
