@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from core.times import epoch_ms
@@ -132,6 +133,16 @@ def queue_held_count(*, agent: Agent, cap: int) -> int:
         value = held.count()
         rows.update(queue_held=value)
     return value
+
+
+def queue_held_drop(*, agent: Agent, count: int) -> None:
+    """Take ``count`` thoughts a prune deleted off the agent's ``queue_held``
+    (atomically, ``SET queue_held = queue_held - count``): a value that was
+    not below the queue's size stays so, with no count and no lock."""
+    if count:
+        AgencyCounters.objects.filter(agent=agent).update(
+            queue_held=F("queue_held") - count
+        )
 
 
 def queue_held_forget(*, agents: Iterable[Agent] | None = None) -> int:

@@ -19,7 +19,7 @@ from core.times import epoch_ms
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors_publish import queue_holds_more_than
-from stream.services.counters import queue_held_count
+from stream.services.counters import queue_held_count, queue_held_drop
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,8 @@ def stream_prune(
     # metadata nothing reads.
     for start in range(0, len(drop), 900):  # SQLite's bound-parameter limit
         batch = Thought.objects.filter(pk__in=drop[start : start + 900])
-        dropped += batch.only("pk").delete()[0]
+        # The thoughts deleted, not the rows a cascade took with them.
+        dropped += batch.only("pk").delete()[1].get(Thought._meta.label, 0)
     if snapshots:
         _snapshots_prune(agent)
     logger.info(
@@ -145,10 +146,12 @@ def stream_cap_enforce(
     below the cap nothing else runs, whatever the queue's size or the cap.
     Past it, the exact check reads at most cap + 1 index entries; over the
     cap it prunes down to 95% of it, so a queue held at the cap by a flood
-    is pruned once per 5% of inserts, not on every one; then ``queue_held``
-    is counted again. Over the cap the prune runs in the request, bounded:
-    it reads the agent's queue (the cap and the last publish's rows) and
-    deletes what the policy drops, so the cap holds when the answer leaves.
+    is pruned once per 5% of inserts, not on every one, and ``queue_held``
+    loses what was dropped (it is counted again when it was unknown, or the
+    queue turned out not over the cap). Over the cap the prune runs in the
+    request, bounded: it reads the agent's queue (the cap and the last
+    publish's rows) and deletes what the policy drops, so the cap holds
+    when the answer leaves.
     ``snapshots`` false skips the snapshots' cleanup, for a publish that
     stored none (thoughts; percepts
     store them). Returns the number dropped.
@@ -156,12 +159,18 @@ def stream_cap_enforce(
     cap = settings.STREAM_QUEUE_HARD_CAP
     if held is not None and held <= cap:
         return 0
-    dropped = 0
-    if queue_holds_more_than(agent=agent, count=cap):
-        dropped = stream_prune(
-            agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
-        )
-    queue_held_count(agent=agent, cap=cap)
+    if not queue_holds_more_than(agent=agent, count=cap):
+        # Unknown, or above the queue (deletions outside a publish): counted.
+        queue_held_count(agent=agent, cap=cap)
+        return 0
+    dropped = stream_prune(
+        agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
+    )
+    if held is None:
+        queue_held_count(agent=agent, cap=cap)
+    else:
+        # Never below the queue: it was not, and exactly the dropped left.
+        queue_held_drop(agent=agent, count=dropped)
     return dropped
 
 
