@@ -4,7 +4,8 @@ explicitly."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
 from django.db import connection, transaction
@@ -118,27 +119,38 @@ def counters_add_stored(*, agent: Agent, stored: int, **amounts: int) -> int | N
     raise RuntimeError("the agent's counters row was deleted while publishing")
 
 
-def queue_held_count(*, agent: Agent, cap: int) -> int:
-    """Set the agent's ``queue_held`` to the thoughts it holds, counted with
-    its counters row locked: a publish whose thought the count missed (not
-    yet committed) adds it after, so the value never falls below the
-    queue's size. Counts at most ``cap + 1`` index entries (a queue past
-    that is held as ``cap + 1``, over the cap, so the next publish checks
-    again); returns the value set."""
+@contextmanager
+def queue_held_locked(*, agent: Agent) -> Iterator[None]:
+    """A transaction with the agent's counters row locked. A publish adds
+    to ``queue_held`` in its own transaction through that row, so it waits
+    while this one counts or prunes, and a publish whose thoughts this one
+    cannot see yet (not committed) adds them after: what ``queue_held_count``
+    and ``queue_held_drop`` leave never falls below the queue's size."""
     counters_get(agent=agent)
     with transaction.atomic():
-        rows = AgencyCounters.objects.select_for_update().filter(agent=agent)
-        list(rows.values_list("pk"))
-        held = Thought.objects.filter(agent=agent).order_by().values("pk")[: cap + 1]
-        value = held.count()
-        rows.update(queue_held=value)
+        list(
+            AgencyCounters.objects.select_for_update()
+            .filter(agent=agent)
+            .values_list("pk")
+        )
+        yield
+
+
+def queue_held_count(*, agent: Agent, cap: int) -> int:
+    """Within ``queue_held_locked``: set the agent's ``queue_held`` to the
+    thoughts it holds, counting at most ``cap + 1`` index entries (a queue
+    past that is held as ``cap + 1``, over the cap, so the next publish
+    checks again); returns the value set."""
+    held = Thought.objects.filter(agent=agent).order_by().values("pk")[: cap + 1]
+    value = held.count()
+    AgencyCounters.objects.filter(agent=agent).update(queue_held=value)
     return value
 
 
 def queue_held_drop(*, agent: Agent, count: int) -> None:
-    """Take ``count`` thoughts a prune deleted off the agent's ``queue_held``
-    (atomically, ``SET queue_held = queue_held - count``): a value that was
-    not below the queue's size stays so, with no count and no lock."""
+    """Within ``queue_held_locked``: take ``count`` thoughts a prune deleted
+    off the agent's ``queue_held`` (``SET queue_held = queue_held - count``):
+    a value that was not below the queue's size stays so, with no count."""
     if count:
         AgencyCounters.objects.filter(agent=agent).update(
             queue_held=F("queue_held") - count

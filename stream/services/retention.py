@@ -19,7 +19,11 @@ from core.times import epoch_ms
 from stream.core.retention import QueueItem, RetentionPolicy, plan_prune
 from stream.models import Agent, Thought, WorldSnapshot
 from stream.selectors_publish import queue_holds_more_than
-from stream.services.counters import queue_held_count, queue_held_drop
+from stream.services.counters import (
+    queue_held_count,
+    queue_held_drop,
+    queue_held_locked,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -148,29 +152,31 @@ def stream_cap_enforce(
     cap it prunes down to 95% of it, so a queue held at the cap by a flood
     is pruned once per 5% of inserts, not on every one, and ``queue_held``
     loses what was dropped (it is counted again when it was unknown, or the
-    queue turned out not over the cap). Over the cap the prune runs in the
-    request, bounded: it reads the agent's queue (the cap and the last
-    publish's rows) and deletes what the policy drops, so the cap holds
-    when the answer leaves.
-    ``snapshots`` false skips the snapshots' cleanup, for a publish that
-    stored none (thoughts; percepts
-    store them). Returns the number dropped.
+    queue turned out not over the cap); the check, the prune and the held
+    count's change run with the agent's counters row locked
+    (``queue_held_locked``), so concurrent publishes and prunes agree.
+    Over the cap the prune runs in the request, bounded: it reads the
+    agent's queue (the cap and the last publish's rows) and deletes what the
+    policy drops, so the cap holds when the answer leaves. ``snapshots``
+    false skips the snapshots' cleanup, for a publish that stored none
+    (thoughts; percepts store them). Returns the number dropped.
     """
     cap = settings.STREAM_QUEUE_HARD_CAP
     if held is not None and held <= cap:
         return 0
-    if not queue_holds_more_than(agent=agent, count=cap):
-        # Unknown, or above the queue (deletions outside a publish): counted.
-        queue_held_count(agent=agent, cap=cap)
-        return 0
-    dropped = stream_prune(
-        agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
-    )
-    if held is None:
-        queue_held_count(agent=agent, cap=cap)
-    else:
-        # Never below the queue: it was not, and exactly the dropped left.
-        queue_held_drop(agent=agent, count=dropped)
+    with queue_held_locked(agent=agent):
+        if not queue_holds_more_than(agent=agent, count=cap):
+            # Unknown, or above the queue (deletions outside a publish).
+            queue_held_count(agent=agent, cap=cap)
+            return 0
+        dropped = stream_prune(
+            agent=agent, now=now, keep=cap - max(cap // 20, 1), snapshots=snapshots
+        )
+        if held is None:
+            queue_held_count(agent=agent, cap=cap)
+        else:
+            # It was not below the queue, and exactly the dropped left.
+            queue_held_drop(agent=agent, count=dropped)
     return dropped
 
 
