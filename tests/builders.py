@@ -88,6 +88,32 @@ def thought_actionable(
     )
 
 
+def thoughts_loaded(agent: Any, count: int, *, forget: bool = True) -> None:
+    """``count`` plain thoughts written as a bulk load would (not through a
+    publish); with ``forget`` the agent's held queue count is then marked
+    unknown, as a bulk load must (docs/stream.md), so its next publish
+    counts the queue again."""
+    from stream.models import Thought
+    from stream.services.counters import queue_held_forget
+
+    now = timezone.now()
+    Thought.objects.bulk_create(
+        Thought(
+            agent=agent,
+            type="reflection",
+            content=f"Stored {n}.",
+            content_hash=f"{n:016x}",
+            eligibility_reason="no_goal",
+            source="agent",
+            metadata={},
+            created_at=now,
+        )
+        for n in range(count)
+    )
+    if forget:
+        queue_held_forget(agents=[agent])
+
+
 def task_pending(agent: Any, goal_key: str, created: datetime = T0) -> Any:
     """A pending task added through the API's path (``task_add``), with its
     goal key as title, action and target."""

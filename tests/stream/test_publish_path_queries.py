@@ -12,10 +12,9 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from stream.models import Thought, WorldSnapshot
-from stream.services.counters import queue_held_forget
+from tests.builders import thoughts_loaded
 
 pytestmark = pytest.mark.django_db
 
@@ -30,33 +29,13 @@ def statements(queries: CaptureQueriesContext) -> list[str]:
     ]
 
 
-def fill(agent: Any, count: int) -> None:
-    """``count`` thoughts written as a bulk load would (not published), so
-    the agent's queue size is then unknown to the publish path."""
-    now = timezone.now()
-    Thought.objects.bulk_create(
-        Thought(
-            agent=agent,
-            type="reflection",
-            content=f"Stored {n}.",
-            content_hash=f"{n:016x}",
-            eligibility_reason="no_goal",
-            source="agent",
-            metadata={},
-            created_at=now,
-        )
-        for n in range(count)
-    )
-    queue_held_forget(agents=[agent])
-
-
 @override_settings(STREAM_QUEUE_HARD_CAP=20)
 def test_below_the_cap_a_post_makes_four_statements_and_no_prune(
     agent: Any, perceive: Any, publish: Any, calm_facts: Any, log_lines: Any
 ) -> None:
     perceive(calm_facts)
     assert publish("The first, which marks the agent seen.").status_code == 201
-    fill(agent, 16)  # 18 with the awareness and the first
+    thoughts_loaded(agent, 16)  # 18 with the awareness and the first
     # After a bulk load the next publish counts the queue again (19) ...
     assert publish("The queue is counted again.").status_code == 201
     # ... and from then on a publish below the cap reads none of it.
@@ -78,7 +57,7 @@ def test_over_the_cap_the_post_prunes_thoughts_and_leaves_snapshots(
     for x in range(3):
         calm_facts["bot"]["position"]["x"] = x
         perceive(calm_facts)
-    fill(agent, 17)  # 20 with the three awareness thoughts
+    thoughts_loaded(agent, 17)  # 20 with the three awareness thoughts
     snapshots = WorldSnapshot.objects.filter(agent=agent).count()
     with CaptureQueriesContext(connection) as queries:
         assert publish("One over the cap.").status_code == 201

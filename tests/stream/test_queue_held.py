@@ -12,30 +12,10 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from stream.models import AgencyCounters, Thought
-from stream.services.counters import queue_held_forget
 from stream.services.thoughts import ThoughtInput, thoughts_publish
-
-
-def _bulk(agent: Any, count: int, *, forget: bool = True) -> None:
-    now = timezone.now()
-    Thought.objects.bulk_create(
-        Thought(
-            agent=agent,
-            type="reflection",
-            content=f"Loaded {n}.",
-            content_hash=f"{n:016x}",
-            eligibility_reason="no_goal",
-            source="agent",
-            metadata={},
-            created_at=now,
-        )
-        for n in range(count)
-    )
-    if forget:
-        queue_held_forget(agents=[agent])
+from tests.builders import thoughts_loaded
 
 
 def _held(agent: Any) -> int | None:
@@ -49,7 +29,7 @@ def _publish(agent: Any, *texts: str) -> None:
 @pytest.mark.django_db
 @override_settings(STREAM_QUEUE_HARD_CAP=1_000_000)
 def test_sc_b4_below_a_large_cap_a_publish_never_reads_the_queue(agent: Any) -> None:
-    _bulk(agent, 300)
+    thoughts_loaded(agent, 300)
     _publish(agent, "Counted once.")  # the held count was unknown: counted
     assert _held(agent) == 301
     with CaptureQueriesContext(connection) as queries:
@@ -97,7 +77,7 @@ def test_sc_b4_a_bulk_load_that_forgets_the_count_is_capped_at_the_next_publish(
 ) -> None:
     settings.STREAM_QUEUE_HARD_CAP = 20
     _publish(agent, "First.")
-    _bulk(agent, 30)
+    thoughts_loaded(agent, 30)
     assert _held(agent) is None
     _publish(agent, "Over the cap now.")
     assert Thought.objects.filter(agent=agent).count() == 19
