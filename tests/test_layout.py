@@ -2,7 +2,7 @@
 
 Every module of an app's ``services/`` and of every ``core/`` has a test
 module of the same name at the same place under ``tests/``:
-``stream/services/thoughts.py`` -> ``tests/stream/services/test_thoughts.py``,
+``stream/services/thought_feed.py`` -> ``tests/stream/services/test_thought_feed.py``,
 ``evals/services/runs/lifecycle.py`` -> ``tests/evals/services/runs/test_lifecycle.py``,
 ``evals/core/gate.py`` -> ``tests/evals/core/test_gate.py``, ``core/text.py`` ->
 ``tests/core/test_text.py``. A module without one is named below, in
@@ -39,6 +39,10 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "stream.services.retention": (
         "tests/stream/test_stream_api.py",
         "retention is observed as the API's bounded queue",
+    ),
+    "stream.services.thoughts": (
+        "tests/stream/test_stream_api.py",
+        "percepts and thoughts are published through the API and its services",
     ),
     "stream.services.soak": (
         "tests/stream/test_planning_commands.py",

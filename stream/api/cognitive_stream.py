@@ -41,12 +41,11 @@ from stream.models import Agent
 from stream.selectors import thoughts_recent
 from stream.services.counters import counters_get, counters_reset, counters_to_wire
 from stream.services.keepalive import events_take, keepalive_poke
+from stream.services.thought_feed import thoughts_ack, thoughts_actionable
 from stream.services.thoughts import (
     ThoughtInput,
     dev_injection_enabled,
     percept_record,
-    thoughts_ack,
-    thoughts_actionable,
     thoughts_publish,
 )
 

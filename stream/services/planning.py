@@ -43,7 +43,7 @@ from stream.services.planning_task_store import (
     planning_state_lock,
     task_add,
 )
-from stream.services.thoughts import thoughts_ack, thoughts_actionable
+from stream.services.thought_feed import thoughts_ack, thoughts_actionable
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from stream.selectors import (
     recent_content_hashes,
 )
 from stream.services.aging import thoughts_expired
-from stream.services.thoughts import thoughts_ack
+from stream.services.thought_feed import thoughts_ack
 from tests.builders import T0, agent_make, user_make
 from tests.query_plans import (
     assert_plan,

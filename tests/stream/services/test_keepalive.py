@@ -13,7 +13,8 @@ from stream.core.prompts import template_violations
 from stream.core.types import Generation, RenderedFrame, SamplerProfile
 from stream.models import StreamEvent, Thought
 from stream.services.keepalive import keepalive_tick
-from stream.services.thoughts import percept_record, thoughts_actionable
+from stream.services.thought_feed import thoughts_actionable
+from stream.services.thoughts import percept_record
 
 pytestmark = pytest.mark.django_db
 

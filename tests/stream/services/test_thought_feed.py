@@ -11,7 +11,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from stream.models import Thought
-from stream.services.thoughts import thoughts_ack
+from stream.services.thought_feed import thoughts_ack
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
