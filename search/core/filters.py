@@ -122,11 +122,12 @@ def parse_filters(params: Mapping[str, str]) -> Filters:
             found[name] = _number(value)
         except ValueError:
             problems[name] = f"{name} must be a number."
-    bounded = [n for n in ("score_min", "score_max") if n in found]
+    bounded = "score_min" in found or "score_max" in found
     if bounded and "score" not in found and "score" not in problems:
         # A bound alone would match a score under any configuration.
         problems["score"] = (
-            f"score must name the score configuration {' and '.join(bounded)} bound."
+            "score must name the score the range is for (each score "
+            "configuration has its own scale)."
         )
     limit = params.get("limit") or ""
     if limit:

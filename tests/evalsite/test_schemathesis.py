@@ -77,7 +77,7 @@ SEMANTIC_REFUSALS: dict[str, list[str]] = {
         r"^\?q ",
         r"^\?cursor cursor must be a nextCursor this API gave out",
         r"^\?(since|until) ",
-        r"^\?score score must name the score configuration ",
+        r"^\?score score must name the score the range is for ",
     ],
     "POST /api/reviews/scores": [r"^\$\.(config|ref|value) "],
     "GET /api/reviews/scores": [
